@@ -1,0 +1,4 @@
+#ifndef CWEBSOCKET_SYSTEM_H
+#define CWEBSOCKET_SYSTEM_H
+
+#endif

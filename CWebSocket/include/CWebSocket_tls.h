@@ -1,0 +1,4 @@
+#ifndef CWEBSOCKET_TLS_H
+#define CWEBSOCKET_TLS_H
+
+#endif

@@ -1,0 +1,4 @@
+#ifndef CWEBSOCKET_ZLIB_H
+#define CWEBSOCKET_ZLIB_H
+
+#endif

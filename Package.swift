@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Rollcall",
+    products: [
+        .executable(name: "rollcall", targets: ["rollcall"]),
+        .library(name: "WebSocketCore", targets: ["WebSocketCore"]),
+    ],
+    targets: [
+        // Thin C shims over OpenSSL 3 and zlib: macros the importer cannot see, nothing else.
+        .target(
+            name: "CWebSocket",
+            path: "CWebSocket",
+            linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("z")]
+        ),
+        // RFC 6455 without I/O: handshake parsing, framing, masking, UTF-8, close codes, the protocol state machine.
+        .target(name: "WebSocketCore"),
+        // RFC 7692 permessage-deflate over zlib: offer negotiation, per-message inflate and deflate.
+        .target(name: "WebSocketDeflate", dependencies: ["WebSocketCore", "CWebSocket"]),
+        // epoll event loops, sockets, timers, TLS through OpenSSL, bounded write queues.
+        .target(name: "EventIO", dependencies: ["CWebSocket"]),
+        // Listeners and connections: HTTP upgrade, WebSocket sessions over EventIO, routes, the echo endpoint.
+        .target(name: "WebSocketServer", dependencies: ["WebSocketCore", "WebSocketDeflate", "EventIO"]),
+        .executableTarget(name: "rollcall", dependencies: ["WebSocketServer"]),
+        .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore"]),
+        .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCore"]),
+        .testTarget(name: "EventIOTests", dependencies: ["EventIO"]),
+        .testTarget(name: "WebSocketServerTests", dependencies: ["WebSocketServer", "WebSocketCore", "EventIO"]),
+    ],
+    swiftLanguageModes: [.v5]
+)
