@@ -1,0 +1,144 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CWebSocket
+
+/// Non-blocking TCP socket operations on raw descriptors, each through `systemCall`.
+public enum Socket {
+    /// Creates a non-blocking listening socket bound to `address`.
+    ///
+    /// - Parameters:
+    ///   - address: where to listen; port 0 picks a free port.
+    ///   - backlog: the accept queue length.
+    ///   - reusePort: set SO_REUSEPORT so each event loop can own a listener on the same port.
+    /// - Returns: the descriptor.
+    public static func listen(on address: SocketAddress, backlog: Int32 = 4096, reusePort: Bool) throws(IOError)
+        -> Int32
+    {
+        let family = address.isIPv6 ? AF_INET6 : AF_INET
+        let fd = try blockingSystemCall("socket") {
+            socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        }
+        do {
+            try Self.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
+            if reusePort { try Self.setOption(fd, SOL_SOCKET, SO_REUSEPORT, 1) }
+            if address.isIPv6 { try Self.setOption(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, 1) }
+            try address.withSockAddr { pointer, length throws(IOError) in
+                try blockingSystemCall("bind") { bind(fd, pointer, length) }
+            }
+            try blockingSystemCall("listen") { Glibc.listen(fd, backlog) }
+        } catch {
+            close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// The address a socket is bound to (to learn the port picked for port 0).
+    public static func localAddress(of fd: Int32) throws(IOError) -> SocketAddress {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = try withUnsafeMutablePointer(to: &storage) { pointer throws(IOError) in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address throws(IOError) in
+                try blockingSystemCall("getsockname") { getsockname(fd, address, &length) }
+            }
+        }
+        guard let address = SocketAddress(&storage) else { throw IOError(errnoCode: EAFNOSUPPORT, function: "getsockname") }
+        return address
+    }
+
+    /// Accepts one connection as a non-blocking descriptor, with its peer address.
+    public static func accept(_ listener: Int32) throws(IOError) -> IOResult<(Int32, SocketAddress?)> {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let result = try withUnsafeMutablePointer(to: &storage) { pointer throws(IOError) in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address throws(IOError) in
+                try systemCall("accept4") {
+                    CWebSocket_accept4(listener, address, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+                }
+            }
+        }
+        switch result {
+        case .wouldBlock: return .wouldBlock
+        case .processed(let fd): return .processed((fd, SocketAddress(&storage)))
+        }
+    }
+
+    /// Starts a non-blocking connect; completion is signalled by writability (check `pendingError`).
+    public static func connect(to address: SocketAddress) throws(IOError) -> Int32 {
+        let family = address.isIPv6 ? AF_INET6 : AF_INET
+        let fd = try blockingSystemCall("socket") {
+            socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        }
+        do {
+            try address.withSockAddr { pointer, length throws(IOError) in
+                let result = Glibc.connect(fd, pointer, length)
+                if result < 0 && errno != EINPROGRESS {
+                    throw IOError(errnoCode: errno, function: "connect")
+                }
+            }
+        } catch {
+            close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// Binds a socket that is about to connect to a local address (to spread clients over 127.0.0.x sources).
+    public static func bindLocal(_ fd: Int32, to address: SocketAddress) throws(IOError) {
+        try Self.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
+        try address.withSockAddr { pointer, length throws(IOError) in
+            try blockingSystemCall("bind") { bind(fd, pointer, length) }
+        }
+    }
+
+    /// The error of a finished non-blocking connect, or 0.
+    public static func pendingError(_ fd: Int32) -> Int32 {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        _ = getsockopt(fd, SOL_SOCKET, SO_ERROR, &value, &length)
+        return value
+    }
+
+    /// Reads into `buffer`; `.processed(0)` means the peer closed its side.
+    @inline(__always)
+    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(IOError) -> IOResult<Int> {
+        try systemCall("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+    }
+
+    /// Writes from several buffers at once.
+    @inline(__always)
+    static func writev(_ fd: Int32, _ vectors: UnsafePointer<iovec>, count: Int32) throws(IOError) -> IOResult<Int> {
+        try systemCall("writev") { Glibc.writev(fd, vectors, count) }
+    }
+
+    /// Writes from one buffer.
+    @inline(__always)
+    public static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(IOError) -> IOResult<Int> {
+        try systemCall("write") { Glibc.write(fd, bytes.baseAddress, bytes.count) }
+    }
+
+    /// Turns off Nagle's algorithm: frames go out when written.
+    public static func setNoDelay(_ fd: Int32) {
+        var one: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Sets an integer socket option.
+    public static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) throws(IOError) {
+        var value = value
+        try blockingSystemCall("setsockopt") {
+            setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<Int32>.size))
+        }
+    }
+
+    /// Shuts down the sending side (sends FIN) while still reading.
+    public static func shutdownWrite(_ fd: Int32) {
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
+    /// Closes a descriptor.
+    public static func close(_ fd: Int32) {
+        _ = Glibc.close(fd)
+    }
+}

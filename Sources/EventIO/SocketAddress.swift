@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An IPv4 or IPv6 address and port.
+public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
+    enum Storage: Hashable, Sendable {
+        case v4(host: [UInt8], port: UInt16)
+        case v6(host: [UInt8], port: UInt16)
+    }
+
+    let storage: Storage
+
+    /// The port number.
+    public var port: Int {
+        switch self.storage {
+        case .v4(_, let port), .v6(_, let port): return Int(port)
+        }
+    }
+
+    /// Whether this is an IPv6 address.
+    public var isIPv6: Bool {
+        if case .v6 = self.storage { return true }
+        return false
+    }
+
+    /// Parses `127.0.0.1:8080`, `[::1]:8080` or `0.0.0.0:0` (numeric addresses only).
+    ///
+    /// - Parameter text: the address and port.
+    public init?(parsing text: String) {
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            let host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            guard rest.hasPrefix(":"), let port = UInt16(rest.dropFirst()) else { return nil }
+            self.init(ipv6: host, port: port)
+        } else {
+            guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
+                return nil
+            }
+            self.init(ipv4: String(text[..<colon]), port: port)
+        }
+    }
+
+    /// - Parameters:
+    ///   - ipv4: a dotted-quad address.
+    ///   - port: the port.
+    public init?(ipv4 host: String, port: UInt16) {
+        var address = in_addr()
+        guard inet_pton(AF_INET, host, &address) == 1 else { return nil }
+        self.storage = .v4(host: withUnsafeBytes(of: address) { Array($0) }, port: port)
+    }
+
+    /// - Parameters:
+    ///   - ipv6: an IPv6 address without brackets.
+    ///   - port: the port.
+    public init?(ipv6 host: String, port: UInt16) {
+        var address = in6_addr()
+        guard inet_pton(AF_INET6, host, &address) == 1 else { return nil }
+        self.storage = .v6(host: withUnsafeBytes(of: address) { Array($0) }, port: port)
+    }
+
+    init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// Reads an address the kernel filled in.
+    init?(_ raw: UnsafePointer<sockaddr_storage>) {
+        switch Int32(raw.pointee.ss_family) {
+        case AF_INET:
+            let address = UnsafeRawPointer(raw).load(as: sockaddr_in.self)
+            let host = withUnsafeBytes(of: address.sin_addr) { Array($0) }
+            self.storage = .v4(host: host, port: UInt16(bigEndian: address.sin_port))
+        case AF_INET6:
+            let address = UnsafeRawPointer(raw).load(as: sockaddr_in6.self)
+            let host = withUnsafeBytes(of: address.sin6_addr) { Array($0) }
+            self.storage = .v6(host: host, port: UInt16(bigEndian: address.sin6_port))
+        default:
+            return nil
+        }
+    }
+
+    /// The same address with another port.
+    public func withPort(_ port: Int) -> SocketAddress {
+        switch self.storage {
+        case .v4(let host, _): return SocketAddress(storage: .v4(host: host, port: UInt16(port)))
+        case .v6(let host, _): return SocketAddress(storage: .v6(host: host, port: UInt16(port)))
+        }
+    }
+
+    /// The host part as text, e.g. `127.0.0.1` or `::1`.
+    public var host: String {
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        switch self.storage {
+        case .v4(let host, _):
+            host.withUnsafeBytes { _ = inet_ntop(AF_INET, $0.baseAddress, &text, socklen_t(text.count)) }
+        case .v6(let host, _):
+            host.withUnsafeBytes { _ = inet_ntop(AF_INET6, $0.baseAddress, &text, socklen_t(text.count)) }
+        }
+        return String(cString: text)
+    }
+
+    public var description: String {
+        self.isIPv6 ? "[\(self.host)]:\(self.port)" : "\(self.host):\(self.port)"
+    }
+
+    /// Calls `body` with the address as a `sockaddr`.
+    @discardableResult
+    func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws(IOError) -> R) throws(IOError) -> R {
+        var storage = sockaddr_storage()
+        let length: socklen_t
+        switch self.storage {
+        case .v4(let host, let port):
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            withUnsafeMutableBytes(of: &address.sin_addr) { $0.copyBytes(from: host) }
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in.self) }
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        case .v6(let host, let port):
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            withUnsafeMutableBytes(of: &address.sin6_addr) { $0.copyBytes(from: host) }
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in6.self) }
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        }
+        return try withUnsafePointer(to: &storage) { pointer throws(IOError) in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address throws(IOError) in
+                try body(address, length)
+            }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+/// Reads an HTTP/1.1 request head (RFC 9112 §2–5) incrementally, in the style of picohttpparser: the caller keeps
+/// the received bytes, the parser remembers how far it has scanned and reports the head's extent and fields as
+/// ranges into those bytes.
+///
+/// Everything is bounded: the request line, the whole header section and the number of fields.
+public struct HTTPRequestParser: Sendable {
+    /// Limits on a request head.
+    public struct Limits: Hashable, Sendable {
+        /// Longest request line in bytes (longer: 414).
+        public var maximumRequestLineLength: Int
+        /// Longest header section in bytes, request line included (longer: 431).
+        public var maximumHeadSize: Int
+        /// Most header fields (more: 431).
+        public var maximumHeaderCount: Int
+
+        /// - Parameters:
+        ///   - maximumRequestLineLength: default 4 KiB.
+        ///   - maximumHeadSize: default 8 KiB.
+        ///   - maximumHeaderCount: default 64.
+        public init(maximumRequestLineLength: Int = 4096, maximumHeadSize: Int = 8192, maximumHeaderCount: Int = 64) {
+            self.maximumRequestLineLength = maximumRequestLineLength
+            self.maximumHeadSize = maximumHeadSize
+            self.maximumHeaderCount = maximumHeaderCount
+        }
+    }
+
+    /// The outcome of feeding the bytes received so far.
+    public enum Result: Sendable {
+        /// The head is not complete yet.
+        case incomplete
+        /// The head is complete; the bytes after `head.size` belong to what follows (frames, after an upgrade).
+        case complete(HTTPRequestHead)
+        /// The request is malformed or over a limit; answer with this status and close.
+        case failure(HTTPStatus)
+    }
+
+    public let limits: Limits
+    private var scannedUpTo = 0
+
+    /// - Parameter limits: the limits to enforce.
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    /// Scans `bytes`, everything received for this request so far (previous calls' bytes included).
+    ///
+    /// - Parameter bytes: the received bytes, from the start of the request.
+    public mutating func parse(_ bytes: UnsafeRawBufferPointer) -> Result {
+        // Resume three bytes back, so a CRLFCRLF split across reads is found; never rescan further.
+        var index = max(0, self.scannedUpTo - 3)
+        var headEnd: Int?
+        let searchLimit = min(bytes.count, self.limits.maximumHeadSize)
+        while index + 3 < searchLimit {
+            if bytes[index + 3] != 0x0A {
+                index += bytes[index + 3] == 0x0D ? 1 : 4
+                continue
+            }
+            if bytes[index] == 0x0D && bytes[index + 1] == 0x0A && bytes[index + 2] == 0x0D {
+                headEnd = index + 4
+                break
+            }
+            index += 1
+        }
+        guard let headEnd else {
+            self.scannedUpTo = searchLimit
+            if bytes.count >= self.limits.maximumHeadSize { return .failure(self.overLimitStatus(bytes)) }
+            // A request line that is already too long is refused without waiting for the rest.
+            if !Self.containsLineFeed(bytes, upTo: min(bytes.count, self.limits.maximumRequestLineLength + 2)),
+                bytes.count > self.limits.maximumRequestLineLength + 1
+            {
+                return .failure(.uriTooLong)
+            }
+            return .incomplete
+        }
+        return Self.parseHead(bytes, size: headEnd, limits: self.limits)
+    }
+
+    private func overLimitStatus(_ bytes: UnsafeRawBufferPointer) -> HTTPStatus {
+        let lineLimit = min(bytes.count, self.limits.maximumRequestLineLength + 2)
+        return Self.containsLineFeed(bytes, upTo: lineLimit) ? .requestHeaderFieldsTooLarge : .uriTooLong
+    }
+
+    private static func containsLineFeed(_ bytes: UnsafeRawBufferPointer, upTo end: Int) -> Bool {
+        for index in 0..<end where bytes[index] == 0x0A { return true }
+        return false
+    }
+
+    private static func parseHead(_ bytes: UnsafeRawBufferPointer, size: Int, limits: Limits) -> Result {
+        // Request line: method SP request-target SP HTTP-version CRLF.
+        var index = 0
+        let methodStart = index
+        while index < size && isTokenCharacter(bytes[index]) { index += 1 }
+        guard index > methodStart, index < size, bytes[index] == 0x20 else { return .failure(.badRequest) }
+        let method = methodStart..<index
+        index += 1
+        let targetStart = index
+        while index < size && bytes[index] > 0x20 && bytes[index] != 0x7F { index += 1 }
+        guard index > targetStart, index < size, bytes[index] == 0x20 else { return .failure(.badRequest) }
+        let target = targetStart..<index
+        index += 1
+        let versionStart = index
+        while index < size && bytes[index] != 0x0D { index += 1 }
+        let version = versionStart..<index
+        guard index + 1 < size, bytes[index + 1] == 0x0A else { return .failure(.badRequest) }
+        guard version.count == 8, matches(bytes, version, prefix: "HTTP/1.") else { return .failure(.badRequest) }
+        guard index <= limits.maximumRequestLineLength else { return .failure(.uriTooLong) }
+        index += 2
+
+        var fields: [HTTPRequestHead.Field] = []
+        while index < size - 2 {
+            guard fields.count < limits.maximumHeaderCount else { return .failure(.requestHeaderFieldsTooLarge) }
+            let nameStart = index
+            while index < size && isTokenCharacter(bytes[index]) { index += 1 }
+            // No empty names, no whitespace before the colon, no obsolete line folding (RFC 9112 §5).
+            guard index > nameStart, index < size, bytes[index] == UInt8(ascii: ":") else {
+                return .failure(.badRequest)
+            }
+            let name = nameStart..<index
+            index += 1
+            while index < size && (bytes[index] == 0x20 || bytes[index] == 0x09) { index += 1 }
+            let valueStart = index
+            while index < size && bytes[index] != 0x0D {
+                let byte = bytes[index]
+                guard byte >= 0x20 || byte == 0x09, byte != 0x7F else { return .failure(.badRequest) }
+                index += 1
+            }
+            guard index + 1 < size, bytes[index + 1] == 0x0A else { return .failure(.badRequest) }
+            var valueEnd = index
+            while valueEnd > valueStart && (bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09) {
+                valueEnd -= 1
+            }
+            fields.append(HTTPRequestHead.Field(name: name, value: valueStart..<valueEnd))
+            index += 2
+        }
+        let head = HTTPRequestHead(
+            bytes: Array(bytes[0..<size]),
+            method: method,
+            target: target,
+            version: version,
+            fields: fields
+        )
+        return .complete(head)
+    }
+
+    private static func matches(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard range.count >= count else { return false }
+        let start = prefix.utf8Start
+        for index in 0..<count where bytes[range.lowerBound + index] != start[index] { return false }
+        return true
+    }
+
+    /// RFC 9110 §5.6.2 tchar.
+    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+}

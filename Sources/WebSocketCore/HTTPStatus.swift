@@ -1,0 +1,63 @@
+/// The HTTP statuses the server answers with.
+public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
+    /// The numeric code, e.g. 404.
+    public let code: Int
+    /// The reason phrase, e.g. "Not Found".
+    public let reasonPhrase: String
+
+    public init(code: Int, reasonPhrase: String) {
+        self.code = code
+        self.reasonPhrase = reasonPhrase
+    }
+
+    public static let ok = HTTPStatus(code: 200, reasonPhrase: "OK")
+    public static let switchingProtocols = HTTPStatus(code: 101, reasonPhrase: "Switching Protocols")
+    public static let badRequest = HTTPStatus(code: 400, reasonPhrase: "Bad Request")
+    public static let unauthorized = HTTPStatus(code: 401, reasonPhrase: "Unauthorized")
+    public static let forbidden = HTTPStatus(code: 403, reasonPhrase: "Forbidden")
+    public static let notFound = HTTPStatus(code: 404, reasonPhrase: "Not Found")
+    public static let methodNotAllowed = HTTPStatus(code: 405, reasonPhrase: "Method Not Allowed")
+    public static let requestTimeout = HTTPStatus(code: 408, reasonPhrase: "Request Timeout")
+    public static let payloadTooLarge = HTTPStatus(code: 413, reasonPhrase: "Content Too Large")
+    public static let uriTooLong = HTTPStatus(code: 414, reasonPhrase: "URI Too Long")
+    public static let upgradeRequired = HTTPStatus(code: 426, reasonPhrase: "Upgrade Required")
+    public static let requestHeaderFieldsTooLarge = HTTPStatus(
+        code: 431,
+        reasonPhrase: "Request Header Fields Too Large"
+    )
+    public static let internalServerError = HTTPStatus(code: 500, reasonPhrase: "Internal Server Error")
+    public static let serviceUnavailable = HTTPStatus(code: 503, reasonPhrase: "Service Unavailable")
+
+    public var description: String { "\(self.code) \(self.reasonPhrase)" }
+}
+
+/// Writes HTTP/1.1 responses.
+public enum HTTPResponse {
+    /// Encodes a complete response with a body and `Content-Length`.
+    ///
+    /// - Parameters:
+    ///   - status: the status line.
+    ///   - headers: extra fields, in order.
+    ///   - body: the body bytes.
+    ///   - contentType: the `Content-Type` of the body.
+    ///   - closeConnection: whether to send `Connection: close`.
+    public static func encode(
+        status: HTTPStatus,
+        headers: [(String, String)] = [],
+        body: [UInt8],
+        contentType: String = "text/plain; charset=utf-8",
+        closeConnection: Bool = true
+    ) -> [UInt8] {
+        var head = "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\n"
+        head += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n"
+        if closeConnection { head += "Connection: close\r\n" }
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        head += "\r\n"
+        return Array(head.utf8) + body
+    }
+
+    /// Encodes a plain-text error response that closes the connection.
+    public static func error(_ status: HTTPStatus, message: String? = nil, headers: [(String, String)] = []) -> [UInt8] {
+        Self.encode(status: status, headers: headers, body: Array(((message ?? status.reasonPhrase) + "\n").utf8))
+    }
+}
