@@ -1,0 +1,93 @@
+import WebSocketCore
+
+/// The application side of a WebSocket route: what runs when clients connect to its path.
+///
+/// One endpoint instance is made per event loop (see `WebSocketRoute`), and every call happens on that loop's
+/// thread, so an endpoint needs no locks for state that stays on its loop.
+public protocol WebSocketEndpoint: AnyObject {
+    /// A client completed the handshake.
+    ///
+    /// - Parameter connection: the new connection; keep it to send later.
+    func connectionDidOpen(_ connection: WebSocketConnection)
+
+    /// A whole message arrived.
+    ///
+    /// - Parameters:
+    ///   - connection: who sent it.
+    ///   - message: the message; its bytes are valid only during the call.
+    func connection(_ connection: WebSocketConnection, didReceive message: WebSocketMessage)
+
+    /// The connection ended (after a close handshake, a failure or a dropped socket). It takes no more sends.
+    ///
+    /// - Parameters:
+    ///   - connection: the connection.
+    ///   - reason: how it ended.
+    func connectionDidClose(_ connection: WebSocketConnection, reason: WebSocketCloseReason)
+
+    /// The connection's write queue crossed its high (false) or low (true) watermark.
+    func connection(_ connection: WebSocketConnection, writabilityDidChange isWritable: Bool)
+}
+
+extension WebSocketEndpoint {
+    public func connectionDidOpen(_ connection: WebSocketConnection) {}
+    public func connectionDidClose(_ connection: WebSocketConnection, reason: WebSocketCloseReason) {}
+    public func connection(_ connection: WebSocketConnection, writabilityDidChange isWritable: Bool) {}
+}
+
+/// A received message, borrowed from the connection's buffers for the duration of a callback.
+public enum WebSocketMessage {
+    /// A text message, already validated as UTF-8.
+    case text(UnsafeRawBufferPointer)
+    /// A binary message.
+    case binary(UnsafeRawBufferPointer)
+}
+
+/// How a connection ended.
+public struct WebSocketCloseReason: Sendable, CustomStringConvertible {
+    /// The close code: the peer's, ours, or 1006 when the socket dropped without a close handshake.
+    public var code: WebSocketCloseCode
+    /// Who started the close: true when the server did.
+    public var initiatedByServer: Bool
+    /// A short explanation.
+    public var detail: String
+
+    public var description: String {
+        "\(self.code.rawValue) (\(self.initiatedByServer ? "server" : "client")): \(self.detail)"
+    }
+}
+
+/// A path served over WebSocket, with a factory that makes one endpoint per event loop.
+public struct WebSocketRoute {
+    /// The exact request path, e.g. `/echo`.
+    public var path: String
+    /// Makes the endpoint for one loop.
+    public var makeEndpoint: (_ loopIndex: Int) -> any WebSocketEndpoint
+
+    /// - Parameters:
+    ///   - path: the exact request path.
+    ///   - makeEndpoint: called once per event loop at start.
+    public init(path: String, makeEndpoint: @escaping (_ loopIndex: Int) -> any WebSocketEndpoint) {
+        self.path = path
+        self.makeEndpoint = makeEndpoint
+    }
+}
+
+/// A plain HTTP route on the same port (health checks, metrics, APIs).
+public struct HTTPRoute {
+    /// The exact request path.
+    public var path: String
+    /// The methods it answers; others get 405.
+    public var methods: [String]
+    /// Builds the full response for a request. Runs on the connection's loop.
+    public var respond: (HTTPRequestHead) -> [UInt8]
+
+    /// - Parameters:
+    ///   - path: the exact request path.
+    ///   - methods: the methods it answers.
+    ///   - respond: builds the full HTTP response bytes.
+    public init(path: String, methods: [String] = ["GET"], respond: @escaping (HTTPRequestHead) -> [UInt8]) {
+        self.path = path
+        self.methods = methods
+        self.respond = respond
+    }
+}
