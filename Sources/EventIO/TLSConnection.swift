@@ -39,7 +39,7 @@ public final class TLSConnection {
     ///   - context: The configuration; its role decides whether this side accepts or connects.
     ///   - serverName: For clients, the name to send as SNI and, when the context verifies its peer, the name or IP
     ///     address the server certificate must match. Ignored by servers.
-    /// - Throws: ``TLSError/Kind-swift.struct/invalidConfiguration`` when OpenSSL cannot allocate the connection or
+    /// - Throws: ``TLSError/Kind/invalidConfiguration`` when OpenSSL cannot allocate the connection or
     ///   refuses the server name.
     public init(context: TLSContext, serverName: String? = nil) throws(TLSError) {
         ERR_clear_error()
@@ -119,9 +119,10 @@ public final class TLSConnection {
     /// pending ciphertext after each call. Once complete, further calls return ``TLSHandshakeState/complete``.
     ///
     /// - Returns: Whether the handshake has completed.
-    /// - Throws: ``TLSError/Kind-swift.struct/handshakeFailed`` when the peer sent something that is not an
+    /// - Throws: ``TLSError/Kind/handshakeFailed`` when the peer sent something that is not an
     ///   acceptable handshake (garbage, plain HTTP, an old protocol version, an untrusted certificate). A fatal alert
-    ///   may then be pending for the peer; send it before closing the socket if convenient.
+    ///   may then be pending for the peer; send it before closing the socket if convenient. A peer that sends a
+    ///   plausible record header and then stalls is not an error here: bound the handshake with a timeout.
     public func advanceHandshake() throws(TLSError) -> TLSHandshakeState {
         if let failure = self.failure {
             throw failure
@@ -152,8 +153,8 @@ public final class TLSConnection {
     ///   - buffer: Where to put plaintext.
     /// - Returns: The number of bytes decrypted into the start of `buffer`, ``TLSReadResult/wouldBlock`` when more
     ///   ciphertext is needed, or ``TLSReadResult/closed`` once the peer has sent close_notify.
-    /// - Throws: ``TLSError/Kind-swift.struct/handshakeFailed`` for a handshake failure,
-    ///   ``TLSError/Kind-swift.struct/connectionFailed`` for a corrupt record or a fatal alert.
+    /// - Throws: ``TLSError/Kind/handshakeFailed`` for a handshake failure,
+    ///   ``TLSError/Kind/connectionFailed`` for a corrupt record or a fatal alert.
     public func readPlaintext(into buffer: UnsafeMutableRawBufferPointer) throws(TLSError) -> TLSReadResult {
         if let failure = self.failure {
             throw failure
@@ -190,7 +191,7 @@ public final class TLSConnection {
     /// - Parameters:
     ///   - bytes: Plaintext to send.
     /// - Returns: How many bytes of `bytes` were accepted, from the start; possibly fewer than offered, possibly 0.
-    /// - Throws: ``TLSError/Kind-swift.struct/connectionFailed`` when the connection has failed or was shut down.
+    /// - Throws: ``TLSError/Kind/connectionFailed`` when the connection has failed or was shut down.
     public func writePlaintext(_ bytes: UnsafeRawBufferPointer) throws(TLSError) -> Int {
         if let failure = self.failure {
             throw failure

@@ -37,7 +37,7 @@ public final class TLSContext: @unchecked Sendable {
     ///   - certificateChainPath: A PEM file holding the server certificate first, then any intermediates.
     ///   - privateKeyPath: A PEM file holding the private key of the server certificate.
     /// - Returns: The server context.
-    /// - Throws: ``TLSError/Kind-swift.struct/invalidConfiguration`` naming the file that could not be loaded, or the
+    /// - Throws: ``TLSError/Kind/invalidConfiguration`` naming the file that could not be loaded, or the
     ///   key file when the key does not match the certificate.
     public static func makeServer(certificateChainPath: String, privateKeyPath: String) throws(TLSError) -> TLSContext {
         let context = try TLSContext.make(role: .server, verifiesPeer: false)
@@ -67,7 +67,7 @@ public final class TLSContext: @unchecked Sendable {
     ///     checks that the certificate is for that name or IP address.
     ///   - trustedCertificatePath: A PEM file of certificates to trust; nil trusts the system's default store.
     /// - Returns: The client context.
-    /// - Throws: ``TLSError/Kind-swift.struct/invalidConfiguration`` when the trusted certificates cannot be loaded.
+    /// - Throws: ``TLSError/Kind/invalidConfiguration`` when the trusted certificates cannot be loaded.
     public static func makeClient(verifyPeer: Bool, trustedCertificatePath: String?) throws(TLSError) -> TLSContext {
         try TLSContext.makeClient(
             verifyPeer: verifyPeer,

@@ -22,7 +22,7 @@ public struct TLSSelfSignedCertificate: Sendable {
     ///   - ipAddresses: IPv4 or IPv6 addresses, in text form, for the subject alternative name extension.
     ///   - validityDays: How long the certificate is valid, from an hour ago.
     /// - Returns: The paths of the two files.
-    /// - Throws: ``TLSError/Kind-swift.struct/certificateGenerationFailed`` when OpenSSL fails or a file cannot be
+    /// - Throws: ``TLSError/Kind/certificateGenerationFailed`` when OpenSSL fails or a file cannot be
     ///   written.
     public static func generate(
         in directory: String,

@@ -1,4 +1,3 @@
-internal import CWebSocket
 import Glibc
 import Testing
 
@@ -271,7 +270,7 @@ struct TLSEngineTests {
         let clientContext = try TLSContext.makeClient(
             verifyPeer: false,
             trustedCertificatePath: nil,
-            maximumProtocolVersion: TLS1_1_VERSION
+            maximumProtocolVersion: 0x0302  // TLS 1.1
         )
         let client = try TLSConnection(context: clientContext)
         let server = try TLSConnection(context: serverContext)
