@@ -18,6 +18,8 @@ public final class PerMessageInflater: WebSocketMessageInflater {
     private let resetsAfterEachMessage: Bool
     /// Allocated on first use; zlib keeps a pointer back to it, so it must never move.
     private var stream: UnsafeMutablePointer<z_stream>?
+    /// Whether a fragment of the current message so far held at least one byte.
+    private var messageHasInput = false
 
     /// Creates an inflater; no zlib memory is allocated until the first fragment.
     ///
@@ -55,6 +57,13 @@ public final class PerMessageInflater: WebSocketMessageInflater {
         into output: inout [UInt8],
         limit: Int
     ) throws(InflateFailure) {
+        let messageIsEmpty = !self.messageHasInput && fragment.isEmpty
+        self.messageHasInput = isFinal ? false : (self.messageHasInput || !fragment.isEmpty)
+        if isFinal && messageIsEmpty {
+            // A compressed message without any payload bytes carries no deflate block to end; read it as empty
+            // rather than as a truncated block.
+            return
+        }
         guard let stream = self.openStream() else {
             // zlib could not allocate its state; the message cannot be read.
             throw .corruptData
@@ -70,6 +79,7 @@ public final class PerMessageInflater: WebSocketMessageInflater {
             }
         }
         if let failure {
+            self.messageHasInput = false
             inflateReset(stream)
             throw failure
         }
