@@ -22,7 +22,9 @@ let package = Package(
         .target(name: "EventIO", dependencies: ["CWebSocket"]),
         // Listeners and connections: HTTP upgrade, WebSocket sessions over EventIO, routes, the echo endpoint.
         .target(name: "WebSocketServer", dependencies: ["WebSocketCore", "WebSocketDeflate", "EventIO"]),
-        .executableTarget(name: "rollcall", dependencies: ["WebSocketServer"]),
+        // The command line: subcommands and configuration loading (file, environment, flags).
+        .target(name: "RollcallCLI", dependencies: ["WebSocketServer", "WebSocketDeflate", "EventIO", "WebSocketCore"]),
+        .executableTarget(name: "rollcall", dependencies: ["RollcallCLI"]),
         .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore"]),
         .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCore"]),
         .testTarget(name: "EventIOTests", dependencies: ["EventIO"]),

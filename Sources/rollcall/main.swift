@@ -1,1 +1,6 @@
-print("rollcall")
+#if canImport(Glibc)
+import Glibc
+#endif
+import RollcallCLI
+
+exit(CommandRunner.run(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,194 @@
+import EventIO
+import WebSocketCore
+import WebSocketDeflate
+import WebSocketServer
+
+/// One configuration key: its name, documentation and how it is read into the server configuration.
+struct Setting {
+    let key: String
+    let help: String
+    let read: (ServerConfiguration) -> String
+    let apply: (inout ServerConfiguration, String) throws(ConfigError) -> Void
+}
+
+/// Every configuration key the gateway understands, in one table: the file, `ROLLCALL_*` environment variables and
+/// `--set key=value` flags all go through it, and `check-config` prints it.
+enum Settings {
+    static let all: [Setting] = [
+        list("server.listen", "plain ws:// listen addresses, comma-separated (IPv6 in brackets)", \.listen),
+        integer("server.event_loops", "event loop threads; 0 = one per core", \.eventLoopCount, 0...1024),
+        integer("server.max_connections", "open connections accepted in total", \.maximumConnections, 1...10_000_000),
+        boolean("server.echo", "serve the echo endpoint (conformance and load tests)", \.echoEnabled),
+        path("server.echo_path", "path of the echo endpoint", \.echoPath),
+
+        list("tls.listen", "wss:// listen addresses, comma-separated; needs certificate and private_key", \.tlsListen),
+        optionalText("tls.certificate", "PEM certificate chain file", \.tlsCertificatePath),
+        optionalText("tls.private_key", "PEM private key file", \.tlsPrivateKeyPath),
+
+        integer("timeouts.handshake_ms", "time to finish the TLS and HTTP handshakes (ms)",
+                \.handshakeTimeoutMilliseconds, 1...3_600_000),
+        integer("timeouts.ping_interval_ms", "send a ping after this long without input (ms); 0 = never",
+                \.pingIntervalMilliseconds, 0...86_400_000),
+        integer("timeouts.pong_timeout_ms", "close when nothing arrives this long after a ping (ms)",
+                \.pongTimeoutMilliseconds, 1...86_400_000),
+        integer("timeouts.idle_ms", "close with 1001 after this long without a message (ms); 0 = never",
+                \.idleTimeoutMilliseconds, 0...86_400_000),
+        integer("timeouts.close_ms", "wait this long for the peer's Close frame (ms)",
+                \.closeTimeoutMilliseconds, 1...600_000),
+        integer("timeouts.shutdown_grace_ms", "on SIGTERM/SIGINT, wait this long for clients to close (ms)",
+                \.shutdownGracePeriodMilliseconds, 0...600_000),
+
+        integer("limits.max_request_line_bytes", "longest HTTP request line (414 beyond)",
+                \.httpLimits.maximumRequestLineLength, 64...65_536),
+        integer("limits.max_header_bytes", "largest HTTP request head (431 beyond)",
+                \.httpLimits.maximumHeadSize, 256...1_048_576),
+        integer("limits.max_header_count", "most HTTP header fields (431 beyond)",
+                \.httpLimits.maximumHeaderCount, 8...1024),
+        integer("limits.max_frame_bytes", "largest frame payload (close 1009 beyond)",
+                \.messageLimits.maximumFrameSize, 125...1_073_741_824),
+        integer("limits.max_message_bytes", "largest message after decompression (close 1009 beyond)",
+                \.messageLimits.maximumMessageSize, 125...1_073_741_824),
+        integer("limits.max_fragments", "most frames in one message (close 1008 beyond)",
+                \.messageLimits.maximumFragmentsPerMessage, 1...10_000_000),
+        integer("limits.write_queue_high_watermark_bytes", "a connection stops being writable above this",
+                \.writeQueueHighWatermark, 1...1_073_741_824),
+        integer("limits.write_queue_low_watermark_bytes", "and becomes writable again below this",
+                \.writeQueueLowWatermark, 0...1_073_741_824),
+        integer("limits.write_queue_limit_bytes", "a client that lets this much pile up is closed with 1008",
+                \.writeQueueLimit, 1...4_294_967_296),
+
+        list("websocket.allowed_origins", "Origin values allowed to upgrade (403 otherwise); empty = any",
+             \.allowedOrigins),
+        list("websocket.subprotocols", "subprotocols offered, in preference order", \.subprotocols),
+
+        boolean("compression.enabled", "accept permessage-deflate offers", \.compression.isEnabled),
+        boolean("compression.server_no_context_takeover", "reset the server's compressor after every message",
+                \.compression.serverNoContextTakeover),
+        boolean("compression.client_no_context_takeover", "ask clients to reset theirs after every message",
+                \.compression.clientNoContextTakeover),
+        integer("compression.server_max_window_bits", "server compressor window, log2 bytes",
+                \.compression.serverMaxWindowBits, 9...15),
+        integer("compression.client_max_window_bits", "largest client window accepted, log2 bytes",
+                \.compression.clientMaxWindowBits, 8...15),
+        integer("compression.level", "zlib level, 0 (none) to 9 (smallest)", \.compression.compressionLevel, 0...9),
+        integer("compression.memory_level", "zlib memory level, 1 to 9", \.compression.memoryLevel, 1...9),
+        integer("compression.min_message_bytes", "send shorter messages uncompressed",
+                \.compression.minimumCompressedMessageSize, 0...1_073_741_824),
+    ]
+
+    static func named(_ key: String) -> Setting? {
+        all.first { $0.key == key }
+    }
+
+    /// Cross-field checks, after every source has been applied.
+    static func validate(_ configuration: ServerConfiguration) throws(ConfigError) {
+        if configuration.listen.isEmpty && configuration.tlsListen.isEmpty {
+            throw ConfigError("server.listen: no listen address (and no tls.listen either)")
+        }
+        if !configuration.tlsListen.isEmpty
+            && (configuration.tlsCertificatePath == nil || configuration.tlsPrivateKeyPath == nil)
+        {
+            throw ConfigError("tls.listen: needs tls.certificate and tls.private_key")
+        }
+        if configuration.writeQueueLowWatermark > configuration.writeQueueHighWatermark {
+            throw ConfigError("limits.write_queue_low_watermark_bytes: must not exceed the high watermark")
+        }
+        if configuration.writeQueueHighWatermark > configuration.writeQueueLimit {
+            throw ConfigError("limits.write_queue_high_watermark_bytes: must not exceed write_queue_limit_bytes")
+        }
+        if configuration.messageLimits.maximumFrameSize > configuration.messageLimits.maximumMessageSize {
+            throw ConfigError("limits.max_frame_bytes: must not exceed limits.max_message_bytes")
+        }
+    }
+
+    // MARK: Kinds of values
+
+    private static func integer(
+        _ key: String,
+        _ help: String,
+        _ field: WritableKeyPath<ServerConfiguration, Int>,
+        _ range: ClosedRange<Int>
+    ) -> Setting {
+        Setting(key: key, help: "\(help) [\(range.lowerBound)...\(range.upperBound)]", read: { String($0[keyPath: field]) }) {
+            configuration, text throws(ConfigError) in
+            let digits = text.replacingUnderscores()
+            guard let value = Int(digits) else { throw ConfigError("\(key): '\(text)' is not a whole number") }
+            guard range.contains(value) else {
+                throw ConfigError("\(key): \(value) is outside \(range.lowerBound)...\(range.upperBound)")
+            }
+            configuration[keyPath: field] = value
+        }
+    }
+
+    private static func boolean(
+        _ key: String,
+        _ help: String,
+        _ field: WritableKeyPath<ServerConfiguration, Bool>
+    ) -> Setting {
+        Setting(key: key, help: "\(help) [true/false]", read: { String($0[keyPath: field]) }) {
+            configuration, text throws(ConfigError) in
+            switch text.lowercased() {
+            case "true", "yes", "on", "1": configuration[keyPath: field] = true
+            case "false", "no", "off", "0": configuration[keyPath: field] = false
+            default: throw ConfigError("\(key): '\(text)' is not true or false")
+            }
+        }
+    }
+
+    private static func path(
+        _ key: String,
+        _ help: String,
+        _ field: WritableKeyPath<ServerConfiguration, String>
+    ) -> Setting {
+        Setting(key: key, help: help, read: { $0[keyPath: field] }) { configuration, text throws(ConfigError) in
+            guard text.hasPrefix("/"), !text.contains(" ") else { throw ConfigError("\(key): '\(text)' is not a path") }
+            configuration[keyPath: field] = text
+        }
+    }
+
+    private static func optionalText(
+        _ key: String,
+        _ help: String,
+        _ field: WritableKeyPath<ServerConfiguration, String?>
+    ) -> Setting {
+        Setting(key: key, help: help, read: { $0[keyPath: field] ?? "" }) { configuration, text throws(ConfigError) in
+            configuration[keyPath: field] = text.isEmpty ? nil : text
+        }
+    }
+
+    private static func list(
+        _ key: String,
+        _ help: String,
+        _ field: WritableKeyPath<ServerConfiguration, [String]>
+    ) -> Setting {
+        Setting(key: key, help: help, read: { $0[keyPath: field].joined(separator: ", ") }) {
+            configuration, text throws(ConfigError) in
+            configuration[keyPath: field] = text.split(separator: ",").map { $0.trimmingWhitespace() }
+                .filter { !$0.isEmpty }
+        }
+    }
+
+    private static func list(
+        _ key: String,
+        _ help: String,
+        _ field: WritableKeyPath<ServerConfiguration, [SocketAddress]>
+    ) -> Setting {
+        Setting(key: key, help: help, read: { $0[keyPath: field].map(\.description).joined(separator: ", ") }) {
+            configuration, text throws(ConfigError) in
+            var addresses: [SocketAddress] = []
+            for item in text.split(separator: ",").map({ $0.trimmingWhitespace() }) where !item.isEmpty {
+                guard let address = SocketAddress(parsing: item) else {
+                    throw ConfigError("\(key): '\(item)' is not an address like 127.0.0.1:8080 or [::1]:8080")
+                }
+                addresses.append(address)
+            }
+            configuration[keyPath: field] = addresses
+        }
+    }
+}
+
+extension String {
+    fileprivate func replacingUnderscores() -> String {
+        String(self.filter { $0 != "_" })
+    }
+}
