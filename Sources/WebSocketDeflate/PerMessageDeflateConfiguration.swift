@@ -8,6 +8,8 @@
 ///   about 6 KiB of state; with the defaults (15, 6): 128 KiB + 32 KiB ≈ 166 KiB.
 /// - the decompressor (inbound): about `1 << windowBits` bytes plus about 7 KiB of state, where `windowBits` is the
 ///   negotiated client window (at most `clientMaxWindowBits`); with the default 15: 32 KiB + 7 KiB ≈ 39 KiB.
+///   While a fragment is being inflated a temporary 16 KiB buffer is added, and the inflated message itself is
+///   bounded by the caller's message size limit.
 ///
 /// To shrink a busy server, lower `serverMaxWindowBits` (each step halves the window part of the compressor) and
 /// `clientMaxWindowBits` (only honoured by clients that announce `client_max_window_bits`).

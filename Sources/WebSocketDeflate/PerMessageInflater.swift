@@ -4,8 +4,9 @@ import WebSocketCore
 /// Inflates permessage-deflate messages (RFC 7692 §7.2.2) with zlib, one fragment at a time.
 ///
 /// The zlib stream is allocated on the first compressed fragment, so a connection that never receives one costs
-/// nothing. Output grows in steps of at most 16 KiB and never past the caller's limit, so a small frame that would
-/// inflate to gigabytes costs at most `limit` bytes plus one step of memory before it is rejected.
+/// nothing. zlib writes at most 16 KiB at a time into a temporary buffer, and the output never grows past the
+/// caller's limit, so a small frame that would inflate to gigabytes costs at most `limit` bytes plus that buffer
+/// before it is rejected.
 ///
 /// After an error the stream is reset and the output holds a partial message; the connection is expected to close.
 public final class PerMessageInflater: WebSocketMessageInflater {
@@ -20,6 +21,8 @@ public final class PerMessageInflater: WebSocketMessageInflater {
     private var stream: UnsafeMutablePointer<z_stream>?
     /// Whether a fragment of the current message so far held at least one byte.
     private var messageHasInput = false
+    /// Whether the sender ended a deflate stream (BFINAL) within the current message.
+    private var streamEndedInMessage = false
 
     /// Creates an inflater; no zlib memory is allocated until the first fragment.
     ///
@@ -74,17 +77,21 @@ public final class PerMessageInflater: WebSocketMessageInflater {
             failure = withUnsafeBytes(of: &tail) { self.feed($0, to: stream, into: &output, limit: limit) }
             // After the tail (an empty stored block) a well-formed message leaves zlib waiting for the next block
             // header; anything else means the message stopped inside a block.
-            if failure == nil && stream.pointee.data_type & 128 == 0 {
+            if failure == nil && !self.streamEndedInMessage && stream.pointee.data_type & 128 == 0 {
                 failure = .corruptData
             }
         }
         if let failure {
             self.messageHasInput = false
+            self.streamEndedInMessage = false
             inflateReset(stream)
             throw failure
         }
-        if isFinal && self.resetsAfterEachMessage {
-            inflateReset(stream)
+        if isFinal {
+            if self.resetsAfterEachMessage || self.streamEndedInMessage {
+                inflateReset(stream)
+            }
+            self.streamEndedInMessage = false
         }
     }
 
@@ -111,61 +118,53 @@ public final class PerMessageInflater: WebSocketMessageInflater {
         into output: inout [UInt8],
         limit: Int
     ) -> InflateFailure? {
-        guard let base = input.baseAddress?.assumingMemoryBound(to: Bytef.self) else {
+        guard let base = input.baseAddress?.assumingMemoryBound(to: Bytef.self), input.count > 0 else {
             // Nothing to feed, and nothing is pending: every call below drains zlib's output.
             return nil
         }
-        var offset = 0
-        while offset < input.count {
-            let piece = min(input.count - offset, Self.maximumInputPiece)
-            stream.pointee.next_in = UnsafeMutablePointer(mutating: base + offset)
-            stream.pointee.avail_in = uInt(piece)
-            if let failure = self.drain(stream, into: &output, limit: limit) {
-                return failure
+        return withUnsafeTemporaryAllocation(of: Bytef.self, capacity: Self.stepSize) { scratch in
+            var offset = 0
+            while offset < input.count {
+                let piece = min(input.count - offset, Self.maximumInputPiece)
+                stream.pointee.next_in = UnsafeMutablePointer(mutating: base + offset)
+                stream.pointee.avail_in = uInt(piece)
+                if let failure = self.drain(stream, through: scratch, into: &output, limit: limit) {
+                    return failure
+                }
+                offset += piece
             }
-            offset += piece
+            return nil
         }
-        return nil
     }
 
     /// Calls zlib until it has consumed all pending input and written all the output it can.
     private func drain(
         _ stream: UnsafeMutablePointer<z_stream>,
+        through scratch: UnsafeMutableBufferPointer<Bytef>,
         into output: inout [UInt8],
         limit: Int
     ) -> InflateFailure? {
+        defer {
+            stream.pointee.next_out = nil
+        }
         while true {
             let room = limit - output.count
-            let status: Int32
-            if room <= 0 {
-                // No room left: let zlib write into a one-byte probe. Any output at all passes the limit; none means
-                // the remaining input held only block headers or the tail.
-                var probe: UInt8 = 0
-                status = withUnsafeMutablePointer(to: &probe) { pointer in
-                    stream.pointee.next_out = pointer
-                    stream.pointee.avail_out = 1
-                    return CWebSocket.inflate(stream, Z_SYNC_FLUSH)
-                }
-                if stream.pointee.avail_out == 0 {
-                    return .messageTooLarge
-                }
-            } else {
-                let step = min(room, Self.stepSize)
-                let start = output.count
-                let needed = start + step
+            // With no room left zlib still runs, into a one-byte probe: any output at all passes the limit, none
+            // means the remaining input held only block headers or the tail.
+            let step = room > 0 ? min(room, scratch.count) : 1
+            stream.pointee.next_out = scratch.baseAddress
+            stream.pointee.avail_out = uInt(step)
+            let status = CWebSocket.inflate(stream, Z_SYNC_FLUSH)
+            let produced = step - Int(stream.pointee.avail_out)
+            if produced > 0 {
+                guard room > 0 else { return .messageTooLarge }
+                let needed = output.count + produced
                 if output.capacity < needed {
                     // Grow geometrically, but never past the limit.
                     output.reserveCapacity(min(max(needed, output.capacity * 2), limit))
                 }
-                output.append(contentsOf: repeatElement(0, count: step))
-                status = output.withUnsafeMutableBufferPointer { buffer in
-                    stream.pointee.next_out = buffer.baseAddress! + start
-                    stream.pointee.avail_out = uInt(step)
-                    return CWebSocket.inflate(stream, Z_SYNC_FLUSH)
-                }
-                output.removeLast(Int(stream.pointee.avail_out))
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[0..<produced]))
             }
-            stream.pointee.next_out = nil
             switch status {
             case Z_OK:
                 // A full output buffer may hide more output; otherwise zlib stopped because the input ran out.
@@ -176,8 +175,10 @@ public final class PerMessageInflater: WebSocketMessageInflater {
                 // No progress was possible: zlib needs more input, which only the next fragment can bring.
                 return stream.pointee.avail_in == 0 ? nil : .corruptData
             case Z_STREAM_END:
-                // The sender ended the deflate stream (a block with BFINAL set). Whatever follows, such as the tail,
-                // starts a new stream.
+                // The sender ended the deflate stream (a block with BFINAL set) and so dropped its window. Whatever
+                // follows starts a new stream, and the message need not end on a block boundary: the tail may be
+                // left incomplete, as other receivers ignore bytes after the end of the stream.
+                self.streamEndedInMessage = true
                 let remaining = stream.pointee.avail_in
                 let next = stream.pointee.next_in
                 inflateReset(stream)

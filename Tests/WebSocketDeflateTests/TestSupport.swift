@@ -18,11 +18,35 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
+/// A deflater with zlib's default memory level.
+func makeDeflater(windowBits: Int = 15, level: Int = 6, resets: Bool = false) -> PerMessageDeflater {
+    PerMessageDeflater(windowBits: windowBits, compressionLevel: level, memoryLevel: 8, resetsAfterEachMessage: resets)
+}
+
 /// Compresses one message and returns the payload.
 func compress(_ message: [UInt8], with deflater: PerMessageDeflater) -> [UInt8] {
     var output: [UInt8] = []
     message.withUnsafeBytes { deflater.deflate($0, into: &output) }
     return output
+}
+
+/// Inflates one fragment into `output`, returning the failure if any.
+func inflateFragment(
+    _ fragment: [UInt8],
+    isFinal: Bool,
+    with inflater: PerMessageInflater,
+    into output: inout [UInt8],
+    limit: Int
+) -> InflateFailure? {
+    let result = fragment.withUnsafeBytes { bytes in
+        Result { () throws(InflateFailure) in
+            try inflater.inflate(bytes, isFinal: isFinal, into: &output, limit: limit)
+        }
+    }
+    if case .failure(let failure) = result {
+        return failure
+    }
+    return nil
 }
 
 /// Inflates one message given as fragments; the last fragment is final. No fragments means one empty fragment.
@@ -35,12 +59,7 @@ func decompress(
     var output: [UInt8] = []
     for (index, fragment) in fragments.enumerated() {
         let isFinal = index == fragments.count - 1
-        let result = fragment.withUnsafeBytes { bytes in
-            Result { () throws(InflateFailure) in
-                try inflater.inflate(bytes, isFinal: isFinal, into: &output, limit: limit)
-            }
-        }
-        if case .failure(let failure) = result {
+        if let failure = inflateFragment(fragment, isFinal: isFinal, with: inflater, into: &output, limit: limit) {
             return .failure(failure)
         }
     }
