@@ -96,6 +96,11 @@ enum Settings {
         if configuration.writeQueueHighWatermark > configuration.writeQueueLimit {
             throw ConfigError("limits.write_queue_high_watermark_bytes: must not exceed write_queue_limit_bytes")
         }
+        do {
+            try configuration.compression.validate()
+        } catch {
+            throw ConfigError("compression: \(error.description)")
+        }
         if configuration.messageLimits.maximumFrameSize > configuration.messageLimits.maximumMessageSize {
             throw ConfigError("limits.max_frame_bytes: must not exceed limits.max_message_bytes")
         }
