@@ -22,9 +22,15 @@ let package = Package(
         .target(name: "EventIO", dependencies: ["CWebSocket"]),
         // Listeners and connections: HTTP upgrade, WebSocket sessions over EventIO, routes, the echo endpoint.
         .target(name: "WebSocketServer", dependencies: ["WebSocketCore", "WebSocketDeflate", "EventIO"]),
+        // JSON values: a bounded parser and a deterministic writer, for the wire protocol and tokens.
+        .target(name: "JSONCoding"),
+        // JWT (RFC 7519) HS256 verification and signing through OpenSSL HMAC, with key rotation by kid.
+        .target(name: "TokenAuth", dependencies: ["JSONCoding", "CWebSocket"]),
         // The command line: subcommands and configuration loading (file, environment, flags).
         .target(name: "RollcallCLI", dependencies: ["WebSocketServer", "WebSocketDeflate", "EventIO", "WebSocketCore"]),
         .executableTarget(name: "rollcall", dependencies: ["RollcallCLI"]),
+        .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
+        .testTarget(name: "TokenAuthTests", dependencies: ["TokenAuth", "JSONCoding"]),
         .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore"]),
         .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCore"]),
         .testTarget(name: "EventIOTests", dependencies: ["EventIO"]),
