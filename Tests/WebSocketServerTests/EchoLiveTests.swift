@@ -103,6 +103,108 @@ struct EchoLiveTests {
         }
     }
 
+    @Test("A request and frames dribbled in small pieces are reassembled")
+    func dribbledBytesAreReassembled() throws {
+        try LiveServer.with { server in
+            let client = try TestClient(connectingTo: server.address)
+            let message = testBytes(count: 70_000, seed: 3)
+            let bytes = TestClient.upgradeRequest() + client.frame(.binary, message) + client.frame(.text, [0x6F, 0x6B])
+            var offset = 0
+            var piece = 1
+            while offset < bytes.count {
+                let end = min(offset + piece, bytes.count)
+                try client.send(Array(bytes[offset..<end]))
+                offset = end
+                // Tiny pieces with pauses first (request line, headers, frame header), then larger ones.
+                if offset < 400 {
+                    usleep(500)
+                    piece = piece % 7 + 1
+                } else {
+                    piece = 4_093
+                }
+            }
+            let response = try client.readResponseHead()
+            #expect(response.status == 101)
+            let echoed = try client.readFrame()
+            #expect(echoed.opcode == .binary)
+            #expect(echoed.payload == message)
+            let second = try client.readFrame()
+            #expect(second.text == "ok")
+        }
+    }
+
+    @Test("Only allowed origins may upgrade; other origins get 403")
+    func originsAreChecked() throws {
+        try LiveServer.with({ $0.allowedOrigins = ["https://good.example"] }) { server in
+            let good = try server.openClient(extraHeaders: [("Origin", "https://good.example")])
+            #expect(try good.echo(text: "welcome") == "welcome")
+            let bad = try TestClient(connectingTo: server.address)
+            let response = try bad.handshake(extraHeaders: [("Origin", "https://evil.example")])
+            #expect(response.status == 403)
+            #expect(bad.serverClosesConnection(within: 2))
+            // Clients that send no Origin (not browsers) are allowed.
+            let tool = try server.openClient()
+            #expect(try tool.echo(text: "tool") == "tool")
+        }
+    }
+
+    @Test("permessage-deflate is agreed only when the server enables it")
+    func compressionIsNegotiatedOnlyWhenEnabled() throws {
+        let offer = [("Sec-WebSocket-Extensions", "permessage-deflate; client_max_window_bits")]
+        try LiveServer.with { server in
+            let client = try TestClient(connectingTo: server.address)
+            let response = try client.handshake(extraHeaders: offer)
+            #expect(response.status == 101)
+            #expect(response.header("Sec-WebSocket-Extensions")?.hasPrefix("permessage-deflate") == true)
+        }
+        try LiveServer.with({ $0.compression.isEnabled = false }) { server in
+            let client = try TestClient(connectingTo: server.address)
+            let response = try client.handshake(extraHeaders: offer)
+            #expect(response.status == 101)
+            #expect(response.header("Sec-WebSocket-Extensions") == nil)
+            // Without the extension, a compressed frame is a protocol error.
+            try client.sendFrame(.text, [0x00], rsv1: true)
+            #expect(try client.readCloseCode() == 1002)
+        }
+    }
+
+    @Test("A silent client is pinged, and dropped when it does not answer")
+    func silentClientIsPingedThenDropped() throws {
+        try LiveServer.with({
+            $0.pingIntervalMilliseconds = 100
+            $0.pongTimeoutMilliseconds = 200
+        }) { server in
+            let lively = try server.openClient()
+            let silent = try server.openClient()
+            let started = Date()
+            let ping = try silent.readFrame()
+            #expect(ping.opcode == .ping)
+            // The lively client answers its pings and keeps talking; the silent one says nothing more.
+            var pingsAnswered = 0
+            func livelyRoundTrip() throws -> Bool {
+                try lively.sendFrame(.text, Array("alive".utf8))
+                for _ in 0..<10 {
+                    let frame = try lively.readFrame()
+                    guard frame.opcode == .ping else { return frame.opcode == .text && frame.text == "alive" }
+                    try lively.sendFrame(.pong, frame.payload)
+                    pingsAnswered += 1
+                }
+                return false
+            }
+            var served = 0
+            while Date().timeIntervalSince(started) < 0.8 {
+                if try livelyRoundTrip() { served += 1 }
+                // Longer than the ping interval, so the lively client is pinged too.
+                usleep(150_000)
+            }
+            #expect(served > 0)
+            #expect(pingsAnswered > 0)
+            #expect(silent.serverClosesConnection(within: 2))
+            #expect(Date().timeIntervalSince(started) < 2.5)
+            #expect(try livelyRoundTrip())
+        }
+    }
+
     @Test("A plain GET of an unknown path is answered 404 and closed")
     func unknownPathIsNotFound() throws {
         try LiveServer.with { server in

@@ -142,7 +142,9 @@ final class TestClient {
         while offset < bytes.count {
             attempts += 1
             guard attempts < 100_000 else { throw TestClientError("TLS write made no progress") }
-            let written = try bytes.withUnsafeBytes { try tls.writePlaintext(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+            let written = try bytes.withUnsafeBytes {
+                try tls.writePlaintext(UnsafeRawBufferPointer(rebasing: $0[offset...]))
+            }
             offset += written
             try self.flushCiphertext()
         }
