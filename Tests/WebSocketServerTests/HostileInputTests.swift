@@ -254,6 +254,37 @@ struct HostileInputTests {
         }
     }
 
+    @Test("Protocol errors over wss get the same close code, and graceful shutdown reaches wss clients")
+    func protocolErrorOverTLSGetsCloseCode() throws {
+        let certificate = try TemporaryCertificate()
+        defer { certificate.remove() }
+        let context = try certificate.clientContext()
+        let server = try LiveServer {
+            $0.tlsListen = [SocketAddress(parsing: "127.0.0.1:0")!]
+            $0.tlsCertificatePath = certificate.certificate.certificatePath
+            $0.tlsPrivateKeyPath = certificate.certificate.privateKeyPath
+            $0.shutdownGracePeriodMilliseconds = 2_000
+        }
+        defer { server.stop() }
+        let bystander = try Bystander(server, tls: context)
+        let attacker = try server.openClient(tls: context)
+        try attacker.sendFrame(.binary, [1, 2, 3], masked: false)
+        #expect(bystander.isServed())
+        #expect(try attacker.readCloseCode() == 1002)
+        #expect(attacker.serverClosesConnection(within: 2))
+        #expect(bystander.isServed())
+
+        let stopped = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            server.stop()
+            stopped.signal()
+        }
+        #expect(try bystander.client.readCloseCode() == 1001)
+        try bystander.client.sendClose(code: 1001)
+        #expect(bystander.client.serverClosesConnection(within: 2))
+        #expect(stopped.wait(timeout: .now() + 5) == .success)
+    }
+
     @Test("Clients that reset their connection mid-echo do not disturb the server")
     func resetMidEchoDoesNotDisturbServer() throws {
         try LiveServer.with { server in

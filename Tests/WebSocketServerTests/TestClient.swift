@@ -422,12 +422,13 @@ final class TestClient {
 }
 
 /// A server started for one test, on loopback port 0, with the echo endpoint on.
-final class LiveServer {
+final class LiveServer: @unchecked Sendable {
     let server: Server
     /// The plain listener's bound address.
     let address: SocketAddress
     /// The TLS listener's bound address, when TLS was configured.
     let tlsAddress: SocketAddress?
+    private let stopLock = NSLock()
     private var isStopped = false
 
     /// Starts a server; `configure` adjusts the test defaults.
@@ -450,11 +451,13 @@ final class LiveServer {
         self.stop()
     }
 
-    /// Shuts the server down gracefully (once).
+    /// Shuts the server down gracefully (once; safe to call from any thread).
     func stop() {
-        guard !self.isStopped else { return }
-        self.isStopped = true
-        self.server.shutDownGracefully()
+        let isFirst = self.stopLock.withLock {
+            defer { self.isStopped = true }
+            return !self.isStopped
+        }
+        if isFirst { self.server.shutDownGracefully() }
     }
 
     /// A connected client that finished the handshake on `/echo`.
