@@ -485,7 +485,8 @@ struct TemporaryCertificate {
     let certificate: TLSSelfSignedCertificate
 
     init() throws {
-        var template = Array("/tmp/rollcall-live-XXXXXX".utf8CString)
+        let base = NSTemporaryDirectory().hasSuffix("/") ? NSTemporaryDirectory() : NSTemporaryDirectory() + "/"
+        var template = Array((base + "rollcall-live-XXXXXX").utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
             throw TestClientError("cannot create a temporary directory")
         }
