@@ -34,7 +34,10 @@ let package = Package(
         .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore"]),
         .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCore"]),
         .testTarget(name: "EventIOTests", dependencies: ["EventIO"]),
-        .testTarget(name: "WebSocketServerTests", dependencies: ["WebSocketServer", "WebSocketCore", "EventIO"]),
+        .testTarget(
+            name: "WebSocketServerTests",
+            dependencies: ["WebSocketServer", "WebSocketCore", "WebSocketDeflate", "EventIO"]
+        ),
     ],
     swiftLanguageModes: [.v5]
 )
