@@ -106,10 +106,14 @@ public enum Socket {
         try systemCall("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
     }
 
-    /// Writes from several buffers at once.
+    /// Writes from several buffers at once (`sendmsg` with MSG_NOSIGNAL: a peer that reset the connection makes
+    /// the call fail with EPIPE instead of raising SIGPIPE).
     @inline(__always)
     static func writev(_ fd: Int32, _ vectors: UnsafePointer<iovec>, count: Int32) throws(IOError) -> IOResult<Int> {
-        try systemCall("writev") { Glibc.writev(fd, vectors, count) }
+        var message = msghdr()
+        message.msg_iov = UnsafeMutablePointer(mutating: vectors)
+        message.msg_iovlen = Int(count)
+        return try systemCall("sendmsg") { sendmsg(fd, &message, Int32(MSG_NOSIGNAL)) }
     }
 
     /// Writes from one buffer.
