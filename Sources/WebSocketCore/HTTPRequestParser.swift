@@ -63,11 +63,13 @@ public struct HTTPRequestParser: Sendable {
         }
         guard let headEnd else {
             self.scannedUpTo = searchLimit
+            let lineEnd = Self.firstLineFeed(bytes, upTo: min(bytes.count, self.limits.maximumRequestLineLength + 2))
+            // A request line ended by a bare LF can never start a valid head: refuse it instead of waiting for a
+            // CRLF CRLF that a client using bare line feeds will not send.
+            if let lineEnd, lineEnd == 0 || bytes[lineEnd - 1] != 0x0D { return .failure(.badRequest) }
             if bytes.count >= self.limits.maximumHeadSize { return .failure(self.overLimitStatus(bytes)) }
             // A request line that is already too long is refused without waiting for the rest.
-            if !Self.containsLineFeed(bytes, upTo: min(bytes.count, self.limits.maximumRequestLineLength + 2)),
-                bytes.count > self.limits.maximumRequestLineLength + 1
-            {
+            if lineEnd == nil, bytes.count > self.limits.maximumRequestLineLength + 1 {
                 return .failure(.uriTooLong)
             }
             return .incomplete
@@ -81,8 +83,12 @@ public struct HTTPRequestParser: Sendable {
     }
 
     private static func containsLineFeed(_ bytes: UnsafeRawBufferPointer, upTo end: Int) -> Bool {
-        for index in 0..<end where bytes[index] == 0x0A { return true }
-        return false
+        Self.firstLineFeed(bytes, upTo: end) != nil
+    }
+
+    private static func firstLineFeed(_ bytes: UnsafeRawBufferPointer, upTo end: Int) -> Int? {
+        for index in 0..<end where bytes[index] == 0x0A { return index }
+        return nil
     }
 
     private static func parseHead(_ bytes: UnsafeRawBufferPointer, size: Int, limits: Limits) -> Result {
