@@ -101,9 +101,9 @@ extension JSONScanner {
 
     /// Reads four hexadecimal digits at `index`.
     func readHex4(at index: Int) throws(JSONError) -> UInt32 {
-        guard index + 4 <= self.bytes.count else { throw JSONError(.invalidHexDigit, at: index) }
         var value: UInt32 = 0
         for offset in 0..<4 {
+            guard index + offset < self.bytes.count else { throw JSONError(.invalidHexDigit, at: index + offset) }
             let byte = self.bytes[index + offset]
             let digit: UInt8
             switch byte {
