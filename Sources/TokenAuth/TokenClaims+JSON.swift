@@ -1,0 +1,182 @@
+extension TokenClaims {
+    /// Reads claims from a decoded payload, checking the type and shape of every claim this module knows.
+    ///
+    /// Required: `sub` (a non-empty string) and `exp` (an integer). Optional: `nbf` and `iat` (integers), `iss` and
+    /// `name` (strings), `avatar` (an `https` or `http` URL), `aud` (a string or an array of strings), `rooms` (an
+    /// object of non-empty room IDs to role names), `groups` and `caps` (arrays of non-empty strings). `null` is not
+    /// accepted for any of them. Unknown claims are ignored. Times are not compared with the clock here.
+    ///
+    /// - Parameters:
+    ///   - payload: The decoded payload.
+    ///   - keyID: The header's `kid`.
+    /// - Throws: ``TokenError/Kind/malformed`` if the payload is not an object, ``TokenError/Kind/invalidClaims``
+    ///   for a missing, mistyped or disallowed claim.
+    init(payload: TokenJSON.Value, keyID: String?) throws(TokenError) {
+        guard payload.objectMembers != nil else {
+            throw TokenError(.malformed, "the payload is not a JSON object")
+        }
+        guard let subject = try Self.string(payload, "sub") else {
+            throw TokenError(.invalidClaims, "sub is missing")
+        }
+        guard !subject.isEmpty else {
+            throw TokenError(.invalidClaims, "sub is empty")
+        }
+        guard let expiresAt = try Self.integer(payload, "exp") else {
+            throw TokenError(.invalidClaims, "exp is missing")
+        }
+        let avatar = try Self.string(payload, "avatar")
+        if let avatar {
+            guard Self.isWebAddress(avatar) else {
+                throw TokenError(.invalidClaims, "avatar is not an https or http URL")
+            }
+        }
+        self.init(
+            subject: subject,
+            expiresAt: expiresAt,
+            name: try Self.string(payload, "name"),
+            avatar: avatar,
+            rooms: try Self.rooms(payload),
+            groups: try Self.stringArray(payload, "groups"),
+            capabilities: try Self.stringArray(payload, "caps"),
+            notBefore: try Self.integer(payload, "nbf"),
+            issuedAt: try Self.integer(payload, "iat"),
+            issuer: try Self.string(payload, "iss"),
+            audience: try Self.audience(payload),
+            keyID: keyID
+        )
+    }
+
+    /// The claims as a payload object, in a fixed member order; empty collections and nil values are left out.
+    var payload: TokenJSON.Value {
+        var members: [(key: String, value: TokenJSON.Value)] = []
+        if let issuer = self.issuer {
+            members.append((key: "iss", value: .string(issuer)))
+        }
+        members.append((key: "sub", value: .string(self.subject)))
+        if self.audience.count == 1 {
+            members.append((key: "aud", value: .string(self.audience[0])))
+        } else if !self.audience.isEmpty {
+            members.append((key: "aud", value: .array(self.audience.map { .string($0) })))
+        }
+        members.append((key: "exp", value: .int(self.expiresAt)))
+        if let notBefore = self.notBefore {
+            members.append((key: "nbf", value: .int(notBefore)))
+        }
+        if let issuedAt = self.issuedAt {
+            members.append((key: "iat", value: .int(issuedAt)))
+        }
+        if let name = self.name {
+            members.append((key: "name", value: .string(name)))
+        }
+        if let avatar = self.avatar {
+            members.append((key: "avatar", value: .string(avatar)))
+        }
+        if !self.rooms.isEmpty {
+            let rooms = self.rooms.sorted { $0.key < $1.key }.map { room -> (key: String, value: TokenJSON.Value) in
+                (key: room.key, value: .string(room.value.rawValue))
+            }
+            members.append((key: "rooms", value: .object(rooms)))
+        }
+        if !self.groups.isEmpty {
+            members.append((key: "groups", value: .array(self.groups.map { .string($0) })))
+        }
+        if !self.capabilities.isEmpty {
+            members.append((key: "caps", value: .array(self.capabilities.map { .string($0) })))
+        }
+        return .object(members)
+    }
+
+    private static func string(_ payload: TokenJSON.Value, _ claim: String) throws(TokenError) -> String? {
+        switch payload[claim] {
+        case nil:
+            return nil
+        case .string(let value):
+            return value
+        default:
+            throw TokenError(.invalidClaims, "\(claim) is not a string")
+        }
+    }
+
+    private static func integer(_ payload: TokenJSON.Value, _ claim: String) throws(TokenError) -> Int64? {
+        switch payload[claim] {
+        case nil:
+            return nil
+        case .int(let value):
+            return value
+        default:
+            throw TokenError(.invalidClaims, "\(claim) is not an integer number of seconds")
+        }
+    }
+
+    private static func stringArray(_ payload: TokenJSON.Value, _ claim: String) throws(TokenError) -> [String] {
+        guard let value = payload[claim] else {
+            return []
+        }
+        guard case .array(let elements) = value else {
+            throw TokenError(.invalidClaims, "\(claim) is not an array of strings")
+        }
+        var strings: [String] = []
+        strings.reserveCapacity(elements.count)
+        for element in elements {
+            guard case .string(let string) = element, !string.isEmpty else {
+                throw TokenError(.invalidClaims, "\(claim) is not an array of non-empty strings")
+            }
+            strings.append(string)
+        }
+        return strings
+    }
+
+    private static func audience(_ payload: TokenJSON.Value) throws(TokenError) -> [String] {
+        switch payload["aud"] {
+        case nil:
+            return []
+        case .string(let audience):
+            return [audience]
+        case .array(let elements):
+            var audience: [String] = []
+            for element in elements {
+                guard case .string(let string) = element else {
+                    throw TokenError(.invalidClaims, "aud is neither a string nor an array of strings")
+                }
+                audience.append(string)
+            }
+            return audience
+        default:
+            throw TokenError(.invalidClaims, "aud is neither a string nor an array of strings")
+        }
+    }
+
+    private static func rooms(_ payload: TokenJSON.Value) throws(TokenError) -> [String: TokenRole] {
+        guard let value = payload["rooms"] else {
+            return [:]
+        }
+        guard let members = value.objectMembers else {
+            throw TokenError(.invalidClaims, "rooms is not an object of room IDs to roles")
+        }
+        var rooms: [String: TokenRole] = [:]
+        rooms.reserveCapacity(members.count)
+        for member in members {
+            guard !member.key.isEmpty else {
+                throw TokenError(.invalidClaims, "rooms has an empty room ID")
+            }
+            guard case .string(let name) = member.value else {
+                throw TokenError(.invalidClaims, "rooms has a role that is not a string")
+            }
+            guard let role = TokenRole(rawValue: name) else {
+                let known = TokenRole.allRoles.map(\.rawValue).joined(separator: ", ")
+                throw TokenError(.invalidClaims, "rooms has an unknown role; the roles are \(known)")
+            }
+            rooms[member.key] = role
+        }
+        return rooms
+    }
+
+    /// Whether `text` starts with `https://` or `http://` (in any letter case) and has something after it.
+    private static func isWebAddress(_ text: String) -> Bool {
+        let lowercased = text.lowercased()
+        for scheme in ["https://", "http://"] where lowercased.hasPrefix(scheme) {
+            return lowercased.utf8.count > scheme.utf8.count
+        }
+        return false
+    }
+}
