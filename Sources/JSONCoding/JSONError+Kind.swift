@@ -48,6 +48,7 @@ extension JSONError {
             }
         }
 
+        /// The kind's name in words, for example `duplicate key`.
         public var description: String {
             switch self.base {
             case .syntax: return "syntax"

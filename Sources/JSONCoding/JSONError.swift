@@ -69,6 +69,7 @@ public struct JSONError: Error, Hashable, Sendable, CustomStringConvertible {
         self.kind.isLimitExceeded
     }
 
+    /// A one-line explanation with the byte offset, for logs.
     public var description: String {
         "invalid JSON at byte \(self.offset): \(self.message)"
     }

@@ -5,7 +5,8 @@
 /// index, so lookups stay fast without costing small objects an allocation.
 ///
 /// Two objects are equal when they have the same names with equal values, whatever their order; `entries` and
-/// `keys` expose the order, and the writer follows it.
+/// `keys` expose the order, and the writer follows it. Names compare as Swift strings do, by canonical
+/// equivalence, so two spellings of the same text (say, precomposed and decomposed `é`) are one name.
 public struct JSONObject: Hashable, Sendable {
     /// The member count above which lookups go through `index`.
     static let indexThreshold = 8
@@ -127,6 +128,11 @@ public struct JSONObject: Hashable, Sendable {
         }
     }
 
+    /// Whether both objects have the same names with equal values, in any order.
+    ///
+    /// - Parameters:
+    ///   - lhs: an object.
+    ///   - rhs: another object.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.count == rhs.count else { return false }
         for (key, value) in lhs.entries {
@@ -135,6 +141,10 @@ public struct JSONObject: Hashable, Sendable {
         return true
     }
 
+    /// Hashes the members without regard to their order, consistently with `==`.
+    ///
+    /// - Parameters:
+    ///   - hasher: the hasher to feed.
     public func hash(into hasher: inout Hasher) {
         // Order-independent, to agree with `==`: a commutative sum of per-member hashes.
         var sum: UInt = 0

@@ -103,7 +103,12 @@ private let limitErrors: [InvalidInput] = [
         .nestingTooDeep,
         at: 80
     ),
-    InvalidInput("string one byte too long", "\"" + String(repeating: "a", count: 16 * 1024 + 1) + "\"", .stringTooLong),
+    InvalidInput(
+        "string one byte too long",
+        "\"" + String(repeating: "a", count: 16 * 1024 + 1) + "\"",
+        .stringTooLong,
+        at: 0
+    ),
     InvalidInput(
         "escaped string one byte too long",
         "\"" + String(repeating: "\\n", count: 16 * 1024 + 1) + "\"",
