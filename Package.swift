@@ -26,9 +26,23 @@ let package = Package(
         .target(name: "JSONCoding"),
         // JWT (RFC 7519) HS256 verification and signing through OpenSSL HMAC, with key rotation by kid.
         .target(name: "TokenAuth", dependencies: ["JSONCoding", "CWebSocket"]),
+        // Rooms, roster, events, auth, moderation and history: a deterministic core behind a transport protocol.
+        .target(name: "Gateway", dependencies: ["JSONCoding", "TokenAuth"]),
+        // Connects the gateway to WebSocket connections on the server's event loops.
+        .target(
+            name: "GatewayWebSocket",
+            dependencies: ["Gateway", "WebSocketServer", "EventIO", "WebSocketCore", "TokenAuth"]
+        ),
         // The command line: subcommands and configuration loading (file, environment, flags).
-        .target(name: "RollcallCLI", dependencies: ["WebSocketServer", "WebSocketDeflate", "EventIO", "WebSocketCore"]),
+        .target(
+            name: "RollcallCLI",
+            dependencies: [
+                "WebSocketServer", "WebSocketDeflate", "EventIO", "WebSocketCore", "Gateway", "GatewayWebSocket",
+                "TokenAuth",
+            ]
+        ),
         .executableTarget(name: "rollcall", dependencies: ["RollcallCLI"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "TokenAuth", "JSONCoding"]),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
         .testTarget(name: "TokenAuthTests", dependencies: ["TokenAuth", "JSONCoding"]),
         .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore"]),

@@ -11,6 +11,7 @@ public enum CommandRunner {
         SUBCOMMANDS:
           serve          run the gateway
           check-config   validate the configuration and print the effective values with their origin
+          token          mint a development token (JWT) for a user, signed with the configured key
 
         Run 'rollcall SUBCOMMAND --help' for the options of a subcommand.
         """
@@ -43,6 +44,8 @@ public enum CommandRunner {
             return ServeCommand.run(rest)
         case "check-config":
             return CheckConfigCommand.run(rest)
+        case "token":
+            return TokenCommand.run(rest)
         case "-h", "--help", "help":
             print(Self.usage)
             return 0
@@ -84,7 +87,7 @@ public enum CommandRunner {
             }
         }
 
-        func load() throws(ConfigError) -> (ServerConfiguration, ConfigurationLoader) {
+        func load() throws(ConfigError) -> (RollcallConfiguration, ConfigurationLoader) {
             var loader = ConfigurationLoader()
             let configuration = try loader.load(
                 path: self.path,

@@ -23,8 +23,8 @@ public struct ConfigurationLoader {
         path: String?,
         environment: [String: String],
         overrides: [(String, String)]
-    ) throws(ConfigError) -> ServerConfiguration {
-        var configuration = ServerConfiguration()
+    ) throws(ConfigError) -> RollcallConfiguration {
+        var configuration = RollcallConfiguration()
         let filePath = path ?? (FileManager.default.fileExists(atPath: Self.defaultPath) ? Self.defaultPath : nil)
         if let filePath {
             guard let text = try? String(contentsOfFile: filePath, encoding: .utf8) else {
@@ -60,7 +60,7 @@ public struct ConfigurationLoader {
     private mutating func apply(
         _ key: String,
         _ value: String,
-        to configuration: inout ServerConfiguration,
+        to configuration: inout RollcallConfiguration,
         origin: String
     ) throws(ConfigError) {
         guard let setting = Settings.named(key) else {
@@ -75,15 +75,24 @@ public struct ConfigurationLoader {
     }
 
     /// The effective configuration as `key = value  # origin` lines.
-    public func describe(_ configuration: ServerConfiguration) -> String {
+    public func describe(_ configuration: RollcallConfiguration) -> String {
         Settings.all.map { setting in
-            "\(setting.key) = \(setting.read(configuration))  # \(self.origins[setting.key] ?? "default")"
+            let value = setting.key == "auth.keys" ? Self.redactedKeys(configuration.auth.keys) : setting.read(configuration)
+            return "\(setting.key) = \(value)  # \(self.origins[setting.key] ?? "default")"
         }.joined(separator: "\n")
+    }
+
+    /// Key ids with the secrets hidden, for printing.
+    static func redactedKeys(_ keys: [String]) -> String {
+        keys.map { key in
+            guard let colon = key.firstIndex(of: ":") else { return "(secret)" }
+            return "\(key[..<colon]):(secret)"
+        }.joined(separator: ", ")
     }
 
     /// Every key with its help text, for `--help`.
     public static var reference: String {
-        Settings.all.map { "  \($0.key)\n      \($0.help) (default: \($0.read(ServerConfiguration())))" }
+        Settings.all.map { "  \($0.key)\n      \($0.help) (default: \($0.read(RollcallConfiguration())))" }
             .joined(separator: "\n")
     }
 }

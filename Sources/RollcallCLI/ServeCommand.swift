@@ -3,12 +3,15 @@ import Glibc
 #endif
 import Foundation
 import EventIO
+import GatewayWebSocket
+import TokenAuth
 import WebSocketServer
 
 /// `rollcall serve`: start the gateway and run until SIGTERM or SIGINT, then shut down gracefully.
 enum ServeCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        let configuration: ServerConfiguration
+        let whole: RollcallConfiguration
+        let verifier: TokenVerifier
         do {
             let options = try CommandRunner.ConfigurationOptions(arguments)
             if options.wantsHelp {
@@ -16,10 +19,12 @@ enum ServeCommand {
                 print(ConfigurationLoader.reference)
                 return 0
             }
-            configuration = try options.load().0
+            whole = try options.load().0
+            verifier = try TokenKeys.verifier(whole.auth)
         } catch {
             return CommandRunner.fail(error.description)
         }
+        let configuration = whole.server
 
         // Signals are taken synchronously by this thread; the loop threads inherit the blocked mask.
         signal(SIGPIPE, SIG_IGN)
@@ -30,10 +35,18 @@ enum ServeCommand {
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         System.raiseOpenFileLimit()
 
-        let server = Server(configuration: configuration)
+        let runtime: GatewayRuntime
+        do {
+            runtime = try GatewayRuntime(configuration: whole.rooms, verifier: verifier, path: whole.gatewayPath)
+        } catch {
+            return CommandRunner.fail("cannot start the rooms layer: \(error)")
+        }
+        let server = Server(configuration: configuration, routes: [runtime.route])
+        runtime.start()
         do {
             try server.start()
         } catch {
+            runtime.stop()
             return CommandRunner.fail(error.description)
         }
         let plain = server.localAddresses.map { "ws://\($0)" }
@@ -43,13 +56,21 @@ enum ServeCommand {
             [
                 ("addresses", (plain + secure).joined(separator: " ")),
                 ("loops", String(configuration.effectiveEventLoopCount)),
+                ("rooms", whole.gatewayPath),
                 ("echo", configuration.echoEnabled ? configuration.echoPath : "off"),
             ]
         )
+        if whole.auth.keys.contains(AuthSettings.developmentKey) {
+            Log.warning(
+                "auth.keys holds the development key from config/rollcall.conf; set your own secret in production",
+                []
+            )
+        }
         var received: Int32 = 0
         sigwait(&signals, &received)
         Log.info("shutting down", [("signal", received == SIGTERM ? "SIGTERM" : "SIGINT")])
         server.shutDownGracefully()
+        runtime.stop()
         Log.info("stopped", [])
         return 0
     }
@@ -58,7 +79,15 @@ enum ServeCommand {
 /// Structured log lines in logfmt on standard error.
 enum Log {
     static func info(_ message: String, _ fields: [(String, String)]) {
-        var line = "level=info msg=\(quote(message))"
+        Self.write("info", message, fields)
+    }
+
+    static func warning(_ message: String, _ fields: [(String, String)]) {
+        Self.write("warn", message, fields)
+    }
+
+    private static func write(_ level: String, _ message: String, _ fields: [(String, String)]) {
+        var line = "level=\(level) msg=\(quote(message))"
         for (key, value) in fields { line += " \(key)=\(quote(value))" }
         line += "\n"
         FileHandle.standardError.write(Data(line.utf8))

@@ -1,79 +1,102 @@
 import EventIO
 import WebSocketCore
 import WebSocketDeflate
+import Gateway
 import WebSocketServer
 
 /// One configuration key: its name, documentation and how it is read into the server configuration.
 struct Setting {
     let key: String
     let help: String
-    let read: (ServerConfiguration) -> String
-    let apply: (inout ServerConfiguration, String) throws(ConfigError) -> Void
+    let read: (RollcallConfiguration) -> String
+    let apply: (inout RollcallConfiguration, String) throws(ConfigError) -> Void
 }
 
 /// Every configuration key the gateway understands, in one table: the file, `ROLLCALL_*` environment variables and
 /// `--set key=value` flags all go through it, and `check-config` prints it.
 enum Settings {
     static let all: [Setting] = [
-        list("server.listen", "plain ws:// listen addresses, comma-separated (IPv6 in brackets)", \.listen),
-        integer("server.event_loops", "event loop threads; 0 = one per core", \.eventLoopCount, 0...1024),
-        integer("server.max_connections", "open connections accepted in total", \.maximumConnections, 1...10_000_000),
-        boolean("server.echo", "serve the echo endpoint (conformance and load tests)", \.echoEnabled),
-        path("server.echo_path", "path of the echo endpoint", \.echoPath),
+        list("server.listen", "plain ws:// listen addresses, comma-separated (IPv6 in brackets)", \.server.listen),
+        integer("server.event_loops", "event loop threads; 0 = one per core", \.server.eventLoopCount, 0...1024),
+        integer("server.max_connections", "open connections accepted in total", \.server.maximumConnections, 1...10_000_000),
+        boolean("server.echo", "serve the echo endpoint (conformance and load tests)", \.server.echoEnabled),
+        path("server.echo_path", "path of the echo endpoint", \.server.echoPath),
 
-        list("tls.listen", "wss:// listen addresses, comma-separated; needs certificate and private_key", \.tlsListen),
-        optionalText("tls.certificate", "PEM certificate chain file", \.tlsCertificatePath),
-        optionalText("tls.private_key", "PEM private key file", \.tlsPrivateKeyPath),
+        list("tls.listen", "wss:// listen addresses, comma-separated; needs certificate and private_key", \.server.tlsListen),
+        optionalText("tls.certificate", "PEM certificate chain file", \.server.tlsCertificatePath),
+        optionalText("tls.private_key", "PEM private key file", \.server.tlsPrivateKeyPath),
 
         integer("timeouts.handshake_ms", "time to finish the TLS and HTTP handshakes (ms)",
-                \.handshakeTimeoutMilliseconds, 1...3_600_000),
+                \.server.handshakeTimeoutMilliseconds, 1...3_600_000),
         integer("timeouts.ping_interval_ms", "send a ping after this long without input (ms); 0 = never",
-                \.pingIntervalMilliseconds, 0...86_400_000),
+                \.server.pingIntervalMilliseconds, 0...86_400_000),
         integer("timeouts.pong_timeout_ms", "close when nothing arrives this long after a ping (ms)",
-                \.pongTimeoutMilliseconds, 1...86_400_000),
+                \.server.pongTimeoutMilliseconds, 1...86_400_000),
         integer("timeouts.idle_ms", "close with 1001 after this long without a message (ms); 0 = never",
-                \.idleTimeoutMilliseconds, 0...86_400_000),
+                \.server.idleTimeoutMilliseconds, 0...86_400_000),
         integer("timeouts.close_ms", "wait this long for the peer's Close frame (ms)",
-                \.closeTimeoutMilliseconds, 1...600_000),
+                \.server.closeTimeoutMilliseconds, 1...600_000),
         integer("timeouts.shutdown_grace_ms", "on SIGTERM/SIGINT, wait this long for clients to close (ms)",
-                \.shutdownGracePeriodMilliseconds, 0...600_000),
+                \.server.shutdownGracePeriodMilliseconds, 0...600_000),
 
         integer("limits.max_request_line_bytes", "longest HTTP request line (414 beyond)",
-                \.httpLimits.maximumRequestLineLength, 64...65_536),
+                \.server.httpLimits.maximumRequestLineLength, 64...65_536),
         integer("limits.max_header_bytes", "largest HTTP request head (431 beyond)",
-                \.httpLimits.maximumHeadSize, 256...1_048_576),
+                \.server.httpLimits.maximumHeadSize, 256...1_048_576),
         integer("limits.max_header_count", "most HTTP header fields (431 beyond)",
-                \.httpLimits.maximumHeaderCount, 8...1024),
+                \.server.httpLimits.maximumHeaderCount, 8...1024),
         integer("limits.max_frame_bytes", "largest frame payload (close 1009 beyond)",
-                \.messageLimits.maximumFrameSize, 125...1_073_741_824),
+                \.server.messageLimits.maximumFrameSize, 125...1_073_741_824),
         integer("limits.max_message_bytes", "largest message after decompression (close 1009 beyond)",
-                \.messageLimits.maximumMessageSize, 125...1_073_741_824),
+                \.server.messageLimits.maximumMessageSize, 125...1_073_741_824),
         integer("limits.max_fragments", "most frames in one message (close 1008 beyond)",
-                \.messageLimits.maximumFragmentsPerMessage, 1...10_000_000),
+                \.server.messageLimits.maximumFragmentsPerMessage, 1...10_000_000),
         integer("limits.write_queue_high_watermark_bytes", "a connection stops being writable above this",
-                \.writeQueueHighWatermark, 1...1_073_741_824),
+                \.server.writeQueueHighWatermark, 1...1_073_741_824),
         integer("limits.write_queue_low_watermark_bytes", "and becomes writable again below this",
-                \.writeQueueLowWatermark, 0...1_073_741_824),
+                \.server.writeQueueLowWatermark, 0...1_073_741_824),
         integer("limits.write_queue_limit_bytes", "a client that lets this much pile up is closed with 1008",
-                \.writeQueueLimit, 1...4_294_967_296),
+                \.server.writeQueueLimit, 1...4_294_967_296),
 
         list("websocket.allowed_origins", "Origin values allowed to upgrade (403 otherwise); empty = any",
-             \.allowedOrigins),
-        list("websocket.subprotocols", "subprotocols offered, in preference order", \.subprotocols),
+             \.server.allowedOrigins),
+        list("websocket.subprotocols", "subprotocols offered, in preference order", \.server.subprotocols),
 
-        boolean("compression.enabled", "accept permessage-deflate offers", \.compression.isEnabled),
+        path("rooms.path", "WebSocket path of the rooms protocol", \.gatewayPath),
+        integer("rooms.capacity", "seats for participants and viewers per room", \.rooms.roomCapacity, 1...1_000_000),
+        integer("rooms.reserved_seats", "extra seats above capacity for admins, moderators and bots",
+                \.rooms.reservedSeats, 0...100_000),
+        integer64("rooms.reconnect_grace_ms", "a dropped participant is 'reconnecting' this long before leaving (ms)",
+                  \.rooms.reconnectGraceMilliseconds, 0...3_600_000),
+        integer64("rooms.auth_timeout_ms", "a socket must authenticate within this time (ms)",
+                  \.rooms.authenticationTimeoutMilliseconds, 100...600_000),
+        integer("rooms.max_rooms_per_connection", "rooms one connection may join or watch at once",
+                \.rooms.maximumRoomsPerSession, 1...10_000),
+        integer("rooms.history_max_events", "events kept per room for history and resume",
+                \.rooms.history.maximumEntries, 0...10_000_000),
+        integer64("rooms.history_max_age_ms", "events older than this are dropped from the history (ms)",
+                  \.rooms.history.maximumAgeMilliseconds, 0...2_592_000_000),
+        integer("rooms.max_text_bytes", "longest name, reason or meeting text", \.rooms.maximumTextLength, 16...65_536),
+
+        list("auth.keys", "HS256 keys as kid:secret (or a bare secret), comma-separated; the first signs tokens",
+             \.auth.keys),
+        optionalText("auth.issuer", "required iss claim; empty = not checked", \.auth.issuer),
+        optionalText("auth.audience", "required aud claim; empty = not checked", \.auth.audience),
+        integer("auth.leeway_seconds", "clock leeway for exp, nbf and iat (s)", \.auth.leewaySeconds, 0...3600),
+
+        boolean("compression.enabled", "accept permessage-deflate offers", \.server.compression.isEnabled),
         boolean("compression.server_no_context_takeover", "reset the server's compressor after every message",
-                \.compression.serverNoContextTakeover),
+                \.server.compression.serverNoContextTakeover),
         boolean("compression.client_no_context_takeover", "ask clients to reset theirs after every message",
-                \.compression.clientNoContextTakeover),
+                \.server.compression.clientNoContextTakeover),
         integer("compression.server_max_window_bits", "server compressor window, log2 bytes",
-                \.compression.serverMaxWindowBits, 9...15),
+                \.server.compression.serverMaxWindowBits, 9...15),
         integer("compression.client_max_window_bits", "largest client window accepted, log2 bytes",
-                \.compression.clientMaxWindowBits, 8...15),
-        integer("compression.level", "zlib level, 0 (none) to 9 (smallest)", \.compression.compressionLevel, 0...9),
-        integer("compression.memory_level", "zlib memory level, 1 to 9", \.compression.memoryLevel, 1...9),
+                \.server.compression.clientMaxWindowBits, 8...15),
+        integer("compression.level", "zlib level, 0 (none) to 9 (smallest)", \.server.compression.compressionLevel, 0...9),
+        integer("compression.memory_level", "zlib memory level, 1 to 9", \.server.compression.memoryLevel, 1...9),
         integer("compression.min_message_bytes", "send shorter messages uncompressed",
-                \.compression.minimumCompressedMessageSize, 0...1_073_741_824),
+                \.server.compression.minimumCompressedMessageSize, 0...1_073_741_824),
     ]
 
     static func named(_ key: String) -> Setting? {
@@ -81,7 +104,8 @@ enum Settings {
     }
 
     /// Cross-field checks, after every source has been applied.
-    static func validate(_ configuration: ServerConfiguration) throws(ConfigError) {
+    static func validate(_ whole: RollcallConfiguration) throws(ConfigError) {
+        let configuration = whole.server
         if configuration.listen.isEmpty && configuration.tlsListen.isEmpty {
             throw ConfigError("server.listen: no listen address (and no tls.listen either)")
         }
@@ -101,6 +125,12 @@ enum Settings {
         } catch {
             throw ConfigError("compression: \(error.description)")
         }
+        if whole.auth.keys.isEmpty {
+            throw ConfigError("auth.keys: no token key configured (set auth.keys = kid:secret)")
+        }
+        for key in whole.auth.keys where key.hasSuffix(":") || key.isEmpty {
+            throw ConfigError("auth.keys: '\(key.prefix(8))…' has an empty secret")
+        }
         if configuration.messageLimits.maximumFrameSize > configuration.messageLimits.maximumMessageSize {
             throw ConfigError("limits.max_frame_bytes: must not exceed limits.max_message_bytes")
         }
@@ -111,7 +141,7 @@ enum Settings {
     private static func integer(
         _ key: String,
         _ help: String,
-        _ field: WritableKeyPath<ServerConfiguration, Int>,
+        _ field: WritableKeyPath<RollcallConfiguration, Int>,
         _ range: ClosedRange<Int>
     ) -> Setting {
         Setting(key: key, help: "\(help) [\(range.lowerBound)...\(range.upperBound)]", read: { String($0[keyPath: field]) }) {
@@ -125,10 +155,28 @@ enum Settings {
         }
     }
 
+    private static func integer64(
+        _ key: String,
+        _ help: String,
+        _ field: WritableKeyPath<RollcallConfiguration, Int64>,
+        _ range: ClosedRange<Int64>
+    ) -> Setting {
+        Setting(key: key, help: "\(help) [\(range.lowerBound)...\(range.upperBound)]", read: { String($0[keyPath: field]) }) {
+            configuration, text throws(ConfigError) in
+            guard let value = Int64(text.replacingUnderscores()) else {
+                throw ConfigError("\(key): '\(text)' is not a whole number")
+            }
+            guard range.contains(value) else {
+                throw ConfigError("\(key): \(value) is outside \(range.lowerBound)...\(range.upperBound)")
+            }
+            configuration[keyPath: field] = value
+        }
+    }
+
     private static func boolean(
         _ key: String,
         _ help: String,
-        _ field: WritableKeyPath<ServerConfiguration, Bool>
+        _ field: WritableKeyPath<RollcallConfiguration, Bool>
     ) -> Setting {
         Setting(key: key, help: "\(help) [true/false]", read: { String($0[keyPath: field]) }) {
             configuration, text throws(ConfigError) in
@@ -143,7 +191,7 @@ enum Settings {
     private static func path(
         _ key: String,
         _ help: String,
-        _ field: WritableKeyPath<ServerConfiguration, String>
+        _ field: WritableKeyPath<RollcallConfiguration, String>
     ) -> Setting {
         Setting(key: key, help: help, read: { $0[keyPath: field] }) { configuration, text throws(ConfigError) in
             guard text.hasPrefix("/"), !text.contains(" ") else { throw ConfigError("\(key): '\(text)' is not a path") }
@@ -154,7 +202,7 @@ enum Settings {
     private static func optionalText(
         _ key: String,
         _ help: String,
-        _ field: WritableKeyPath<ServerConfiguration, String?>
+        _ field: WritableKeyPath<RollcallConfiguration, String?>
     ) -> Setting {
         Setting(key: key, help: help, read: { $0[keyPath: field] ?? "" }) { configuration, text throws(ConfigError) in
             configuration[keyPath: field] = text.isEmpty ? nil : text
@@ -164,7 +212,7 @@ enum Settings {
     private static func list(
         _ key: String,
         _ help: String,
-        _ field: WritableKeyPath<ServerConfiguration, [String]>
+        _ field: WritableKeyPath<RollcallConfiguration, [String]>
     ) -> Setting {
         Setting(key: key, help: help, read: { $0[keyPath: field].joined(separator: ", ") }) {
             configuration, text throws(ConfigError) in
@@ -176,7 +224,7 @@ enum Settings {
     private static func list(
         _ key: String,
         _ help: String,
-        _ field: WritableKeyPath<ServerConfiguration, [SocketAddress]>
+        _ field: WritableKeyPath<RollcallConfiguration, [SocketAddress]>
     ) -> Setting {
         Setting(key: key, help: help, read: { $0[keyPath: field].map(\.description).joined(separator: ", ") }) {
             configuration, text throws(ConfigError) in

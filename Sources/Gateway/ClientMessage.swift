@@ -1,0 +1,268 @@
+import JSONCoding
+
+/// What a client may ask for: one JSON text frame each (see docs/PROTOCOL.md).
+enum ClientMessage: Hashable {
+    enum SubscriptionKind: String, Hashable {
+        /// Joins the call: takes a seat and appears in the roster.
+        case participant
+        /// Watches the room without joining it (dashboards, lobbies).
+        case observer
+    }
+
+    enum Query: Hashable {
+        case rooms
+        case activeMeeting(group: String)
+        case members(room: String)
+        case operators(room: String)
+        case muted(room: String)
+        case banned(room: String)
+        case history(room: String, after: UInt64, limit: Int)
+    }
+
+    case authenticate(token: String)
+    case join(room: String, kind: SubscriptionKind, deviceID: String, callType: String?, resumeAfter: UInt64?)
+    case leave(room: String)
+    case updateState(room: String, flags: [ParticipantFlag: Bool], mid: String?, cameraFacing: String?)
+    case activeSpeaker(room: String, uid: String?)
+    case media(room: String, recording: Bool?, audioMode: String?)
+    case meeting(group: String, sessionID: String, callType: String, isActive: Bool, text: String?)
+    case action(room: String, action: ModeratorAction, target: String?, reason: String?)
+    case query(Query)
+    case ping
+}
+
+/// The moderator actions, with the bot capability each needs.
+enum ModeratorAction: String, Hashable, CaseIterable {
+    case mute
+    case muteAll = "mute_all"
+    case remove
+    case ban
+    case unban
+    case promote
+    case demote
+    case spotlight
+    case unspotlight
+    case lowerHand = "lower_hand"
+    case endSession = "end_session"
+
+    /// The capability a bot token needs in `caps` to perform the action.
+    var capability: String {
+        switch self {
+        case .mute, .muteAll, .lowerHand: return "mute"
+        case .remove: return "remove"
+        case .ban, .unban: return "ban"
+        case .promote, .demote: return "promote"
+        case .spotlight, .unspotlight: return "pin"
+        case .endSession: return "end"
+        }
+    }
+
+    /// Whether the action names a target participant.
+    var needsTarget: Bool {
+        self != .muteAll && self != .endSession
+    }
+}
+
+/// A decoded request: the message and the client's correlation id (echoed in the ack or error).
+struct ClientRequest {
+    var id: JSONValue?
+    var message: ClientMessage
+}
+
+/// Decodes client messages strictly: unknown types and unknown or mistyped fields are refused with a message that
+/// names them, so a forged field (such as a `role`) is never silently taken.
+struct ClientMessageDecoder {
+    let configuration: GatewayConfiguration
+
+    /// The id of a request, read before full decoding so even a refused request can be answered with its id.
+    static func requestID(_ value: JSONValue) -> JSONValue? {
+        guard case .object(let object) = value, let id = object["id"] else { return nil }
+        switch id {
+        case .string, .int: return id
+        default: return nil
+        }
+    }
+
+    func decode(_ value: JSONValue) throws(GatewayError) -> ClientRequest {
+        guard case .object(let object) = value else { throw .badRequest("a message is a JSON object") }
+        var fields = Fields(object: object, configuration: self.configuration)
+        let id = object["id"]
+        if let id {
+            switch id {
+            case .string(let text) where text.utf8.count <= self.configuration.maximumIDLength: break
+            case .int: break
+            default: throw .badRequest("'id' must be a short string or an integer")
+            }
+        }
+        fields.consume("id")
+        let type = try fields.requiredString("type")
+        let message: ClientMessage
+        switch type {
+        case "auth":
+            message = .authenticate(token: try fields.requiredString("token", maximumLength: 8192))
+        case "join":
+            let room = try fields.requiredID("room")
+            let kindText = try fields.optionalString("as") ?? "participant"
+            guard let kind = ClientMessage.SubscriptionKind(rawValue: kindText) else {
+                throw .badRequest("'as' must be participant or observer")
+            }
+            let device = try fields.optionalID("device") ?? "default"
+            let callType = try fields.optionalString("callType")
+            if let callType, callType != "audio" && callType != "video" {
+                throw .badRequest("'callType' must be audio or video")
+            }
+            let resume = try fields.optionalSequence("resume")
+            message = .join(room: room, kind: kind, deviceID: device, callType: callType, resumeAfter: resume)
+        case "leave":
+            message = .leave(room: try fields.requiredID("room"))
+        case "state":
+            let room = try fields.requiredID("room")
+            var flags: [ParticipantFlag: Bool] = [:]
+            for flag in [ParticipantFlag.audioMuted, .videoPaused, .presenting, .handRaised] {
+                if let value = try fields.optionalBool(flag.rawValue) { flags[flag] = value }
+            }
+            if object["pinned"] != nil { throw .forbidden("'pinned' is set by moderators with the spotlight action") }
+            let mid = try fields.optionalID("mid")
+            let facing = try fields.optionalString("cameraFacing")
+            if let facing, facing != "front" && facing != "back" {
+                throw .badRequest("'cameraFacing' must be front or back")
+            }
+            if flags.isEmpty && mid == nil && facing == nil { throw .badRequest("'state' changes nothing") }
+            message = .updateState(room: room, flags: flags, mid: mid, cameraFacing: facing)
+        case "speaker":
+            let room = try fields.requiredID("room")
+            let uid: String?
+            if case .null? = object["uid"] {
+                fields.consume("uid")
+                uid = nil
+            } else {
+                uid = try fields.requiredID("uid")
+            }
+            message = .activeSpeaker(room: room, uid: uid)
+        case "media":
+            let room = try fields.requiredID("room")
+            let recording = try fields.optionalBool("recording")
+            let audioMode = try fields.optionalID("audioMode")
+            if recording == nil && audioMode == nil { throw .badRequest("'media' changes nothing") }
+            message = .media(room: room, recording: recording, audioMode: audioMode)
+        case "meeting":
+            let group = try fields.requiredID("group")
+            let session = try fields.requiredID("sessionId")
+            let callType = try fields.optionalString("callType") ?? "video"
+            guard callType == "audio" || callType == "video" else {
+                throw .badRequest("'callType' must be audio or video")
+            }
+            let active = try fields.optionalBool("active") ?? true
+            let text = try fields.optionalText("text")
+            message = .meeting(group: group, sessionID: session, callType: callType, isActive: active, text: text)
+        case "action":
+            let room = try fields.requiredID("room")
+            let name = try fields.requiredString("action")
+            guard let action = ModeratorAction(rawValue: name) else {
+                throw .badRequest("unknown action '\(name.prefix(32))'")
+            }
+            let target = action.needsTarget ? try fields.requiredID("target") : nil
+            let reason = try fields.optionalText("reason")
+            message = .action(room: room, action: action, target: target, reason: reason)
+        case "query":
+            let what = try fields.requiredString("query")
+            switch what {
+            case "rooms": message = .query(.rooms)
+            case "active_meeting": message = .query(.activeMeeting(group: try fields.requiredID("group")))
+            case "members": message = .query(.members(room: try fields.requiredID("room")))
+            case "operators": message = .query(.operators(room: try fields.requiredID("room")))
+            case "muted": message = .query(.muted(room: try fields.requiredID("room")))
+            case "banned": message = .query(.banned(room: try fields.requiredID("room")))
+            case "history":
+                let room = try fields.requiredID("room")
+                let after = try fields.optionalSequence("after") ?? 0
+                let limit = try fields.optionalInt("limit", range: 1...1000) ?? 100
+                message = .query(.history(room: room, after: after, limit: limit))
+            default:
+                throw .badRequest("unknown query '\(what.prefix(32))'")
+            }
+        case "ping":
+            message = .ping
+        default:
+            throw .badRequest("unknown message type '\(type.prefix(32))'")
+        }
+        if let unknown = fields.unconsumed.first {
+            throw .badRequest("unknown field '\(unknown.prefix(32))' in '\(type)'")
+        }
+        return ClientRequest(id: id, message: message)
+    }
+}
+
+/// Reads fields of a message object and remembers which were used, to refuse unknown ones.
+private struct Fields {
+    let object: JSONObject
+    let configuration: GatewayConfiguration
+    private var consumed: Set<String> = []
+
+    init(object: JSONObject, configuration: GatewayConfiguration) {
+        self.object = object
+        self.configuration = configuration
+    }
+
+    var unconsumed: [String] { self.object.keys.filter { !self.consumed.contains($0) } }
+
+    mutating func consume(_ key: String) { self.consumed.insert(key) }
+
+    mutating func optionalString(_ key: String, maximumLength: Int? = nil) throws(GatewayError) -> String? {
+        self.consumed.insert(key)
+        guard let value = self.object[key] else { return nil }
+        guard case .string(let text) = value else { throw .badRequest("'\(key)' must be a string") }
+        let limit = maximumLength ?? self.configuration.maximumIDLength
+        guard text.utf8.count <= limit else { throw .badRequest("'\(key)' is longer than \(limit) bytes") }
+        return text
+    }
+
+    mutating func requiredString(_ key: String, maximumLength: Int? = nil) throws(GatewayError) -> String {
+        guard let text = try self.optionalString(key, maximumLength: maximumLength) else {
+            throw .badRequest("'\(key)' is required")
+        }
+        return text
+    }
+
+    mutating func optionalID(_ key: String) throws(GatewayError) -> String? {
+        guard let text = try self.optionalString(key) else { return nil }
+        guard !text.isEmpty, text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
+            throw .badRequest("'\(key)' must be a non-empty id without spaces or control characters")
+        }
+        return text
+    }
+
+    mutating func requiredID(_ key: String) throws(GatewayError) -> String {
+        guard let text = try self.optionalID(key) else { throw .badRequest("'\(key)' is required") }
+        return text
+    }
+
+    mutating func optionalText(_ key: String) throws(GatewayError) -> String? {
+        try self.optionalString(key, maximumLength: self.configuration.maximumTextLength)
+    }
+
+    mutating func optionalBool(_ key: String) throws(GatewayError) -> Bool? {
+        self.consumed.insert(key)
+        guard let value = self.object[key] else { return nil }
+        guard case .bool(let flag) = value else { throw .badRequest("'\(key)' must be true or false") }
+        return flag
+    }
+
+    mutating func optionalInt(_ key: String, range: ClosedRange<Int>) throws(GatewayError) -> Int? {
+        self.consumed.insert(key)
+        guard let value = self.object[key] else { return nil }
+        guard case .int(let number) = value, range.contains(Int(clamping: number)) else {
+            throw .badRequest("'\(key)' must be an integer in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return Int(number)
+    }
+
+    mutating func optionalSequence(_ key: String) throws(GatewayError) -> UInt64? {
+        self.consumed.insert(key)
+        guard let value = self.object[key] else { return nil }
+        guard case .int(let number) = value, number >= 0 else {
+            throw .badRequest("'\(key)' must be a sequence number (an integer ≥ 0)")
+        }
+        return UInt64(number)
+    }
+}

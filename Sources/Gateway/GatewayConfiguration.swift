@@ -1,0 +1,21 @@
+/// Settings of the rooms layer.
+public struct GatewayConfiguration: Sendable {
+    /// Seats for participants and viewers in a room.
+    public var roomCapacity: Int = 100
+    /// Extra seats above the capacity for admins, moderators and bots.
+    public var reservedSeats: Int = 10
+    /// How long a participant whose socket dropped stays "reconnecting" before leaving, in milliseconds.
+    public var reconnectGraceMilliseconds: Int64 = 15_000
+    /// Time a socket has to authenticate, in milliseconds.
+    public var authenticationTimeoutMilliseconds: Int64 = 10_000
+    /// Rooms one connection may join or watch at once.
+    public var maximumRoomsPerSession: Int = 16
+    /// History kept per room.
+    public var history = HistoryRetention()
+    /// Longest id (room, group, device, session) in characters.
+    public var maximumIDLength: Int = 128
+    /// Longest free text (names, reasons, meeting text) in bytes.
+    public var maximumTextLength: Int = 1024
+
+    public init() {}
+}

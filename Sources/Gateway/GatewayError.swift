@@ -1,0 +1,39 @@
+/// An error answered to a client: a stable code and a human message. The connection stays open.
+public struct GatewayError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The stable code, e.g. `ERR_CALL_FULL`.
+    public let code: String
+    /// A human-readable explanation.
+    public let message: String
+
+    public init(_ code: String, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(self.code): \(self.message)" }
+
+    static func badRequest(_ message: String) -> GatewayError { GatewayError("ERR_BAD_REQUEST", message) }
+    static func unauthorized(_ message: String) -> GatewayError { GatewayError("ERR_UNAUTHORIZED", message) }
+    static func forbidden(_ message: String) -> GatewayError { GatewayError("ERR_FORBIDDEN", message) }
+    static let notGroupMember = GatewayError("ERR_NOT_GROUP_MEMBER", "your token does not include this room's group")
+    static let callFull = GatewayError("ERR_CALL_FULL", "the call is full")
+    static let banned = GatewayError("ERR_BANNED", "you are banned from this room")
+    static let notInRoom = GatewayError("ERR_NOT_IN_ROOM", "join or subscribe to the room first")
+    static func notFound(_ message: String) -> GatewayError { GatewayError("ERR_NOT_FOUND", message) }
+    static let tooManyRooms = GatewayError("ERR_TOO_MANY_ROOMS", "this connection is in too many rooms")
+    static let rateLimited = GatewayError("ERR_RATE_LIMITED", "too many messages; slow down")
+}
+
+/// The application close codes (4000-4999) the gateway uses, in one place.
+public enum GatewayCloseCode {
+    /// Authentication failed, or none arrived within the configured time.
+    public static let unauthorized: UInt16 = 4001
+    /// The token expired and was not refreshed.
+    public static let tokenExpired: UInt16 = 4002
+    /// A moderator removed the participant from the call.
+    public static let removed: UInt16 = 4003
+    /// A moderator banned the participant.
+    public static let banned: UInt16 = 4004
+    /// A moderator ended the session for everyone.
+    public static let sessionEnded: UInt16 = 4005
+}

@@ -1,0 +1,91 @@
+/// One device of a participant that is in the call.
+public struct ParticipantDevice: Hashable, Sendable {
+    /// The device's identifier, from the client (e.g. a calls SDK device id).
+    public var deviceID: String
+    /// When this device joined, in milliseconds since the epoch.
+    public var joinedAt: Int64
+    /// False while the device's socket is lost and within the reconnect grace period.
+    public var isConnected: Bool
+
+    public init(deviceID: String, joinedAt: Int64, isConnected: Bool = true) {
+        self.deviceID = deviceID
+        self.joinedAt = joinedAt
+        self.isConnected = isConnected
+    }
+}
+
+/// A roster entry: one user (uid) in a room, whatever the number of devices they joined from.
+///
+/// Media state is per user: the last change from any of the user's devices wins. Each device is listed in
+/// `devices`; the user is joined while at least one device is in the call.
+public struct Participant: Hashable, Sendable {
+    public var uid: String
+    public var name: String
+    public var avatar: String?
+    /// The media id the calls SDK gave this participant, when the client reports it.
+    public var mid: String?
+    public var role: ParticipantRole
+    public var devices: [ParticipantDevice]
+    /// When the user first joined (the earliest device still in the call, or the last join).
+    public var joinedAt: Int64
+    /// When the last device left; nil while joined.
+    public var leftAt: Int64?
+    public var audioMuted: Bool
+    public var videoPaused: Bool
+    public var presenting: Bool
+    public var handRaised: Bool
+    public var pinned: Bool
+    /// Muted by a moderator (the user may unmute unless the room forbids it; recorded for the muted list).
+    public var mutedByModerator: Bool
+    /// `front` or `back`, when reported.
+    public var cameraFacing: String?
+    /// Accumulated time with audio unmuted, video on and in the call, in milliseconds, up to `accountedUntil`.
+    public var audioMilliseconds: Int64
+    public var videoMilliseconds: Int64
+    public var durationMilliseconds: Int64
+    /// The log time up to which the totals above are counted.
+    public var accountedUntil: Int64
+
+    public init(uid: String, name: String, avatar: String?, role: ParticipantRole, joinedAt: Int64) {
+        self.uid = uid
+        self.name = name
+        self.avatar = avatar
+        self.mid = nil
+        self.role = role
+        self.devices = []
+        self.joinedAt = joinedAt
+        self.leftAt = nil
+        self.audioMuted = false
+        self.videoPaused = false
+        self.presenting = false
+        self.handRaised = false
+        self.pinned = false
+        self.mutedByModerator = false
+        self.cameraFacing = nil
+        self.audioMilliseconds = 0
+        self.videoMilliseconds = 0
+        self.durationMilliseconds = 0
+        self.accountedUntil = joinedAt
+    }
+
+    /// Whether at least one device is in the call.
+    public var isJoined: Bool { !self.devices.isEmpty }
+
+    /// `joined`, `reconnecting` (every device lost, within the grace period) or `left`.
+    public var state: String {
+        if self.devices.isEmpty { return "left" }
+        return self.devices.contains { $0.isConnected } ? "joined" : "reconnecting"
+    }
+
+    /// Adds the time since `accountedUntil` to the totals, as of `now`.
+    mutating func account(until now: Int64) {
+        guard now > self.accountedUntil else { return }
+        let elapsed = now - self.accountedUntil
+        if self.isJoined {
+            self.durationMilliseconds += elapsed
+            if !self.audioMuted { self.audioMilliseconds += elapsed }
+            if !self.videoPaused { self.videoMilliseconds += elapsed }
+        }
+        self.accountedUntil = now
+    }
+}

@@ -1,0 +1,107 @@
+/// A participant state flag that clients and moderators change.
+public enum ParticipantFlag: String, Hashable, Sendable, CaseIterable {
+    case audioMuted
+    case videoPaused
+    case presenting
+    case handRaised
+    case pinned
+
+    /// The wire names of the events for the flag turning on and off.
+    public var eventNames: (on: String, off: String) {
+        switch self {
+        case .audioMuted: return ("participant.audio_muted", "participant.audio_unmuted")
+        case .videoPaused: return ("participant.video_paused", "participant.video_resumed")
+        case .presenting: return ("participant.screen_share_started", "participant.screen_share_stopped")
+        case .handRaised: return ("participant.hand_raised", "participant.hand_lowered")
+        case .pinned: return ("participant.pinned", "participant.unpinned")
+        }
+    }
+}
+
+/// Why a participant's device left.
+public enum LeaveReason: String, Hashable, Sendable {
+    /// The client said so (`leave` message or a clean close).
+    case left
+    /// The socket dropped and did not come back within the grace period.
+    case timedOut = "timed_out"
+    /// A moderator removed the user.
+    case removed
+    /// A moderator banned the user.
+    case banned
+    /// The session was ended for everyone.
+    case sessionEnded = "session_ended"
+}
+
+/// Everything that can happen in a room. Each event is appended to the room's ordered log, which gives it its
+/// sequence number, and applied by the reducer (`RoomState.applying`).
+public enum RoomEvent: Hashable, Sendable {
+    /// A device joined the call.
+    case participantJoined(uid: String, deviceID: String, name: String, avatar: String?, role: ParticipantRole)
+    /// A device left the call.
+    case participantLeft(uid: String, deviceID: String, reason: LeaveReason)
+    /// A device's socket dropped; it has the grace period to come back.
+    case connectionLost(uid: String, deviceID: String)
+    /// A device came back within the grace period.
+    case connectionRestored(uid: String, deviceID: String)
+    /// A state flag changed, by the participant or by a moderator.
+    case flagChanged(uid: String, flag: ParticipantFlag, value: Bool)
+    /// The participant's media id was reported.
+    case mediaIDChanged(uid: String, mid: String)
+    /// The active speaker changed (nil: nobody).
+    case activeSpeakerChanged(uid: String?)
+    case recordingChanged(isRecording: Bool)
+    case audioModeChanged(mode: String)
+    case cameraFacingChanged(uid: String, facing: String)
+    /// Promoted to or demoted from operator.
+    case operatorChanged(uid: String, isOperator: Bool)
+    case banChanged(uid: String, isBanned: Bool)
+    /// A moderator muted the user.
+    case mutedByModerator(uid: String)
+    /// A group meeting message (persisted in the history, replayable).
+    case meetingMessage(MeetingMessage)
+    /// The session was ended for everyone.
+    case sessionEnded
+}
+
+/// A custom message of type `meeting`: tells the members of a group that a meeting is on.
+public struct MeetingMessage: Hashable, Sendable {
+    /// The call session the meeting runs in.
+    public var sessionID: String
+    /// `audio` or `video`.
+    public var callType: String
+    /// The sender's uid.
+    public var sender: String
+    /// Free text from the sender, bounded by the protocol limits.
+    public var text: String?
+    /// Whether this message announces a meeting (true) or its end (false).
+    public var isActive: Bool
+
+    public init(sessionID: String, callType: String, sender: String, text: String?, isActive: Bool) {
+        self.sessionID = sessionID
+        self.callType = callType
+        self.sender = sender
+        self.text = text
+        self.isActive = isActive
+    }
+}
+
+/// One entry of a room's log: the event, its sequence number, its time and who caused it.
+public struct RoomLogEntry: Hashable, Sendable {
+    /// The room's sequence number for this event, starting at 1, without gaps.
+    public var sequence: UInt64
+    /// When the event was appended, in milliseconds since the epoch.
+    public var time: Int64
+    /// The uid (or bot id) that caused the event; nil for the gateway itself (timeouts).
+    public var actor: String?
+    /// The reason a moderator gave, if any.
+    public var reason: String?
+    public var event: RoomEvent
+
+    public init(sequence: UInt64, time: Int64, actor: String?, reason: String?, event: RoomEvent) {
+        self.sequence = sequence
+        self.time = time
+        self.actor = actor
+        self.reason = reason
+        self.event = event
+    }
+}

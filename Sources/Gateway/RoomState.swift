@@ -1,0 +1,183 @@
+/// The state of one room (a call session), as the reducer builds it from the room's log.
+public struct RoomState: Hashable, Sendable {
+    /// The room id; for group meetings the group's id, so it is persistent.
+    public var id: String
+    /// `audio` or `video`, set by the first join.
+    public var callType: String
+    /// When the current call started (first join), in milliseconds; nil when nobody has joined yet.
+    public var startedAt: Int64?
+    /// Who started the current call.
+    public var initiator: String?
+    public var isRecording: Bool
+    /// The audio mode last reported (for example `speaker`, `earpiece`, `bluetooth`).
+    public var audioMode: String?
+    public var activeSpeaker: String?
+    /// Participants by uid, including those who left (with `leftAt`), in join order in `joinOrder`.
+    public var participants: [String: Participant]
+    /// Uids in the order they first joined.
+    public var joinOrder: [String]
+    /// Uids promoted to operator in this room (beyond token roles).
+    public var operators: Set<String>
+    public var banned: Set<String>
+    /// The current meeting announced to the group, if one is active.
+    public var activeMeeting: MeetingMessage?
+    /// The sequence number of the last applied event.
+    public var sequence: UInt64
+
+    public init(id: String) {
+        self.id = id
+        self.callType = "video"
+        self.startedAt = nil
+        self.initiator = nil
+        self.isRecording = false
+        self.audioMode = nil
+        self.activeSpeaker = nil
+        self.participants = [:]
+        self.joinOrder = []
+        self.operators = []
+        self.banned = []
+        self.activeMeeting = nil
+        self.sequence = 0
+    }
+
+    /// Participants currently in the call, in join order.
+    public var joinedParticipants: [Participant] {
+        self.joinOrder.compactMap { self.participants[$0] }.filter(\.isJoined)
+    }
+
+    /// Seats taken against the capacity: joined users whose role counts.
+    public var seatsTaken: Int {
+        self.participants.values.reduce(0) { $0 + ($1.isJoined && $1.role.countsAgainstCapacity ? 1 : 0) }
+    }
+
+    /// Uids muted (audio) among joined participants.
+    public var mutedUIDs: [String] {
+        self.joinedParticipants.filter(\.audioMuted).map(\.uid)
+    }
+
+    /// Whether `uid` moderates this room: an operator role from the token, or promoted here.
+    public func isOperator(_ uid: String) -> Bool {
+        self.operators.contains(uid) || (self.participants[uid]?.role.isOperator ?? false)
+    }
+
+    /// The reducer: the state after `entry`. Pure and deterministic, so every node that applies the same log
+    /// computes the same state.
+    ///
+    /// - Parameter entry: the next log entry (its sequence number must follow `sequence`).
+    public func applying(_ entry: RoomLogEntry) -> RoomState {
+        var state = self
+        state.apply(entry)
+        return state
+    }
+
+    /// Applies `entry` in place.
+    public mutating func apply(_ entry: RoomLogEntry) {
+        self.sequence = entry.sequence
+        let now = entry.time
+        switch entry.event {
+        case .participantJoined(let uid, let deviceID, let name, let avatar, let role):
+            var participant = self.participants[uid]
+                ?? Participant(uid: uid, name: name, avatar: avatar, role: role, joinedAt: now)
+            participant.account(until: now)
+            if !participant.isJoined {
+                participant.joinedAt = now
+                participant.leftAt = nil
+            }
+            participant.name = name
+            participant.avatar = avatar
+            participant.role = role
+            participant.devices.removeAll { $0.deviceID == deviceID }
+            participant.devices.append(ParticipantDevice(deviceID: deviceID, joinedAt: now))
+            if self.participants[uid] == nil { self.joinOrder.append(uid) }
+            self.participants[uid] = participant
+            if self.startedAt == nil {
+                self.startedAt = now
+                self.initiator = uid
+            }
+        case .participantLeft(let uid, let deviceID, let reason):
+            guard var participant = self.participants[uid] else { return }
+            participant.account(until: now)
+            if reason == .left || reason == .timedOut {
+                participant.devices.removeAll { $0.deviceID == deviceID }
+            } else {
+                participant.devices.removeAll()
+            }
+            if !participant.isJoined {
+                participant.leftAt = now
+                participant.presenting = false
+                participant.handRaised = false
+                if self.activeSpeaker == uid { self.activeSpeaker = nil }
+            }
+            self.participants[uid] = participant
+            self.endCallIfEmpty()
+        case .connectionLost(let uid, let deviceID), .connectionRestored(let uid, let deviceID):
+            let connected: Bool
+            if case .connectionRestored = entry.event { connected = true } else { connected = false }
+            guard var participant = self.participants[uid],
+                let index = participant.devices.firstIndex(where: { $0.deviceID == deviceID })
+            else { return }
+            participant.devices[index].isConnected = connected
+            self.participants[uid] = participant
+        case .flagChanged(let uid, let flag, let value):
+            guard var participant = self.participants[uid] else { return }
+            participant.account(until: now)
+            switch flag {
+            case .audioMuted:
+                participant.audioMuted = value
+                if !value { participant.mutedByModerator = false }
+            case .videoPaused: participant.videoPaused = value
+            case .presenting: participant.presenting = value
+            case .handRaised: participant.handRaised = value
+            case .pinned: participant.pinned = value
+            }
+            self.participants[uid] = participant
+        case .mediaIDChanged(let uid, let mid):
+            self.participants[uid]?.mid = mid
+        case .activeSpeakerChanged(let uid):
+            self.activeSpeaker = uid
+        case .recordingChanged(let isRecording):
+            self.isRecording = isRecording
+        case .audioModeChanged(let mode):
+            self.audioMode = mode
+        case .cameraFacingChanged(let uid, let facing):
+            self.participants[uid]?.cameraFacing = facing
+        case .operatorChanged(let uid, let isOperator):
+            if isOperator { self.operators.insert(uid) } else { self.operators.remove(uid) }
+        case .banChanged(let uid, let isBanned):
+            if isBanned { self.banned.insert(uid) } else { self.banned.remove(uid) }
+        case .mutedByModerator(let uid):
+            guard var participant = self.participants[uid] else { return }
+            participant.account(until: now)
+            participant.audioMuted = true
+            participant.mutedByModerator = true
+            self.participants[uid] = participant
+        case .meetingMessage(let message):
+            self.activeMeeting = message.isActive ? message : nil
+        case .sessionEnded:
+            for uid in self.joinOrder {
+                guard var participant = self.participants[uid], participant.isJoined else { continue }
+                participant.account(until: now)
+                participant.devices.removeAll()
+                participant.leftAt = now
+                participant.presenting = false
+                participant.handRaised = false
+                self.participants[uid] = participant
+            }
+            self.activeSpeaker = nil
+            self.isRecording = false
+            self.activeMeeting = nil
+            self.startedAt = nil
+            self.initiator = nil
+        }
+    }
+
+    /// When the last participant leaves, the call is over: the next join starts a new one.
+    private mutating func endCallIfEmpty() {
+        guard !self.participants.values.contains(where: \.isJoined) else { return }
+        self.startedAt = nil
+        self.initiator = nil
+        self.activeSpeaker = nil
+        self.isRecording = false
+        self.activeMeeting = nil
+    }
+}

@@ -1,0 +1,168 @@
+import JSONCoding
+
+/// Builds the JSON of every server-to-client message (see docs/PROTOCOL.md).
+enum ServerMessages {
+    static func participant(_ participant: Participant, now: Int64) -> JSONValue {
+        var counted = participant
+        counted.account(until: now)
+        var fields: [(String, JSONValue)] = [
+            ("uid", .string(participant.uid)),
+            ("name", .string(participant.name)),
+            ("avatar", participant.avatar.map { .string($0) } ?? .null),
+            ("mid", participant.mid.map { .string($0) } ?? .null),
+            ("role", .string(participant.role.rawValue)),
+            ("state", .string(participant.state)),
+            ("isJoined", .bool(participant.isJoined)),
+            ("joinedAt", .int(participant.joinedAt)),
+            ("leftAt", participant.leftAt.map { .int($0) } ?? .null),
+            ("deviceID", participant.devices.first.map { .string($0.deviceID) } ?? .null),
+            (
+                "devices",
+                .array(
+                    participant.devices.map { device in
+                        .object(
+                            JSONObject([
+                                ("deviceID", .string(device.deviceID)),
+                                ("joinedAt", .int(device.joinedAt)),
+                                ("connected", .bool(device.isConnected)),
+                            ])
+                        )
+                    }
+                )
+            ),
+            ("audioMuted", .bool(participant.audioMuted)),
+            ("videoPaused", .bool(participant.videoPaused)),
+            ("presenting", .bool(participant.presenting)),
+            ("handRaised", .bool(participant.handRaised)),
+            ("pinned", .bool(participant.pinned)),
+            ("mutedByModerator", .bool(participant.mutedByModerator)),
+            ("cameraFacing", participant.cameraFacing.map { .string($0) } ?? .null),
+            ("totalAudioMinutes", .int(counted.audioMilliseconds / 60_000)),
+            ("totalVideoMinutes", .int(counted.videoMilliseconds / 60_000)),
+            ("totalDurationInMinutes", .int(counted.durationMilliseconds / 60_000)),
+        ]
+        if participant.role == .bot { fields.append(("bot", .bool(true))) }
+        return .object(JSONObject(fields))
+    }
+
+    static func meeting(_ message: MeetingMessage) -> JSONValue {
+        .object(
+            JSONObject([
+                ("sessionId", .string(message.sessionID)),
+                ("callType", .string(message.callType)),
+                ("sender", .string(message.sender)),
+                ("active", .bool(message.isActive)),
+                ("text", message.text.map { .string($0) } ?? .null),
+            ])
+        )
+    }
+
+    static func roomState(_ state: RoomState, capacity: Int) -> JSONValue {
+        .object(
+            JSONObject([
+                ("id", .string(state.id)),
+                ("callType", .string(state.callType)),
+                ("startedAt", state.startedAt.map { .int($0) } ?? .null),
+                ("initiator", state.initiator.map { .string($0) } ?? .null),
+                ("recording", .bool(state.isRecording)),
+                ("audioMode", state.audioMode.map { .string($0) } ?? .null),
+                ("activeSpeaker", state.activeSpeaker.map { .string($0) } ?? .null),
+                ("capacity", .int(Int64(capacity))),
+                ("operators", .array(state.operators.sorted().map { .string($0) })),
+                ("banned", .array(state.banned.sorted().map { .string($0) })),
+                ("activeMeeting", state.activeMeeting.map(Self.meeting) ?? .null),
+            ])
+        )
+    }
+
+    /// `{"type":"snapshot", ...}`: the whole room on subscribe, what an event-only SDK cannot give a late joiner.
+    static func snapshot(_ state: RoomState, capacity: Int, now: Int64, recovered: Bool?) -> JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("type", .string("snapshot")),
+            ("room", .string(state.id)),
+            ("seq", .int(Int64(state.sequence))),
+            ("state", Self.roomState(state, capacity: capacity)),
+            ("participants", .array(state.joinOrder.compactMap { state.participants[$0] }.map { Self.participant($0, now: now) })),
+        ]
+        if let recovered { fields.append(("recovered", .bool(recovered))) }
+        return .object(JSONObject(fields))
+    }
+
+    /// `{"type":"event", ...}`: one log entry, with the participant's full entry when it changed.
+    static func event(_ entry: RoomLogEntry, room: RoomState, recovered: Bool = false) -> JSONValue {
+        let (name, data) = Self.describe(entry.event, room: room, time: entry.time)
+        var fields: [(String, JSONValue)] = [
+            ("type", .string("event")),
+            ("room", .string(room.id)),
+            ("seq", .int(Int64(entry.sequence))),
+            ("time", .int(entry.time)),
+            ("event", .string(name)),
+            ("actor", entry.actor.map { .string($0) } ?? .null),
+        ]
+        if let reason = entry.reason { fields.append(("reason", .string(reason))) }
+        fields.append(("data", data))
+        if recovered { fields.append(("recovered", .bool(true))) }
+        return .object(JSONObject(fields))
+    }
+
+    /// The wire name of an event and its data, read against the state after the event.
+    static func describe(_ event: RoomEvent, room: RoomState, time: Int64) -> (String, JSONValue) {
+        func withParticipant(_ uid: String, _ extra: [(String, JSONValue)] = []) -> JSONValue {
+            var fields: [(String, JSONValue)] = [("uid", .string(uid))]
+            fields.append(contentsOf: extra)
+            if let participant = room.participants[uid] {
+                fields.append(("participant", Self.participant(participant, now: time)))
+            }
+            return .object(JSONObject(fields))
+        }
+        switch event {
+        case .participantJoined(let uid, let deviceID, _, _, _):
+            return ("participant.joined", withParticipant(uid, [("deviceID", .string(deviceID))]))
+        case .participantLeft(let uid, let deviceID, let reason):
+            let name = reason == .timedOut ? "session.timed_out" : "participant.left"
+            return (name, withParticipant(uid, [("deviceID", .string(deviceID)), ("reason", .string(reason.rawValue))]))
+        case .connectionLost(let uid, let deviceID):
+            return ("session.connection_lost", withParticipant(uid, [("deviceID", .string(deviceID))]))
+        case .connectionRestored(let uid, let deviceID):
+            return ("session.connection_restored", withParticipant(uid, [("deviceID", .string(deviceID))]))
+        case .flagChanged(let uid, let flag, let value):
+            let names = flag.eventNames
+            return (value ? names.on : names.off, withParticipant(uid))
+        case .mediaIDChanged(let uid, let mid):
+            return ("participant.media_id_changed", withParticipant(uid, [("mid", .string(mid))]))
+        case .activeSpeakerChanged(let uid):
+            return ("participant.active_speaker_changed", .object(JSONObject([("uid", uid.map { .string($0) } ?? .null)])))
+        case .recordingChanged(let isRecording):
+            return (isRecording ? "media.recording_started" : "media.recording_stopped", .object(JSONObject([])))
+        case .audioModeChanged(let mode):
+            return ("media.audio_mode_changed", .object(JSONObject([("audioMode", .string(mode))])))
+        case .cameraFacingChanged(let uid, let facing):
+            return ("media.camera_facing_changed", withParticipant(uid, [("cameraFacing", .string(facing))]))
+        case .operatorChanged(let uid, let isOperator):
+            return (isOperator ? "moderation.promoted" : "moderation.demoted", withParticipant(uid))
+        case .banChanged(let uid, let isBanned):
+            return (isBanned ? "moderation.banned" : "moderation.unbanned", .object(JSONObject([("uid", .string(uid))])))
+        case .mutedByModerator(let uid):
+            return ("moderation.muted", withParticipant(uid))
+        case .meetingMessage(let message):
+            return ("meeting.message", Self.meeting(message))
+        case .sessionEnded:
+            return ("session.ended", .object(JSONObject([])))
+        }
+    }
+
+    static func ack(id: JSONValue?, _ extra: [(String, JSONValue)] = []) -> JSONValue {
+        var fields: [(String, JSONValue)] = [("type", .string("ack"))]
+        if let id { fields.append(("id", id)) }
+        fields.append(contentsOf: extra)
+        return .object(JSONObject(fields))
+    }
+
+    static func error(id: JSONValue?, _ error: GatewayError) -> JSONValue {
+        var fields: [(String, JSONValue)] = [("type", .string("error"))]
+        if let id { fields.append(("id", id)) }
+        fields.append(("code", .string(error.code)))
+        fields.append(("message", .string(error.message)))
+        return .object(JSONObject(fields))
+    }
+}

@@ -1,0 +1,62 @@
+import Gateway
+import JSONCoding
+
+/// A transport that keeps everything the gateway sends, per session, so scenarios run without sockets.
+public final class InMemoryTransport: GatewayTransport {
+    /// A close the gateway asked for.
+    public struct Close: Hashable, Sendable {
+        public var code: UInt16
+        public var reason: String
+    }
+
+    /// Every message sent to each session, parsed, in order.
+    public private(set) var messages: [SessionID: [JSONValue]] = [:]
+    /// Sessions the gateway closed, with the code and reason.
+    public private(set) var closes: [SessionID: Close] = [:]
+    /// How many times `send` was called and how many deliveries it made (for encode-once checks).
+    public private(set) var sendCalls = 0
+    public private(set) var deliveries = 0
+
+    public init() {}
+
+    public func send(_ text: [UInt8], to sessions: [SessionID]) {
+        self.sendCalls += 1
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(text, limits: JSONParser.Limits(maxInputBytes: 16 << 20, maxDepth: 64,
+                                                                         maxStringBytes: 1 << 20,
+                                                                         maxElementsPerContainer: 1 << 20,
+                                                                         maxTotalNodes: 1 << 22))
+        } catch {
+            preconditionFailure("the gateway sent invalid JSON: \(error)")
+        }
+        for session in sessions {
+            self.deliveries += 1
+            self.messages[session, default: []].append(value)
+        }
+    }
+
+    public func close(_ session: SessionID, code: UInt16, reason: String) {
+        self.closes[session] = Close(code: code, reason: reason)
+    }
+
+    /// Takes (and forgets) the messages sent to `session` so far.
+    public func drain(_ session: SessionID) -> [JSONValue] {
+        defer { self.messages[session] = [] }
+        return self.messages[session] ?? []
+    }
+}
+
+/// A clock the test moves by hand, in milliseconds since the epoch.
+public final class ManualClock: @unchecked Sendable {
+    public var now: Int64
+
+    public init(now: Int64 = 1_764_460_800_000) {
+        self.now = now
+    }
+
+    /// Moves time forward.
+    public func advance(milliseconds: Int64) {
+        self.now += milliseconds
+    }
+}

@@ -1,0 +1,231 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import EventIO
+import Gateway
+import Synchronization
+import TokenAuth
+import WebSocketCore
+import WebSocketServer
+
+/// Runs the gateway on its own thread and connects it to WebSocket connections on the server's event loops.
+///
+/// Connections report to the gateway thread through its task queue; the gateway's output is grouped by event loop,
+/// so a message for many subscribers is encoded into one frame and handed to each loop once, where it is queued to
+/// every subscriber's connection without a copy.
+public final class GatewayRuntime: @unchecked Sendable {
+    /// The path clients connect to.
+    public let path: String
+    private let loop: EventLoop
+    private var thread: EventLoopThread?
+    private var gateway: Gateway!
+    private let transport: LoopTransport
+    private let nextSessionID = Atomic<UInt64>(1)
+
+    /// - Parameters:
+    ///   - configuration: the rooms layer's settings.
+    ///   - verifier: checks tokens.
+    ///   - path: the WebSocket path, e.g. `/v1/ws`.
+    public init(configuration: GatewayConfiguration, verifier: TokenVerifier, path: String = "/v1/ws") throws {
+        self.path = path
+        self.loop = try EventLoop(index: -1, receiveBufferSize: 4096)
+        self.transport = LoopTransport()
+        self.gateway = Gateway(
+            configuration: configuration,
+            verifier: verifier,
+            transport: self.transport,
+            clock: { GatewayRuntime.wallClockMilliseconds() }
+        )
+    }
+
+    /// Milliseconds since the epoch.
+    public static func wallClockMilliseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+    }
+
+    /// The route to give the server.
+    public var route: WebSocketRoute {
+        WebSocketRoute(path: self.path) { _ in GatewayEndpoint(runtime: self) }
+    }
+
+    /// Starts the gateway thread.
+    public func start() {
+        let loop = self.loop
+        let gateway = self.gateway!
+        func scheduleTick() {
+            loop.scheduleTimer(afterNanoseconds: 100_000_000) {
+                gateway.tick()
+                scheduleTick()
+            }
+        }
+        loop.execute { scheduleTick() }
+        self.thread = EventLoopThread(name: "rollcall-rooms") { loop.run() }
+    }
+
+    /// Stops the gateway thread (after the server has shut down).
+    public func stop() {
+        self.loop.stop()
+        self.thread?.join()
+        self.thread = nil
+    }
+
+    /// Runs `body` with the gateway on its thread and waits for the result (for the HTTP API and tests).
+    public func inspect<Result: Sendable>(_ body: @escaping @Sendable (Gateway) -> Result) -> Result {
+        let result = Mutex<Result?>(nil)
+        let done = Atomic<Bool>(false)
+        let gateway = UnsafeTransfer(self.gateway!)
+        self.loop.execute {
+            result.withLock { $0 = body(gateway.value) }
+            done.store(true, ordering: .releasing)
+        }
+        while !done.load(ordering: .acquiring) { usleep(200) }
+        return result.withLock { $0! }
+    }
+
+    // MARK: Called from connection loops
+
+    fileprivate func open(_ connection: WebSocketConnection, token: String?) -> SessionID {
+        let id = SessionID(self.nextSessionID.add(1, ordering: .relaxed).oldValue)
+        let handle = UnsafeTransfer(ConnectionHandle(connection: connection, loop: connection.loop))
+        let gateway = UnsafeTransfer(self.gateway!)
+        let transport = self.transport
+        self.loop.execute {
+            transport.register(id, handle.value)
+            gateway.value.sessionOpened(id, token: token)
+        }
+        return id
+    }
+
+    fileprivate func received(_ id: SessionID, text: [UInt8]) {
+        let gateway = UnsafeTransfer(self.gateway!)
+        self.loop.execute {
+            text.withUnsafeBytes { gateway.value.sessionReceived(id, text: $0) }
+        }
+    }
+
+    fileprivate func receivedBinary(_ id: SessionID) {
+        let gateway = UnsafeTransfer(self.gateway!)
+        self.loop.execute { gateway.value.sessionReceivedBinary(id) }
+    }
+
+    fileprivate func closed(_ id: SessionID, cleanly: Bool) {
+        let gateway = UnsafeTransfer(self.gateway!)
+        let transport = self.transport
+        self.loop.execute {
+            gateway.value.sessionClosed(id, cleanly: cleanly)
+            transport.unregister(id)
+        }
+    }
+}
+
+/// A connection and the loop it lives on, kept by the gateway thread only to hand work back to that loop.
+struct ConnectionHandle {
+    let connection: WebSocketConnection
+    let loop: EventLoop
+}
+
+/// Moves a loop-confined reference across a thread hop whose ordering is guaranteed by the task queue.
+struct UnsafeTransfer<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// The gateway's transport: groups recipients by event loop and hands each loop one frame.
+final class LoopTransport: GatewayTransport {
+    private var handles: [SessionID: ConnectionHandle] = [:]
+
+    func register(_ id: SessionID, _ handle: ConnectionHandle) {
+        self.handles[id] = handle
+    }
+
+    func unregister(_ id: SessionID) {
+        self.handles[id] = nil
+    }
+
+    func send(_ text: [UInt8], to sessions: [SessionID]) {
+        let frame = text.withUnsafeBytes { WebSocketFrameEncoder.encode(opcode: .text, payload: $0) }
+        var byLoop: [ObjectIdentifier: (EventLoop, [WebSocketConnection])] = [:]
+        for id in sessions {
+            guard let handle = self.handles[id] else { continue }
+            byLoop[ObjectIdentifier(handle.loop), default: (handle.loop, [])].1.append(handle.connection)
+        }
+        for (_, (loop, connections)) in byLoop {
+            let batch = UnsafeTransfer(connections)
+            loop.execute {
+                for connection in batch.value { connection.send(frame: frame) }
+            }
+        }
+    }
+
+    func close(_ id: SessionID, code: UInt16, reason: String) {
+        guard let handle = self.handles.removeValue(forKey: id) else { return }
+        let connection = UnsafeTransfer(handle.connection)
+        handle.loop.execute {
+            connection.value.close(code: WebSocketCloseCode(rawValue: code), reason: reason)
+        }
+    }
+}
+
+/// The per-loop endpoint: turns connection callbacks into gateway sessions.
+final class GatewayEndpoint: WebSocketEndpoint {
+    private let runtime: GatewayRuntime
+
+    init(runtime: GatewayRuntime) {
+        self.runtime = runtime
+    }
+
+    private final class SessionBox {
+        let id: SessionID
+        init(_ id: SessionID) { self.id = id }
+    }
+
+    func connectionDidOpen(_ connection: WebSocketConnection) {
+        let id = self.runtime.open(connection, token: Self.bearerToken(of: connection))
+        connection.userData = SessionBox(id)
+    }
+
+    func connection(_ connection: WebSocketConnection, didReceive message: WebSocketMessage) {
+        guard let box = connection.userData as? SessionBox else { return }
+        switch message {
+        case .text(let bytes): self.runtime.received(box.id, text: Array(bytes))
+        case .binary: self.runtime.receivedBinary(box.id)
+        }
+    }
+
+    func connectionDidClose(_ connection: WebSocketConnection, reason: WebSocketCloseReason) {
+        guard let box = connection.userData as? SessionBox else { return }
+        connection.userData = nil
+        self.runtime.closed(box.id, cleanly: reason.code != .abnormalClosure)
+    }
+
+    /// The token from `Authorization: Bearer …` or the `token` query parameter.
+    static func bearerToken(of connection: WebSocketConnection) -> String? {
+        if let header = connection.requestHead?.value(of: "Authorization") {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]) }
+        }
+        guard let query = connection.query else { return nil }
+        for pair in query.split(separator: "&") {
+            let keyValue = pair.split(separator: "=", maxSplits: 1)
+            if keyValue.count == 2, keyValue[0] == "token" { return Self.percentDecoded(String(keyValue[1])) }
+        }
+        return nil
+    }
+
+    private static func percentDecoded(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
+                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+            } else {
+                bytes.append(byte == UInt8(ascii: "+") ? 0x20 : byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

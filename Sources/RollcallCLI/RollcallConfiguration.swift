@@ -1,0 +1,33 @@
+import Gateway
+import WebSocketServer
+
+/// Everything `rollcall serve` is configured with: the transport, the rooms layer and token verification.
+public struct RollcallConfiguration: Sendable {
+    /// Listeners, TLS, loops, timeouts and transport limits.
+    public var server = ServerConfiguration()
+    /// Capacity, grace period, history and per-connection limits of rooms.
+    public var rooms = GatewayConfiguration()
+    /// Token verification.
+    public var auth = AuthSettings()
+    /// The WebSocket path of the rooms protocol.
+    public var gatewayPath = "/v1/ws"
+
+    public init() {}
+}
+
+/// How tokens are checked.
+public struct AuthSettings: Sendable {
+    /// HS256 keys as `kid:secret` (or a bare secret for tokens without `kid`). The first key signs `rollcall token`.
+    public var keys: [String] = []
+    /// Required `iss`, if set.
+    public var issuer: String?
+    /// Required `aud`, if set.
+    public var audience: String?
+    /// Clock leeway for `exp`, `nbf` and `iat`, in seconds.
+    public var leewaySeconds: Int = 30
+
+    public init() {}
+
+    /// The key shipped in config/rollcall.conf for development; the server warns when it is in use.
+    public static let developmentKey = "dev:rollcall-development-key-change-me"
+}

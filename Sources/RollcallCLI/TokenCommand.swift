@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TokenAuth
+
+/// `rollcall token`: mints a development token signed with the first configured key.
+enum TokenCommand {
+    static let help = """
+        USAGE: rollcall token --uid UID [OPTIONS]
+
+        Prints an HS256 JWT for UID, signed with the first key of auth.keys, for development and tests.
+
+        OPTIONS:
+          --uid UID            the user id (sub); required
+          --name NAME          display name
+          --avatar URL         avatar URL
+          --room ROOM          a room the token gives access to (repeatable), with --role
+          --role ROLE          role in the --room rooms: admin, moderator, participant, viewer or bot (default participant)
+          --group GROUP        a group the user is a member of (repeatable)
+          --caps LIST          bot capabilities, comma-separated (mute, remove, ban, promote, pin, end, record)
+          --ttl SECONDS        lifetime (default 3600)
+          --config PATH, --set KEY=VALUE   where the key comes from (as for serve)
+        """
+
+    static func run(_ arguments: [String]) -> Int32 {
+        var uid: String?
+        var name: String?
+        var avatar: String?
+        var rooms: [String] = []
+        var roleText = "participant"
+        var groups: [String] = []
+        var caps: [String] = []
+        var ttl: Int64 = 3600
+        var configurationArguments: [String] = []
+        var index = 0
+        func value() -> String? {
+            index += 1
+            return index < arguments.count ? arguments[index] : nil
+        }
+        while index < arguments.count {
+            let flag = arguments[index]
+            switch flag {
+            case "--uid": uid = value()
+            case "--name": name = value()
+            case "--avatar": avatar = value()
+            case "--room": if let room = value() { rooms.append(room) }
+            case "--role": roleText = value() ?? ""
+            case "--group": if let group = value() { groups.append(group) }
+            case "--caps": caps = (value() ?? "").split(separator: ",").map(String.init)
+            case "--ttl":
+                guard let text = value(), let seconds = Int64(text), seconds > 0 else {
+                    return CommandRunner.fail("--ttl needs a positive number of seconds")
+                }
+                ttl = seconds
+            case "--config", "--set":
+                configurationArguments.append(flag)
+                if let next = value() { configurationArguments.append(next) }
+            case "-h", "--help":
+                print(Self.help)
+                return 0
+            default:
+                return CommandRunner.fail("unknown option '\(flag)'\n\n\(Self.help)")
+            }
+            index += 1
+        }
+        guard let uid, !uid.isEmpty else { return CommandRunner.fail("--uid is required\n\n\(Self.help)") }
+        guard let role = TokenRole(rawValue: roleText) else {
+            return CommandRunner.fail("--role must be admin, moderator, participant, viewer or bot")
+        }
+        do {
+            let options = try CommandRunner.ConfigurationOptions(configurationArguments)
+            let (configuration, _) = try options.load()
+            guard let first = configuration.auth.keys.first else { throw ConfigError("auth.keys: no key") }
+            let key = try TokenKeys.key(from: first)
+            let now = Int64(time(nil))
+            let claims = TokenClaims(
+                subject: uid,
+                expiresAt: now + ttl,
+                name: name,
+                avatar: avatar,
+                rooms: Dictionary(uniqueKeysWithValues: rooms.map { ($0, role) }),
+                groups: groups,
+                capabilities: caps,
+                issuedAt: now,
+                issuer: configuration.auth.issuer,
+                audience: configuration.auth.audience.map { [$0] } ?? []
+            )
+            print(try TokenSigner(key: key).sign(claims))
+            return 0
+        } catch let error as ConfigError {
+            return CommandRunner.fail(error.description)
+        } catch {
+            return CommandRunner.fail("cannot sign: \(error)")
+        }
+    }
+}
