@@ -19,8 +19,24 @@ enum ClientMessage: Hashable {
         case history(room: String, after: UInt64, limit: Int)
     }
 
+    /// Where a reconnecting client left off: the `seq` of the last snapshot or patch it applied, and of the last
+    /// event it received (the same number when it does not track events separately).
+    struct Resume: Hashable {
+        var roster: UInt64
+        var events: UInt64
+    }
+
     case authenticate(token: String)
-    case join(room: String, kind: SubscriptionKind, deviceID: String, callType: String?, resumeAfter: UInt64?)
+    case join(
+        room: String,
+        kind: SubscriptionKind,
+        deviceID: String,
+        callType: String?,
+        view: RosterViewSpec,
+        events: EventMode,
+        resume: Resume?
+    )
+    case changeView(room: String, view: RosterViewSpec)
     case leave(room: String)
     case updateState(room: String, flags: [ParticipantFlag: Bool], mid: String?, cameraFacing: String?)
     case activeSpeaker(room: String, uid: String?)
@@ -112,7 +128,21 @@ struct ClientMessageDecoder {
                 throw .badRequest("'callType' must be audio or video")
             }
             let resume = try fields.optionalSequence("resume")
-            message = .join(room: room, kind: kind, deviceID: device, callType: callType, resumeAfter: resume)
+            let resumeEvents = try fields.optionalSequence("resumeEvents")
+            if resumeEvents != nil && resume == nil { throw .badRequest("'resumeEvents' needs 'resume'") }
+            let view = try fields.optionalView("view") ?? .all
+            let eventsText = try fields.optionalString("events") ?? "all"
+            guard let events = EventMode(rawValue: eventsText) else {
+                throw .badRequest("'events' must be all, notable or none")
+            }
+            message = .join(
+                room: room, kind: kind, deviceID: device, callType: callType, view: view, events: events,
+                resume: resume.map { ClientMessage.Resume(roster: $0, events: resumeEvents ?? $0) }
+            )
+        case "view":
+            let room = try fields.requiredID("room")
+            guard let view = try fields.optionalView("view") else { throw .badRequest("'view' is required") }
+            message = .changeView(room: room, view: view)
         case "leave":
             message = .leave(room: try fields.requiredID("room"))
         case "state":
@@ -255,6 +285,28 @@ private struct Fields {
             throw .badRequest("'\(key)' must be an integer in \(range.lowerBound)...\(range.upperBound)")
         }
         return Int(number)
+    }
+
+    /// A roster view: `{"filter": "muted", "query": "ann", "match": "prefix", "limit": 9}`.
+    mutating func optionalView(_ key: String) throws(GatewayError) -> RosterViewSpec? {
+        self.consumed.insert(key)
+        guard let value = self.object[key] else { return nil }
+        guard case .object(let object) = value else { throw .badRequest("'\(key)' must be an object") }
+        var fields = Fields(object: object, configuration: self.configuration)
+        let filterText = try fields.optionalString("filter") ?? "all"
+        guard let filter = RosterViewSpec.Filter(rawValue: filterText) else {
+            throw .badRequest("unknown view filter '\(filterText.prefix(32))'")
+        }
+        let query = try fields.optionalString("query")
+        let matchText = try fields.optionalString("match") ?? "prefix"
+        guard let match = RosterViewSpec.Match(rawValue: matchText) else {
+            throw .badRequest("'match' must be prefix or substring")
+        }
+        let limit = try fields.optionalInt("limit", range: 1...10_000)
+        if filter == .search && (query ?? "").isEmpty { throw .badRequest("a search view needs a 'query'") }
+        if filter != .search && query != nil { throw .badRequest("'query' is only for the search filter") }
+        if let unknown = fields.unconsumed.first { throw .badRequest("unknown field '\(unknown.prefix(32))' in '\(key)'") }
+        return RosterViewSpec(filter: filter, query: query, match: match, limit: limit)
     }
 
     mutating func optionalSequence(_ key: String) throws(GatewayError) -> UInt64? {

@@ -8,60 +8,17 @@ import TokenAuth
 /// transport. Every change to a room goes through the same path: validate, append to the room's log (which numbers
 /// it), apply the reducer, fan out the encoded event once to every subscriber.
 public final class Gateway {
-    private final class Session {
-        enum AuthState {
-            case awaiting(deadline: Int64)
-            case authenticated(TokenClaims)
-        }
-
-        struct Subscription {
-            var kind: ClientMessage.SubscriptionKind
-            var deviceID: String
-        }
-
-        let id: SessionID
-        var auth: AuthState
-        var subscriptions: [String: Subscription] = [:]
-
-        init(id: SessionID, auth: AuthState) {
-            self.id = id
-            self.auth = auth
-        }
-
-        var claims: TokenClaims? {
-            if case .authenticated(let claims) = self.auth { return claims }
-            return nil
-        }
-    }
-
-    private final class Room {
-        var state: RoomState
-        var log: RoomLog
-        /// Subscribers in subscription order (deterministic fan-out order).
-        var subscribers: [SessionID] = []
-        /// Devices whose socket dropped, by (uid, device), with the time they leave unless they come back.
-        var lostDevices: [DeviceKey: Int64] = [:]
-
-        init(id: String, retention: HistoryRetention) {
-            self.state = RoomState(id: id)
-            self.log = RoomLog(retention: retention)
-        }
-    }
-
-    private struct DeviceKey: Hashable {
-        var uid: String
-        var deviceID: String
-    }
-
     public let configuration: GatewayConfiguration
     private let verifier: TokenVerifier
     private unowned let transport: any GatewayTransport
     private let clock: () -> Int64
     private let decoder: ClientMessageDecoder
-    private var sessions: [SessionID: Session] = [:]
-    private var rooms: [String: Room] = [:]
+    private var sessions: [SessionID: GatewaySession] = [:]
+    private var rooms: [String: GatewayRoom] = [:]
     /// Authenticated sessions by group, for meeting messages to members who are not in the room.
     private var groupSessions: [String: [SessionID]] = [:]
+    /// Counters for metrics and tests.
+    public private(set) var statistics = GatewayStatistics()
 
     /// - Parameters:
     ///   - configuration: capacity, grace period, limits.
@@ -90,7 +47,7 @@ public final class Gateway {
     ///   - token: a token sent with the upgrade request, or nil to wait for an `auth` message.
     public func sessionOpened(_ id: SessionID, token: String?) {
         let deadline = self.clock() + self.configuration.authenticationTimeoutMilliseconds
-        let session = Session(id: id, auth: .awaiting(deadline: deadline))
+        let session = GatewaySession(id: id, auth: .awaiting(deadline: deadline))
         self.sessions[id] = session
         if let token {
             _ = self.authenticate(session, token: token, requestID: nil)
@@ -130,8 +87,9 @@ public final class Gateway {
     ///
     /// - Parameters:
     ///   - id: the session.
-    ///   - cleanly: true when the client closed with a close handshake (it left); false when the socket dropped
-    ///     (its devices are kept as "reconnecting" for the grace period).
+    ///   - cleanly: true when the connection ended with a close handshake, false when the socket dropped. Either
+    ///     way the participant's device stays in the roster as "reconnecting" for the grace period (a page
+    ///     reload is not a leave); only a `leave` message leaves at once.
     public func sessionClosed(_ id: SessionID, cleanly: Bool) {
         guard let session = self.sessions.removeValue(forKey: id) else { return }
         if let claims = session.claims { self.removeFromGroups(session.id, claims: claims) }
@@ -144,13 +102,41 @@ public final class Gateway {
             guard room.state.participants[uid]?.devices.contains(where: { $0.deviceID == subscription.deviceID })
                 == true
             else { continue }
-            if cleanly {
-                self.append(.participantLeft(uid: uid, deviceID: subscription.deviceID, reason: .left), to: room, actor: uid)
-            } else {
-                room.lostDevices[DeviceKey(uid: uid, deviceID: subscription.deviceID)] =
-                    now + self.configuration.reconnectGraceMilliseconds
-                self.append(.connectionLost(uid: uid, deviceID: subscription.deviceID), to: room, actor: nil)
-            }
+            room.lostDevices[GatewayRoom.DeviceKey(uid: uid, deviceID: subscription.deviceID)] =
+                GatewayRoom.LostDevice(deadline: now + self.configuration.reconnectGraceMilliseconds, closedCleanly: cleanly)
+            let event: RoomEvent = cleanly
+                ? .participantConnectionClosed(uid: uid, deviceID: subscription.deviceID)
+                : .connectionLost(uid: uid, deviceID: subscription.deviceID)
+            self.append(event, to: room, actor: nil)
+        }
+        for (roomID, subscription) in session.subscriptions {
+            self.rooms[roomID]?.channels[subscription.view]?.subscribers.removeAll { $0 == id }
+        }
+    }
+
+    /// The connection's write queue crossed its high watermark (false) or drained below the low one (true).
+    ///
+    /// While a session is not writable its roster patches are skipped (roster state is state, not a log); when it
+    /// is writable again it gets one fresh snapshot per room instead. Events and meeting messages keep flowing.
+    ///
+    /// - Parameters:
+    ///   - id: the session.
+    ///   - isWritable: the new state.
+    public func sessionWritabilityChanged(_ id: SessionID, isWritable: Bool) {
+        guard let session = self.sessions[id] else { return }
+        session.isWritable = isWritable
+        guard isWritable else {
+            session.unwritableSince = session.unwritableSince ?? self.clock()
+            return
+        }
+        session.unwritableSince = nil
+        let rooms = session.needsResync.sorted()
+        session.needsResync = []
+        for roomID in rooms {
+            guard let room = self.rooms[roomID], let subscription = session.subscriptions[roomID] else { continue }
+            self.flush(room)
+            self.statistics.resyncSnapshots += 1
+            self.sendSnapshot(to: session, room: room, view: subscription.view, recovered: nil, resync: true)
         }
     }
 
@@ -167,21 +153,36 @@ public final class Gateway {
             default:
                 break
             }
+            if let since = session.unwritableSince,
+                now - since >= self.configuration.slowSubscriberTimeoutMilliseconds
+            {
+                self.statistics.slowSubscribersClosed += 1
+                self.closeSession(session, code: GatewayCloseCode.slowConsumer, reason: "not reading")
+            }
         }
         for roomID in self.rooms.keys.sorted() {
             guard let room = self.rooms[roomID] else { continue }
-            let due = room.lostDevices.filter { $0.value <= now }.keys.sorted { ($0.uid, $0.deviceID) < ($1.uid, $1.deviceID) }
+            let due = room.lostDevices.filter { $0.value.deadline <= now }.keys.sorted { ($0.uid, $0.deviceID) < ($1.uid, $1.deviceID) }
             for key in due {
-                room.lostDevices[key] = nil
-                self.append(.participantLeft(uid: key.uid, deviceID: key.deviceID, reason: .timedOut), to: room, actor: nil)
+                let closedCleanly = room.lostDevices.removeValue(forKey: key)?.closedCleanly ?? false
+                self.append(
+                    .participantLeft(uid: key.uid, deviceID: key.deviceID, reason: closedCleanly ? .connectionClosed : .timedOut),
+                    to: room,
+                    actor: nil
+                )
             }
+            if let due = room.flushDue, due <= now { self.flush(room) }
             room.log.trim(now: now)
+            let maximumAge = self.configuration.history.maximumAgeMilliseconds
+            for (spec, channel) in room.channels where spec != .all && channel.subscribers.isEmpty {
+                if let idle = channel.idleSince, now - idle > maximumAge { room.channels[spec] = nil }
+            }
         }
     }
 
     // MARK: Requests
 
-    private func handle(_ request: ClientRequest, from session: Session) throws(GatewayError) {
+    private func handle(_ request: ClientRequest, from session: GatewaySession) throws(GatewayError) {
         if case .authenticate(let token) = request.message {
             if self.authenticate(session, token: token, requestID: request.id) {
                 // Already answered with a welcome.
@@ -198,9 +199,27 @@ public final class Gateway {
         switch request.message {
         case .authenticate, .ping:
             break
-        case .join(let roomID, let kind, let deviceID, let callType, let resumeAfter):
+        case .join(let roomID, let kind, let deviceID, let callType, let view, let events, let resume):
             try self.join(session, claims: claims, roomID: roomID, kind: kind, deviceID: deviceID,
-                          callType: callType, resumeAfter: resumeAfter, requestID: request.id)
+                          callType: callType, view: view, events: events, resume: resume, requestID: request.id)
+        case .changeView(let roomID, let view):
+            guard var subscription = session.subscriptions[roomID], let room = self.rooms[roomID] else {
+                throw .notInRoom
+            }
+            self.flush(room)
+            if subscription.view != view {
+                if let old = room.channels[subscription.view] {
+                    old.subscribers.removeAll { $0 == session.id }
+                    if old.subscribers.isEmpty { old.idleSince = self.clock() }
+                }
+                subscription.view = view
+                session.subscriptions[roomID] = subscription
+                let channel = self.channel(view, in: room)
+                channel.subscribers.append(session.id)
+                channel.idleSince = nil
+            }
+            self.ack(session, request.id, room: room, changed: true)
+            self.sendSnapshot(to: session, room: room, view: view, recovered: nil, resync: false)
         case .leave(let roomID):
             try self.leave(session, claims: claims, roomID: roomID, requestID: request.id)
         case .updateState(let roomID, let flags, let mid, let facing):
@@ -272,7 +291,7 @@ public final class Gateway {
     }
 
     @discardableResult
-    private func authenticate(_ session: Session, token: String, requestID: JSONValue?) -> Bool {
+    private func authenticate(_ session: GatewaySession, token: String, requestID: JSONValue?) -> Bool {
         let claims: TokenClaims
         do {
             claims = try self.verifier.verify(token, now: self.clock() / 1000)
@@ -317,14 +336,14 @@ public final class Gateway {
         return nil
     }
 
-    private func room(_ id: String) -> Room {
+    private func room(_ id: String) -> GatewayRoom {
         if let room = self.rooms[id] { return room }
-        let room = Room(id: id, retention: self.configuration.history)
+        let room = GatewayRoom(id: id, retention: self.configuration.history)
         self.rooms[id] = room
         return room
     }
 
-    private func participantRoom(_ session: Session, _ roomID: String) throws(GatewayError) -> Room {
+    private func participantRoom(_ session: GatewaySession, _ roomID: String) throws(GatewayError) -> GatewayRoom {
         guard let subscription = session.subscriptions[roomID], subscription.kind == .participant,
             let room = self.rooms[roomID]
         else { throw .notInRoom }
@@ -332,13 +351,15 @@ public final class Gateway {
     }
 
     private func join(
-        _ session: Session,
+        _ session: GatewaySession,
         claims: TokenClaims,
         roomID: String,
         kind: ClientMessage.SubscriptionKind,
         deviceID: String,
         callType: String?,
-        resumeAfter: UInt64?,
+        view: RosterViewSpec,
+        events: EventMode,
+        resume: ClientMessage.Resume?,
         requestID: JSONValue?
     ) throws(GatewayError) {
         guard let role = self.role(of: claims, in: roomID) else { throw .notGroupMember }
@@ -353,7 +374,7 @@ public final class Gateway {
         let uid = claims.subject
         if kind == .participant {
             if room.state.banned.contains(uid) { throw .banned }
-            let key = DeviceKey(uid: uid, deviceID: deviceID)
+            let key = GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)
             let participant = room.state.participants[uid]
             let deviceIsIn = participant?.devices.contains { $0.deviceID == deviceID } ?? false
             if room.lostDevices.removeValue(forKey: key) != nil, deviceIsIn {
@@ -376,33 +397,77 @@ public final class Gateway {
                     otherSession.subscriptions[roomID]?.deviceID == deviceID,
                     otherSession.subscriptions[roomID]?.kind == .participant
                 {
-                    otherSession.subscriptions[roomID] = nil
-                    room.subscribers.removeAll { $0 == other }
+                    self.unsubscribe(otherSession, from: room)
                 }
             }
         }
-        if session.subscriptions[roomID] == nil {
-            session.subscriptions[roomID] = Session.Subscription(kind: kind, deviceID: deviceID)
+        // Pending changes go out first, so the new subscriber's starting point is exactly what others have.
+        self.flush(room)
+        let alreadySubscribed = session.subscriptions[roomID] != nil
+        if !alreadySubscribed {
+            session.subscriptions[roomID] = GatewaySession.Subscription(
+                kind: kind, deviceID: deviceID, view: view, events: events
+            )
             room.subscribers.append(session.id)
+            let channel = self.channel(view, in: room)
+            channel.subscribers.append(session.id)
+            channel.idleSince = nil
         }
-        self.ack(session, requestID, room: room, changed: true)
-        let now = self.clock()
-        if let resumeAfter, let missed = room.log.entries(after: resumeAfter) {
-            for entry in missed {
-                self.reply(session, ServerMessages.event(entry, room: room.state, recovered: true))
-            }
-            self.reply(session, .object(JSONObject([
-                ("type", .string("resumed")), ("room", .string(roomID)),
-                ("seq", .int(Int64(room.state.sequence))), ("recovered", .bool(true)),
-            ])))
-        } else {
-            let capacity = self.configuration.roomCapacity
-            self.reply(session, ServerMessages.snapshot(room.state, capacity: capacity, now: now,
-                                                        recovered: resumeAfter == nil ? nil : false))
+        self.ack(session, requestID, room: room, changed: !alreadySubscribed)
+        let subscription = session.subscriptions[roomID]!
+        if let resume, self.resume(session, room: room, subscription: subscription, from: resume) {
+            self.statistics.resumesRecovered += 1
+            return
         }
+        if resume != nil { self.statistics.resumesNotRecovered += 1 }
+        self.sendSnapshot(to: session, room: room, view: subscription.view, recovered: resume == nil ? nil : false,
+                          resync: false)
     }
 
-    private func checkCapacity(_ room: Room, role: ParticipantRole) throws(GatewayError) {
+    /// Sends exactly what a resuming subscriber missed — the roster patches of its view after `resume.roster` and
+    /// the events after `resume.events` — or returns false when not all of it is retained (never a partial
+    /// recovery: the caller sends a fresh snapshot).
+    private func resume(
+        _ session: GatewaySession,
+        room: GatewayRoom,
+        subscription: GatewaySession.Subscription,
+        from resume: ClientMessage.Resume
+    ) -> Bool {
+        guard resume.roster <= room.state.sequence, resume.events <= room.state.sequence,
+            let channel = room.channels[subscription.view], let patches = channel.patches(after: resume.roster),
+            let entries = room.log.entries(after: resume.events)
+        else { return false }
+        let events = entries.filter { subscription.events.includes($0.event) }
+        // Both are in sequence order: interleave them so the client sees the log's order.
+        var patchIndex = 0
+        var eventIndex = 0
+        while patchIndex < patches.count || eventIndex < events.count {
+            let takePatch = eventIndex >= events.count
+                || (patchIndex < patches.count && patches[patchIndex].to < events[eventIndex].sequence)
+            if takePatch {
+                self.transport.send(Self.markedRecovered(patches[patchIndex].message), to: [session.id])
+                patchIndex += 1
+            } else {
+                self.reply(session, ServerMessages.event(events[eventIndex], room: room.state, recovered: true))
+                eventIndex += 1
+            }
+        }
+        self.reply(session, .object(JSONObject([
+            ("type", .string("resumed")), ("room", .string(room.state.id)),
+            ("seq", .int(Int64(channel.sequence))), ("recovered", .bool(true)),
+        ])))
+        return true
+    }
+
+    /// A stored patch message with `"recovered":true` added before its closing brace.
+    private static func markedRecovered(_ message: [UInt8]) -> [UInt8] {
+        var bytes = message
+        bytes.removeLast()
+        bytes.append(contentsOf: Array(#","recovered":true}"#.utf8))
+        return bytes
+    }
+
+    private func checkCapacity(_ room: GatewayRoom, role: ParticipantRole) throws(GatewayError) {
         let joined = room.state.participants.values.filter(\.isJoined)
         if role.countsAgainstCapacity {
             let taken = joined.filter { $0.role.countsAgainstCapacity }.count
@@ -413,11 +478,11 @@ public final class Gateway {
         }
     }
 
-    private func leave(_ session: Session, claims: TokenClaims, roomID: String, requestID: JSONValue?) throws(GatewayError) {
-        guard let subscription = session.subscriptions.removeValue(forKey: roomID), let room = self.rooms[roomID] else {
+    private func leave(_ session: GatewaySession, claims: TokenClaims, roomID: String, requestID: JSONValue?) throws(GatewayError) {
+        guard let subscription = session.subscriptions[roomID], let room = self.rooms[roomID] else {
             throw .notInRoom
         }
-        room.subscribers.removeAll { $0 == session.id }
+        self.unsubscribe(session, from: room)
         if subscription.kind == .participant,
             room.state.participants[claims.subject]?.devices.contains(where: { $0.deviceID == subscription.deviceID }) == true
         {
@@ -430,7 +495,7 @@ public final class Gateway {
     // MARK: Moderation
 
     private func moderate(
-        _ session: Session,
+        _ session: GatewaySession,
         claims: TokenClaims,
         roomID: String,
         action: ModeratorAction,
@@ -509,20 +574,19 @@ public final class Gateway {
         self.ack(session, requestID, room: room, changed: changed)
     }
 
-    private func closeParticipantSessions(uid: String, in room: Room, code: UInt16, reason: String) {
+    private func closeParticipantSessions(uid: String, in room: GatewayRoom, code: UInt16, reason: String) {
         for id in room.subscribers {
             guard let session = self.sessions[id], session.claims?.subject == uid,
                 session.subscriptions[room.state.id]?.kind == .participant
             else { continue }
-            session.subscriptions[room.state.id] = nil
-            room.subscribers.removeAll { $0 == id }
+            self.unsubscribe(session, from: room)
             self.closeSession(session, code: code, reason: reason)
         }
     }
 
     // MARK: Queries
 
-    private func answer(_ query: ClientMessage.Query, session: Session, claims: TokenClaims, requestID: JSONValue?)
+    private func answer(_ query: ClientMessage.Query, session: GatewaySession, claims: TokenClaims, requestID: JSONValue?)
         throws(GatewayError)
     {
         func requireAccess(_ roomID: String) throws(GatewayError) -> RoomState {
@@ -579,37 +643,199 @@ public final class Gateway {
 
     // MARK: The log path and output
 
-    /// Appends an event to the room's log, applies it, and sends it to every subscriber (and `alsoTo`).
+    /// Appends an event to the room's log, applies it, sends it to every subscriber whose event mode takes it
+    /// (and to `alsoTo`), and schedules the roster patches: at once for leaves, removals and moderation when so
+    /// configured, else at the end of the coalescing window.
     @discardableResult
     private func append(
         _ event: RoomEvent,
-        to room: Room,
+        to room: GatewayRoom,
         actor: String?,
         reason: String? = nil,
         alsoTo extra: [SessionID] = []
     ) -> UInt64 {
-        let entry = room.log.append(event, time: self.clock(), actor: actor, reason: reason)
+        let now = self.clock()
+        let entry = room.log.append(event, time: now, actor: actor, reason: reason)
         room.state.apply(entry)
-        var recipients = room.subscribers
+        self.statistics.events += 1
+        var recipients: [SessionID] = []
+        for id in room.subscribers {
+            guard let session = self.sessions[id], let subscription = session.subscriptions[room.state.id],
+                subscription.events.includes(event)
+            else { continue }
+            recipients.append(id)
+        }
         for id in extra where !recipients.contains(id) { recipients.append(id) }
         if !recipients.isEmpty {
             let bytes = JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
             self.transport.send(bytes, to: recipients)
         }
+        room.markDirty(for: event)
+        let window = self.configuration.patchWindowMilliseconds
+        if window == 0 || (self.configuration.immediateLeaves && Self.isUrgent(event)) {
+            self.flush(room)
+        } else if room.flushDue == nil {
+            room.flushDue = now + window
+        } else {
+            self.statistics.coalescedChanges += 1
+        }
         return entry.sequence
     }
 
-    private func ack(_ session: Session, _ id: JSONValue?, room: Room, changed: Bool) {
+    /// Leaves, removals and moderation: the changes that can skip the coalescing window.
+    private static func isUrgent(_ event: RoomEvent) -> Bool {
+        switch event {
+        case .participantLeft, .mutedByModerator, .banChanged, .operatorChanged, .sessionEnded: return true
+        default: return false
+        }
+    }
+
+    // MARK: Roster views and patches
+
+    /// The channel of a view in a room, created with the current roster when it does not exist yet.
+    private func channel(_ spec: RosterViewSpec, in room: GatewayRoom) -> ViewChannel {
+        if let channel = room.channels[spec] { return channel }
+        let view = RosterView.render(room.state, spec: spec, speaker: room.heldSpeaker,
+                                     capacity: self.configuration.roomCapacity)
+        let channel = ViewChannel(spec: spec, view: view, sequence: room.state.sequence)
+        room.channels[spec] = channel
+        return channel
+    }
+
+    private func unsubscribe(_ session: GatewaySession, from room: GatewayRoom) {
+        guard let subscription = session.subscriptions.removeValue(forKey: room.state.id) else { return }
+        room.subscribers.removeAll { $0 == session.id }
+        session.needsResync.remove(room.state.id)
+        if let channel = room.channels[subscription.view] {
+            channel.subscribers.removeAll { $0 == session.id }
+            if channel.subscribers.isEmpty { channel.idleSince = self.clock() }
+        }
+    }
+
+    /// The active speaker the views should show now, given the minimum hold time.
+    private func updateHeldSpeaker(_ room: GatewayRoom, now: Int64) {
+        var desired = room.state.activeSpeaker
+        if let speaker = desired, room.state.participants[speaker]?.isJoined != true { desired = nil }
+        guard desired != room.heldSpeaker else { return }
+        let heldIsGone = room.heldSpeaker.map { room.state.participants[$0]?.isJoined != true } ?? true
+        let hold = self.configuration.speakerHoldMilliseconds
+        if heldIsGone || now - room.heldSince >= hold {
+            if let previous = room.heldSpeaker { room.dirtyUIDs.insert(previous) }
+            if let next = desired { room.dirtyUIDs.insert(next) }
+            room.heldSpeaker = desired
+            room.heldSince = now
+            room.roomDirty = true
+        } else {
+            // Keep the current speaker until the hold ends, then show whoever speaks then.
+            let due = room.heldSince + hold
+            room.flushDue = min(room.flushDue ?? due, due)
+        }
+    }
+
+    /// Sends every view's patch for what changed since the last flush: computed and encoded once per view, and
+    /// queued to each of the view's subscribers that is keeping up.
+    private func flush(_ room: GatewayRoom) {
+        let now = self.clock()
+        room.flushDue = nil
+        self.updateHeldSpeaker(room, now: now)
+        guard room.hasPendingChanges else { return }
+        let state = room.state
+        let capacity = self.configuration.roomCapacity
+        var entries: [String: JSONObject] = [:]
+        let roomEntry = RosterView.roomEntry(state, speaker: room.heldSpeaker, capacity: capacity)
+        for spec in room.channels.keys.sorted(by: { $0.description < $1.description }) {
+            let channel = room.channels[spec]!
+            let members = RosterView.members(state, spec: spec, speaker: room.heldSpeaker)
+            let memberSet = Set(members)
+            var candidates = room.dirtyUIDs
+            if room.everythingDirty {
+                candidates.formUnion(state.participants.keys)
+                candidates.formUnion(state.banned)
+            }
+            for uid in channel.view.participants.keys where !memberSet.contains(uid) { candidates.insert(uid) }
+            for uid in members where channel.view.participants[uid] == nil { candidates.insert(uid) }
+            var participantsPatch = JSONObject()
+            for uid in candidates.sorted(by: Canonical.precedes) {
+                var entry: JSONObject?
+                if memberSet.contains(uid) {
+                    if let cached = entries[uid] {
+                        entry = cached
+                    } else {
+                        let rendered = RosterView.entry(uid, in: state)
+                        entries[uid] = rendered
+                        entry = rendered
+                    }
+                }
+                if let change = channel.update(uid, to: entry) { participantsPatch[uid] = change }
+            }
+            var patch = JSONObject()
+            if let roomPatch = channel.updateRoom(roomEntry) { patch["room"] = .object(roomPatch) }
+            if !participantsPatch.isEmpty { patch["participants"] = .object(participantsPatch) }
+            guard !patch.isEmpty else { continue }
+            let from = channel.sequence
+            let message = JSONWriter.bytes(.object(JSONObject([
+                ("type", .string("patch")), ("room", .string(state.id)), ("from", .int(Int64(from))),
+                ("seq", .int(Int64(state.sequence))), ("patch", .object(patch)),
+                ("checksum", .string(Canonical.hex(channel.checksum))),
+            ])))
+            channel.recordPatch(from: from, to: state.sequence, time: now, message: message,
+                                retention: self.configuration.history)
+            var recipients: [SessionID] = []
+            for id in channel.subscribers {
+                guard let session = self.sessions[id] else { continue }
+                if session.isWritable && !session.needsResync.contains(state.id) {
+                    recipients.append(id)
+                } else if !session.needsResync.contains(state.id) {
+                    session.needsResync.insert(state.id)
+                }
+            }
+            if !recipients.isEmpty {
+                self.statistics.patches += 1
+                self.statistics.patchBytes += message.count
+                self.statistics.patchDeliveries += recipients.count
+                self.transport.send(message, to: recipients)
+            }
+        }
+        room.dirtyUIDs = []
+        room.everythingDirty = false
+        room.roomDirty = false
+    }
+
+    /// Sends a snapshot: the room's state, its roster view (the object patches apply to) and its checksum. The
+    /// `all` view also carries the full participant list with time totals.
+    private func sendSnapshot(
+        to session: GatewaySession,
+        room: GatewayRoom,
+        view spec: RosterViewSpec,
+        recovered: Bool?,
+        resync: Bool
+    ) {
+        let channel = self.channel(spec, in: room)
+        var message = ServerMessages.snapshot(room.state, capacity: self.configuration.roomCapacity,
+                                              now: self.clock(), recovered: recovered,
+                                              includeParticipants: spec == .all)
+        if case .object(var object) = message {
+            object["seq"] = .int(Int64(channel.sequence))
+            object["view"] = ServerMessages.viewSpec(spec)
+            object["roster"] = channel.view.json
+            object["checksum"] = .string(Canonical.hex(channel.checksum))
+            if resync { object["resync"] = .bool(true) }
+            message = .object(object)
+        }
+        self.reply(session, message)
+    }
+
+    private func ack(_ session: GatewaySession, _ id: JSONValue?, room: GatewayRoom, changed: Bool) {
         self.reply(session, ServerMessages.ack(id: id, [
             ("room", .string(room.state.id)), ("seq", .int(Int64(room.state.sequence))), ("changed", .bool(changed)),
         ]))
     }
 
-    private func reply(_ session: Session, _ message: JSONValue) {
+    private func reply(_ session: GatewaySession, _ message: JSONValue) {
         self.transport.send(JSONWriter.bytes(message), to: [session.id])
     }
 
-    private func closeSession(_ session: Session, code: UInt16, reason: String) {
+    private func closeSession(_ session: GatewaySession, code: UInt16, reason: String) {
         // The session leaves cleanly from the gateway's point of view: its rooms see it go now.
         self.sessionClosed(session.id, cleanly: true)
         self.transport.close(session.id, code: code, reason: reason)

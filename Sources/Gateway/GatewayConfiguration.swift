@@ -17,5 +17,14 @@ public struct GatewayConfiguration: Sendable {
     /// Longest free text (names, reasons, meeting text) in bytes.
     public var maximumTextLength: Int = 1024
 
+    /// Roster changes are batched per room for this long before patches go out, in milliseconds (0: at once).
+    public var patchWindowMilliseconds: Int64 = 50
+    /// Leaves, removals and moderation changes skip the window and go out at once.
+    public var immediateLeaves = true
+    /// The active speaker shown in the roster changes at most this often, in milliseconds.
+    public var speakerHoldMilliseconds: Int64 = 500
+    /// A subscriber whose connection stays unwritable this long is closed with 4008, in milliseconds.
+    public var slowSubscriberTimeoutMilliseconds: Int64 = 30_000
+
     public init() {}
 }

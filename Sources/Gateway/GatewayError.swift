@@ -36,4 +36,6 @@ public enum GatewayCloseCode {
     public static let banned: UInt16 = 4004
     /// A moderator ended the session for everyone.
     public static let sessionEnded: UInt16 = 4005
+    /// The client did not read its messages for `slowSubscriberTimeoutMilliseconds` (its write queue stayed full).
+    public static let slowConsumer: UInt16 = 4008
 }

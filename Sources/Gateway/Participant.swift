@@ -25,6 +25,8 @@ public struct Participant: Hashable, Sendable {
     /// The media id the calls SDK gave this participant, when the client reports it.
     public var mid: String?
     public var role: ParticipantRole
+    /// The participant's position in the call's join order (0 for the first to join).
+    public var order: Int
     public var devices: [ParticipantDevice]
     /// When the user first joined (the earliest device still in the call, or the last join).
     public var joinedAt: Int64
@@ -46,8 +48,9 @@ public struct Participant: Hashable, Sendable {
     /// The log time up to which the totals above are counted.
     public var accountedUntil: Int64
 
-    public init(uid: String, name: String, avatar: String?, role: ParticipantRole, joinedAt: Int64) {
+    public init(uid: String, name: String, avatar: String?, role: ParticipantRole, joinedAt: Int64, order: Int = 0) {
         self.uid = uid
+        self.order = order
         self.name = name
         self.avatar = avatar
         self.mid = nil

@@ -24,6 +24,8 @@ public enum LeaveReason: String, Hashable, Sendable {
     case left
     /// The socket dropped and did not come back within the grace period.
     case timedOut = "timed_out"
+    /// The client closed its socket and did not come back within the grace period.
+    case connectionClosed = "connection_closed"
     /// A moderator removed the user.
     case removed
     /// A moderator banned the user.
@@ -39,8 +41,11 @@ public enum RoomEvent: Hashable, Sendable {
     case participantJoined(uid: String, deviceID: String, name: String, avatar: String?, role: ParticipantRole)
     /// A device left the call.
     case participantLeft(uid: String, deviceID: String, reason: LeaveReason)
-    /// A device's socket dropped; it has the grace period to come back.
+    /// A device's socket dropped without a close handshake; it has the grace period to come back.
     case connectionLost(uid: String, deviceID: String)
+    /// A device's socket was closed by the client (a page reload, an app going to the background) without a
+    /// `leave`; like a lost connection it has the grace period to come back before it leaves.
+    case participantConnectionClosed(uid: String, deviceID: String)
     /// A device came back within the grace period.
     case connectionRestored(uid: String, deviceID: String)
     /// A state flag changed, by the participant or by a moderator.

@@ -76,8 +76,14 @@ public struct RoomState: Hashable, Sendable {
         let now = entry.time
         switch entry.event {
         case .participantJoined(let uid, let deviceID, let name, let avatar, let role):
+            if self.startedAt == nil {
+                // A new call starts: who left the previous one is no longer part of the roster.
+                self.participants = self.participants.filter { $0.value.isJoined }
+                self.joinOrder = self.joinOrder.filter { self.participants[$0] != nil }
+            }
             var participant = self.participants[uid]
-                ?? Participant(uid: uid, name: name, avatar: avatar, role: role, joinedAt: now)
+                ?? Participant(uid: uid, name: name, avatar: avatar, role: role, joinedAt: now,
+                               order: (self.joinOrder.last.flatMap { self.participants[$0]?.order } ?? -1) + 1)
             participant.account(until: now)
             if !participant.isJoined {
                 participant.joinedAt = now
@@ -97,7 +103,7 @@ public struct RoomState: Hashable, Sendable {
         case .participantLeft(let uid, let deviceID, let reason):
             guard var participant = self.participants[uid] else { return }
             participant.account(until: now)
-            if reason == .left || reason == .timedOut {
+            if reason == .left || reason == .timedOut || reason == .connectionClosed {
                 participant.devices.removeAll { $0.deviceID == deviceID }
             } else {
                 participant.devices.removeAll()
@@ -110,7 +116,8 @@ public struct RoomState: Hashable, Sendable {
             }
             self.participants[uid] = participant
             self.endCallIfEmpty()
-        case .connectionLost(let uid, let deviceID), .connectionRestored(let uid, let deviceID):
+        case .connectionLost(let uid, let deviceID), .connectionRestored(let uid, let deviceID),
+            .participantConnectionClosed(let uid, let deviceID):
             let connected: Bool
             if case .connectionRestored = entry.event { connected = true } else { connected = false }
             guard var participant = self.participants[uid],

@@ -76,14 +76,23 @@ enum ServerMessages {
     }
 
     /// `{"type":"snapshot", ...}`: the whole room on subscribe, what an event-only SDK cannot give a late joiner.
-    static func snapshot(_ state: RoomState, capacity: Int, now: Int64, recovered: Bool?) -> JSONValue {
+    static func snapshot(
+        _ state: RoomState,
+        capacity: Int,
+        now: Int64,
+        recovered: Bool?,
+        includeParticipants: Bool = true
+    ) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("type", .string("snapshot")),
             ("room", .string(state.id)),
             ("seq", .int(Int64(state.sequence))),
             ("state", Self.roomState(state, capacity: capacity)),
-            ("participants", .array(state.joinOrder.compactMap { state.participants[$0] }.map { Self.participant($0, now: now) })),
         ]
+        if includeParticipants {
+            let participants = state.joinOrder.compactMap { state.participants[$0] }
+            fields.append(("participants", .array(participants.map { Self.participant($0, now: now) })))
+        }
         if let recovered { fields.append(("recovered", .bool(recovered))) }
         return .object(JSONObject(fields))
     }
@@ -123,6 +132,8 @@ enum ServerMessages {
             return (name, withParticipant(uid, [("deviceID", .string(deviceID)), ("reason", .string(reason.rawValue))]))
         case .connectionLost(let uid, let deviceID):
             return ("session.connection_lost", withParticipant(uid, [("deviceID", .string(deviceID))]))
+        case .participantConnectionClosed(let uid, let deviceID):
+            return ("session.connection_closed", withParticipant(uid, [("deviceID", .string(deviceID))]))
         case .connectionRestored(let uid, let deviceID):
             return ("session.connection_restored", withParticipant(uid, [("deviceID", .string(deviceID))]))
         case .flagChanged(let uid, let flag, let value):
@@ -149,6 +160,16 @@ enum ServerMessages {
         case .sessionEnded:
             return ("session.ended", .object(JSONObject([])))
         }
+    }
+
+    static func viewSpec(_ spec: RosterViewSpec) -> JSONValue {
+        var fields: [(String, JSONValue)] = [("filter", .string(spec.filter.rawValue))]
+        if let query = spec.query {
+            fields.append(("query", .string(query)))
+            fields.append(("match", .string(spec.match.rawValue)))
+        }
+        if let limit = spec.limit { fields.append(("limit", .int(Int64(limit)))) }
+        return .object(JSONObject(fields))
     }
 
     static func ack(id: JSONValue?, _ extra: [(String, JSONValue)] = []) -> JSONValue {

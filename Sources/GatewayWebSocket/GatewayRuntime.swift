@@ -55,7 +55,8 @@ public final class GatewayRuntime: @unchecked Sendable {
         let loop = self.loop
         let gateway = self.gateway!
         func scheduleTick() {
-            loop.scheduleTimer(afterNanoseconds: 100_000_000) {
+            // Fine enough for the coalescing window (default 50 ms) and the speaker hold.
+            loop.scheduleTimer(afterNanoseconds: 10_000_000) {
                 gateway.tick()
                 scheduleTick()
             }
@@ -108,6 +109,11 @@ public final class GatewayRuntime: @unchecked Sendable {
     fileprivate func receivedBinary(_ id: SessionID) {
         let gateway = UnsafeTransfer(self.gateway!)
         self.loop.execute { gateway.value.sessionReceivedBinary(id) }
+    }
+
+    fileprivate func writabilityChanged(_ id: SessionID, isWritable: Bool) {
+        let gateway = UnsafeTransfer(self.gateway!)
+        self.loop.execute { gateway.value.sessionWritabilityChanged(id, isWritable: isWritable) }
     }
 
     fileprivate func closed(_ id: SessionID, cleanly: Bool) {
@@ -192,6 +198,11 @@ final class GatewayEndpoint: WebSocketEndpoint {
         case .text(let bytes): self.runtime.received(box.id, text: Array(bytes))
         case .binary: self.runtime.receivedBinary(box.id)
         }
+    }
+
+    func connection(_ connection: WebSocketConnection, writabilityDidChange isWritable: Bool) {
+        guard let box = connection.userData as? SessionBox else { return }
+        self.runtime.writabilityChanged(box.id, isWritable: isWritable)
     }
 
     func connectionDidClose(_ connection: WebSocketConnection, reason: WebSocketCloseReason) {

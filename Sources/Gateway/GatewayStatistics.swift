@@ -1,0 +1,21 @@
+/// What the gateway has done, for metrics and tests.
+public struct GatewayStatistics: Hashable, Sendable {
+    /// Events appended to room logs.
+    public var events = 0
+    /// Roster patches computed and sent (one per view per flush, however many subscribers share it).
+    public var patches = 0
+    /// Bytes of those patches.
+    public var patchBytes = 0
+    /// Patch messages queued to subscribers.
+    public var patchDeliveries = 0
+    /// Changes that joined a coalescing window already open.
+    public var coalescedChanges = 0
+    /// Resumes served from history, and those that needed a fresh snapshot.
+    public var resumesRecovered = 0
+    public var resumesNotRecovered = 0
+    /// Fresh snapshots sent to subscribers that fell behind, and subscribers closed for not reading.
+    public var resyncSnapshots = 0
+    public var slowSubscribersClosed = 0
+
+    public init() {}
+}
