@@ -435,3 +435,320 @@ def test_whole_call_with_moderator_bot_and_late_joiner(rollcall):
                 await client.close()
 
     run(scenario())
+
+
+# MARK: 2. Session status follows the socket
+
+
+def drop(client):
+    """Ends the TCP connection without a close frame."""
+    client.ws.transport.abort()
+
+
+def test_dropped_socket_is_lost_then_restored_or_timed_out(rollcall):
+    grace_ms = 1000
+    server = rollcall(**{"rooms.reconnect_grace_ms": grace_ms})
+    alice_token = mint("alice", name="Alice", rooms=[ROOM], role="moderator")
+    bob_token = mint("bob", name="Bob", groups=[ROOM])
+
+    async def scenario():
+        alice = await Client.connect("alice", server.url, alice_token)
+        bob = await Client.connect("bob", server.url, bob_token, via="header")
+        await alice.join(device="web")
+        await bob.join(device="phone")
+        await alice.expect_event(2, "participant.joined", "bob")
+
+        # A dropped socket is a lost connection, not a leave.
+        drop(bob)
+        lost = await alice.expect_event(3, "session.connection_lost", "bob", actor=None)
+        assert_fields(lost["data"], {"deviceID": "phone"})
+        assert lost["data"]["participant"]["state"] == "reconnecting"
+
+        # The same token and device within the grace period: restored, and resumed from the last seq it saw.
+        bob = await Client.connect("bob", server.url, bob_token, via="query")
+        ack = await bob.request({"type": "join", "room": ROOM, "device": "phone", "resume": 2})
+        assert_fields(ack, {"type": "ack", "seq": 4}, "bob")
+        await bob.expect_event(3, "session.connection_lost", "bob", recovered=True)
+        await bob.expect_event(4, "session.connection_restored", "bob", recovered=True)
+        await bob.expect(type="resumed", room=ROOM, seq=4, recovered=True)
+        restored = await alice.expect_event(4, "session.connection_restored", "bob")
+        assert restored["data"]["participant"]["state"] == "joined"
+        members = await alice.request({"type": "query", "query": "members", "room": ROOM})
+        assert_fields(members, {"seq": 4, "uids": ["alice", "bob"]}, "alice")
+        await alice.expect_nothing()
+
+        # A second drop without return times out after the grace period.
+        drop(bob)
+        await alice.expect_event(5, "session.connection_lost", "bob")
+        lost_at = time.monotonic()
+        timed_out = await alice.expect_event(6, "session.timed_out", "bob", actor=None)
+        waited = time.monotonic() - lost_at
+        assert grace_ms / 1000 * 0.8 <= waited <= grace_ms / 1000 + 2, waited
+        assert_fields(timed_out["data"], {"deviceID": "phone", "reason": "timed_out"})
+        assert_fields(timed_out["data"]["participant"], {"state": "left", "isJoined": False})
+        members = await alice.request({"type": "query", "query": "members", "room": ROOM})
+        assert_fields(members, {"seq": 6, "uids": ["alice"]}, "alice")
+        assert [e["event"] for e in alice.events].count("participant.left") == 0
+
+        # Coming back after the grace period is a fresh join.
+        bob = await Client.connect("bob", server.url, bob_token)
+        ack, snapshot = await bob.join(device="phone")
+        assert ack["seq"] == 7
+        await alice.expect_event(7, "participant.joined", "bob")
+        assert participant(snapshot, "bob")["state"] == "joined"
+        await bob.close()
+        await alice.expect_event(8, "participant.left", "bob", actor="bob")
+        await alice.close()
+
+    run(scenario())
+
+
+# MARK: 3. Admission
+
+
+def test_admission_checks_membership_and_capacity(rollcall):
+    server = rollcall(**{"rooms.capacity": 2})
+    tokens = {uid: mint(uid, groups=[ROOM]) for uid in ("bob", "carol", "erin")}
+    tokens["outsider"] = mint("outsider", rooms=["other-room"], role="moderator")
+    tokens["alice"] = mint("alice", rooms=[ROOM], role="moderator")
+
+    async def scenario():
+        clients = {uid: await Client.connect(uid, server.url, token) for uid, token in tokens.items()}
+        error = await clients["outsider"].request({"type": "join", "room": ROOM})
+        assert_fields(error, {"type": "error", "code": "ERR_NOT_GROUP_MEMBER"}, "outsider")
+        error = await clients["outsider"].request({"type": "query", "query": "members", "room": ROOM})
+        assert_fields(error, {"type": "error", "code": "ERR_NOT_GROUP_MEMBER"}, "outsider")
+
+        await clients["bob"].join()
+        await clients["carol"].join()
+        error = await clients["erin"].request({"type": "join", "room": ROOM})
+        assert_fields(error, {"type": "error", "code": "ERR_CALL_FULL"}, "erin")
+        # A refused join changes nothing, and a moderator still gets one of the reserved seats.
+        ack, snapshot = await clients["alice"].join()
+        assert ack["seq"] == 3
+        assert [p["uid"] for p in snapshot["participants"]] == ["bob", "carol", "alice"]
+        assert snapshot["state"]["capacity"] == 2
+        # A seat freed by a leave can be taken.
+        await clients["carol"].request({"type": "leave", "room": ROOM})
+        ack, snapshot = await clients["erin"].join()
+        assert ack["seq"] == 5
+        assert [p["uid"] for p in snapshot["participants"] if p["isJoined"]] == ["bob", "alice", "erin"]
+        for client in clients.values():
+            await client.close()
+
+    run(scenario())
+
+
+def test_token_by_header_query_and_auth_message(rollcall):
+    server = rollcall()
+    token = mint("bob", name="Bob", groups=[ROOM])
+
+    async def scenario():
+        for via in ("header", "query", "auth"):
+            client = await Client.connect(f"bob-{via}", server.url, token, via=via)
+            ack, snapshot = await client.join(device=via)
+            assert participant(snapshot, "bob")["name"] == "Bob"
+            await client.close()
+        # A token signed outside the server's tooling with the configured key is accepted too.
+        kid, secret = configured_key()
+        client = await Client.connect("carol", server.url, hand_made_token(claims_for("carol", groups=[ROOM]),
+                                                                           secret=secret, kid=kid))
+        await client.join()
+        await client.close()
+
+    run(scenario())
+
+
+def bad_tokens():
+    kid, secret = configured_key()
+    good = mint("mallory", groups=[ROOM])
+    header, payload, signature = good.split(".")
+    # Replace the first signature character, which carries six bits of the MAC.
+    tampered = f"{header}.{payload}.{'B' if signature[0] == 'A' else 'A'}{signature[1:]}"
+    # Replace the last character by one that changes the MAC's last bits.
+    last = signature[-1]
+    other_last = "w" if last in "ABCDEFGHIJKLMNOP" else "A"
+    tampered_last = f"{header}.{payload}.{signature[:-1]}{other_last}"
+    claims = claims_for("mallory", groups=[ROOM])
+    return {
+        "tampered signature": tampered,
+        "tampered last character": tampered_last,
+        "tampered payload": f"{header}.{b64url_json({**claims, 'rooms': {ROOM: 'admin'}})}.{signature}",
+        "alg none": hand_made_token(claims, secret=secret, alg="none"),
+        "alg none with kid": hand_made_token(claims, secret=secret, kid=kid, alg="none"),
+        "HS512": hand_made_token(claims, secret=secret, kid=kid, alg="HS512"),
+        "another key": hand_made_token(claims, secret="another-secret-of-at-least-32-bytes!!", kid=kid),
+        "unknown kid": hand_made_token(claims, secret=secret, kid="not-a-key"),
+        "expired long ago": hand_made_token(claims_for("mallory", groups=[ROOM], expires_in=-600),
+                                            secret=secret, kid=kid),
+        "no sub": hand_made_token({"exp": int(time.time()) + 600, "groups": [ROOM]}, secret=secret, kid=kid),
+        "garbage": "not-a-token",
+    }
+
+
+@pytest.mark.parametrize("via", ["auth", "header", "query"])
+def test_bad_tokens_are_refused_with_4001(rollcall, via):
+    server = rollcall(**{"auth.leeway_seconds": 0})
+    tokens = bad_tokens()
+    tokens["expired"] = mint("mallory", groups=[ROOM], ttl=1)
+    time.sleep(2.2)
+
+    async def scenario():
+        for kind, token in tokens.items():
+            headers = None
+            url = server.url
+            if via == "header":
+                headers = {"Authorization": f"Bearer {token}"}
+            elif via == "query":
+                url = f"{url}?token={quote(token)}"
+            websocket = await connect(url, additional_headers=headers, proxy=None, open_timeout=5, close_timeout=2)
+            client = Client(f"{kind} by {via}", websocket)
+            if via == "auth":
+                await client.send({"type": "auth", "id": 1, "token": token})
+            error = await client.recv()
+            assert_fields(error, {"type": "error", "code": "ERR_UNAUTHORIZED"}, client.name)
+            if via == "auth":
+                assert error["id"] == 1, error
+            await client.expect_closed(4001)
+
+    run(scenario())
+
+
+def test_refused_token_after_welcome_keeps_the_session(rollcall):
+    server = rollcall()
+    token = mint("bob", groups=[ROOM])
+
+    async def scenario():
+        bob = await Client.connect("bob", server.url, token)
+        await bob.join()
+        error = await bob.request({"type": "auth", "token": bad_tokens()["alg none"]})
+        assert_fields(error, {"type": "error", "code": "ERR_UNAUTHORIZED"}, "bob")
+        # A refresh for another user is refused; the session keeps its identity.
+        error = await bob.request({"type": "auth", "token": mint("carol", groups=[ROOM])})
+        assert_fields(error, {"type": "error", "code": "ERR_FORBIDDEN"}, "bob")
+        ack = await bob.request({"type": "state", "room": ROOM, "handRaised": True})
+        assert_fields(ack, {"type": "ack", "seq": 2, "changed": True}, "bob")
+        assert bob.events[-1]["actor"] == "bob"
+        welcome = await bob.request({"type": "auth", "token": mint("bob", groups=[ROOM], ttl=7200)})
+        assert_fields(welcome, {"type": "welcome", "uid": "bob"}, "bob")
+        await bob.close()
+
+    run(scenario())
+
+
+# MARK: 4. Meeting messages
+
+
+def test_meeting_message_reaches_group_members_outside_the_room(rollcall):
+    server = rollcall()
+    group = "g1"
+    tokens = {
+        "alice": mint("alice", name="Alice", groups=[group]),
+        "bob": mint("bob", name="Bob", groups=[group, "g2"]),
+        "carol": mint("carol", name="Carol", groups=["g2"]),
+    }
+
+    async def scenario():
+        alice, bob, carol = [await Client.connect(uid, server.url, token) for uid, token in tokens.items()]
+        ack, _ = await alice.join(room=group, callType="video")
+        assert ack["seq"] == 1
+        ack = await alice.request({"type": "meeting", "group": group, "sessionId": "call-8812", "callType": "video",
+                                   "text": "Daily standup"})
+        meeting = await alice.expect_event(2, "meeting.message", room=group, actor="alice")
+        assert_fields(ack, {"type": "ack", "room": group, "seq": 2}, "alice")
+        # Bob is connected, in the group, and not in the room: he gets the event too.
+        received = await bob.expect_event(2, "meeting.message", room=group, actor="alice")
+        assert received["data"] == meeting["data"]
+        assert_fields(received["data"], {"sessionId": "call-8812", "callType": "video", "sender": "alice",
+                                         "active": True, "text": "Daily standup"}, "bob")
+        # Carol is not in the group: nothing for her, and she may not look.
+        await carol.expect_nothing()
+        error = await carol.request({"type": "query", "query": "active_meeting", "group": group})
+        assert_fields(error, {"type": "error", "code": "ERR_NOT_GROUP_MEMBER"}, "carol")
+        error = await carol.request({"type": "meeting", "group": group, "sessionId": "x", "callType": "audio"})
+        assert_fields(error, {"type": "error", "code": "ERR_NOT_GROUP_MEMBER"}, "carol")
+        await bob.expect_nothing()
+
+        result = await bob.request({"type": "query", "query": "active_meeting", "group": group})
+        assert_fields(result, {"type": "result", "query": "active_meeting", "group": group}, "bob")
+        assert_fields(result["meeting"], {"sessionId": "call-8812", "callType": "video", "sender": "alice",
+                                          "active": True, "text": "Daily standup"}, "bob")
+        result = await bob.request({"type": "query", "query": "history", "room": group, "after": 1, "limit": 10})
+        assert [(e["seq"], e["event"]) for e in result["events"]] == [(2, "meeting.message")]
+        assert result["events"][0]["data"] == meeting["data"]
+        result = await bob.request({"type": "query", "query": "rooms"})
+        rooms = {entry["room"]: entry for entry in result["rooms"]}
+        assert_fields(rooms[group], {"active": True, "participants": 1, "seq": 2})
+        assert rooms[group]["activeMeeting"]["sessionId"] == "call-8812"
+
+        # The meeting is over: members hear it, and it is no longer an active meeting.
+        await alice.request({"type": "meeting", "group": group, "sessionId": "call-8812", "callType": "video",
+                             "active": False})
+        ended = await bob.expect_event(3, "meeting.message", room=group)
+        assert ended["data"]["active"] is False
+        result = await bob.request({"type": "query", "query": "active_meeting", "group": group})
+        assert result["meeting"] is None or result["meeting"]["active"] is False, result
+        for client in (alice, bob, carol):
+            await client.close()
+
+    run(scenario())
+
+
+# MARK: 5. Malformed input
+
+
+def test_malformed_input_gets_errors_and_the_connection_stays_usable(rollcall):
+    server = rollcall()
+    bob_token = mint("bob", groups=[ROOM])
+
+    async def scenario():
+        bob = await Client.connect("bob", server.url)
+        # Before authentication: refused, but the socket stays open.
+        error = await bob.request({"type": "join", "room": ROOM})
+        assert_fields(error, {"type": "error", "code": "ERR_UNAUTHORIZED"}, "bob")
+        pong = await bob.request({"type": "ping"})
+        assert pong["type"] == "pong"
+        welcome = await bob.request({"type": "auth", "token": bob_token})
+        assert welcome["type"] == "welcome"
+
+        await bob.send("{not json")
+        error = await bob.recv()
+        assert_fields(error, {"type": "error", "code": "ERR_BAD_REQUEST"}, "bob")
+        await bob.send(b'{"type":"ping"}')
+        error = await bob.recv()
+        assert_fields(error, {"type": "error", "code": "ERR_BAD_REQUEST"}, "bob")
+        cases = [
+            ({"type": "dance"}, "dance"),
+            ({"type": "join", "room": ROOM, "role": "moderator"}, "role"),
+            ({"type": "join", "room": 7}, "room"),
+            ({"type": "query", "query": "everything"}, "everything"),
+            ({"id": 99}, "type"),
+        ]
+        for message, named in cases:
+            error = await bob.request(message)
+            assert_fields(error, {"type": "error", "code": "ERR_BAD_REQUEST"}, f"bob: {message}")
+            assert named in error["message"], error
+        # The forged role did not join: Bob is not in the room.
+        error = await bob.request({"type": "state", "room": ROOM, "audioMuted": True})
+        assert_fields(error, {"type": "error", "code": "ERR_NOT_IN_ROOM"}, "bob")
+
+        ack, snapshot = await bob.join()
+        assert participant(snapshot, "bob")["role"] == "participant"
+        for message, code in [
+            ({"type": "state", "room": ROOM, "handRaised": True, "role": "admin"}, "ERR_BAD_REQUEST"),
+            ({"type": "state", "room": ROOM, "audioMuted": "yes"}, "ERR_BAD_REQUEST"),
+            ({"type": "state", "room": ROOM, "pinned": True}, "ERR_FORBIDDEN"),
+            ({"type": "action", "room": ROOM, "action": "mute", "target": "bob", "role": "admin"}, "ERR_BAD_REQUEST"),
+            ({"type": "media", "room": ROOM, "recording": True}, "ERR_FORBIDDEN"),
+        ]:
+            error = await bob.request(message)
+            assert_fields(error, {"type": "error", "code": code}, f"bob: {message}")
+        # Errors changed nothing, and the connection still answers.
+        result = await bob.request({"type": "query", "query": "history", "room": ROOM, "after": 0, "limit": 10})
+        assert [e["event"] for e in result["events"]] == ["participant.joined"]
+        assert bob.events == []
+        pong = await bob.request({"type": "ping"})
+        assert pong == {"type": "pong", "id": bob.next_id}
+        await bob.close()
+
+    run(scenario())
