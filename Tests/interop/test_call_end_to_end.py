@@ -569,8 +569,12 @@ def bad_tokens():
     last = signature[-1]
     other_last = "w" if last in "ABCDEFGHIJKLMNOP" else "A"
     tampered_last = f"{header}.{payload}.{signature[:-1]}{other_last}"
+    # Change only the two unused low bits of the last character: the same MAC bytes, but not canonical base64url.
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    non_canonical = f"{header}.{payload}.{signature[:-1]}{alphabet[alphabet.index(last) ^ 1]}"
     claims = claims_for("mallory", groups=[ROOM])
     return {
+        "non-canonical signature": non_canonical,
         "tampered signature": tampered,
         "tampered last character": tampered_last,
         "tampered payload": f"{header}.{b64url_json({**claims, 'rooms': {ROOM: 'admin'}})}.{signature}",
