@@ -386,9 +386,11 @@ public final class WebSocketConnection {
         }
     }
 
-    private func sendClose(code: WebSocketCloseCode, reason: String) {
+    /// Queues our Close after what is already queued (the handshake response, messages sent before the close),
+    /// which must reach the peer first. Only a slow consumer's backlog is dropped (`discardingQueued`).
+    private func sendClose(code: WebSocketCloseCode, reason: String, discardingQueued: Bool = false) {
         self.closeReason = WebSocketCloseReason(code: code, initiatedByServer: true, detail: reason)
-        self.outbound.removeAll()
+        if discardingQueued { self.outbound.removeAll() }
         self.enqueue(WebSocketFrameEncoder.encodeClose(code: code, reason: reason))
         self.phase = .closeSent
         self.closeStartedAt = self.loop.now
@@ -458,7 +460,7 @@ public final class WebSocketConnection {
         let configuration = self.server.configuration
         if queued > configuration.writeQueueLimit && self.phase == .open {
             self.server.count(.slowConsumerClosed)
-            self.sendClose(code: .policyViolation, reason: "write queue limit reached")
+            self.sendClose(code: .policyViolation, reason: "write queue limit reached", discardingQueued: true)
         } else if self.isWritable && queued > configuration.writeQueueHighWatermark {
             self.isWritable = false
             self.endpoint?.connection(self, writabilityDidChange: false)

@@ -96,8 +96,8 @@ def parse_addresses(line):
 def start_server(working_directory, *arguments):
     assert BINARY.exists(), f"{BINARY} is missing: build with `swift build` first"
     process = subprocess.Popen(
-        [str(BINARY), "serve", "--listen", "127.0.0.1:0", "--echo", "--set", "timeouts.shutdown_grace_ms=1000",
-         *arguments],
+        [str(BINARY), "serve", "--config", str(PROJECT_ROOT / "config" / "rollcall.conf"), "--listen", "127.0.0.1:0",
+         "--echo", "--set", "timeouts.shutdown_grace_ms=1000", *arguments],
         cwd=working_directory,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
