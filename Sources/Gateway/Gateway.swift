@@ -424,7 +424,7 @@ public final class Gateway {
                           resync: false)
     }
 
-    /// Sends exactly what a resuming subscriber missed — the roster patches of its view after `resume.roster` and
+    /// Sends exactly what a resuming subscriber missed — the roster patches of its view since `resume.roster` and
     /// the events after `resume.events` — or returns false when not all of it is retained (never a partial
     /// recovery: the caller sends a fresh snapshot).
     private func resume(
@@ -454,7 +454,7 @@ public final class Gateway {
         }
         self.reply(session, .object(JSONObject([
             ("type", .string("resumed")), ("room", .string(room.state.id)),
-            ("seq", .int(Int64(channel.sequence))), ("recovered", .bool(true)),
+            ("seq", .int(Int64(room.state.sequence))), ("recovered", .bool(true)),
         ])))
         return true
     }

@@ -86,10 +86,14 @@ final class ViewChannel {
         if drop > 0 { self.history.removeFirst(drop) }
     }
 
-    /// Every patch sent after the view was at `sequence`, or nil when they are not all retained.
+    /// Every patch a client that has seen everything up to `sequence` is missing, or nil when they are not all
+    /// retained. Between two patches the view does not change, so any sequence number works, not only patch
+    /// boundaries: the view at `sequence` is the one the first later patch starts from.
     func patches(after sequence: UInt64) -> [SentPatch]? {
-        if sequence == self.sequence { return [] }
-        guard let index = self.history.firstIndex(where: { $0.from == sequence }) else { return nil }
+        if sequence >= self.sequence { return [] }
+        guard let index = self.history.firstIndex(where: { $0.to > sequence }),
+            self.history[index].from <= sequence
+        else { return nil }
         return Array(self.history[index...])
     }
 }

@@ -203,6 +203,9 @@ class Client:
         self.pending = []
         self.events = []
         self.next_id = 0
+        # The roster mirrors, by room: each applies its snapshot and then every patch, as docs/PROTOCOL.md says.
+        self.rosters = {}
+        self.patches = 0
 
     @classmethod
     async def connect(cls, name, url, token=None, via="auth", **options):
@@ -239,6 +242,18 @@ class Client:
         message = json.loads(raw)
         if message.get("type") == "event":
             self.events.append(message)
+        if message.get("type") == "snapshot":
+            self.rosters[message["room"]] = RosterMirror(message)
+        if message.get("type") == "patch":
+            # Roster patches are checked and applied here, not handed to the tests that wait for events.
+            mirror = self.rosters.get(message["room"])
+            if mirror is None:
+                # A new connection resuming: the patches continue a roster an earlier connection held.
+                assert message.get("recovered") is True, f"{self.name}: a patch before any snapshot: {message}"
+            else:
+                mirror.apply(message, self.name)
+            self.patches += 1
+            return await self.recv(timeout)
         return message
 
     async def request(self, message, timeout=RECEIVE_TIMEOUT):
@@ -289,6 +304,54 @@ class Client:
 
     async def close(self):
         await self.ws.close()
+
+
+def merge_patch(target, patch):
+    """RFC 7386 JSON Merge Patch."""
+    if not isinstance(patch, dict):
+        return patch
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result
+
+
+def fnv1a64(data):
+    value = 0xCBF29CE484222325
+    for byte in data:
+        value ^= byte
+        value = (value * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return value
+
+
+def roster_checksum(roster):
+    """The documented checksum: the sum of FNV-1a over key, a zero byte and the entry's canonical JSON."""
+    def entry_hash(key, entry):
+        canonical = json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return fnv1a64(key.encode() + b"\0" + canonical.encode())
+    total = entry_hash("room", roster["room"])
+    for uid, entry in roster["participants"].items():
+        total = (total + entry_hash(uid, entry)) & 0xFFFFFFFFFFFFFFFF
+    return f"{total:016x}"
+
+
+class RosterMirror:
+    """A second reference client: applies the snapshot, then every patch, and checks sequence and checksum."""
+
+    def __init__(self, snapshot):
+        self.roster = snapshot["roster"]
+        self.seq = snapshot["seq"]
+        assert roster_checksum(self.roster) == snapshot["checksum"], snapshot
+
+    def apply(self, patch, who):
+        assert patch["from"] == self.seq, f"{who}: patch from {patch['from']} but the roster is at {self.seq}"
+        assert patch["seq"] > patch["from"], patch
+        self.roster = merge_patch(self.roster, patch["patch"])
+        self.seq = patch["seq"]
+        assert roster_checksum(self.roster) == patch["checksum"], f"{who}: checksum mismatch after {patch}"
 
 
 def assert_fields(message, fields, who=""):
@@ -496,8 +559,12 @@ def test_dropped_socket_is_lost_then_restored_or_timed_out(rollcall):
         assert ack["seq"] == 7
         await alice.expect_event(7, "participant.joined", "bob")
         assert participant(snapshot, "bob")["state"] == "joined"
+        # A socket the client closes without `leave` (a page reload) also gets the grace period.
         await bob.close()
-        await alice.expect_event(8, "participant.left", "bob", actor="bob")
+        closed = await alice.expect_event(8, "session.connection_closed", "bob", actor=None)
+        assert closed["data"]["participant"]["state"] == "reconnecting"
+        left = await alice.expect_event(9, "participant.left", "bob", actor=None)
+        assert_fields(left["data"], {"deviceID": "phone", "reason": "connection_closed"})
         await alice.close()
 
     run(scenario())
