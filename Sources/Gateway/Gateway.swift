@@ -161,7 +161,8 @@ public final class Gateway {
             switch session.auth {
             case .awaiting(let deadline) where now >= deadline:
                 self.closeSession(session, code: GatewayCloseCode.unauthorized, reason: "authentication timeout")
-            case .authenticated(let claims) where now / 1000 > claims.expiresAt + self.verifier.leeway:
+            // Expired from the same instant the verifier refuses the token: exp + leeway <= now.
+            case .authenticated(let claims) where now / 1000 >= claims.expiresAt + self.verifier.leeway:
                 self.reply(session, ServerMessages.error(id: nil, GatewayError("ERR_TOKEN_EXPIRED", "token expired")))
                 self.closeSession(session, code: GatewayCloseCode.tokenExpired, reason: "token expired")
             default:
@@ -233,7 +234,8 @@ public final class Gateway {
             let room = try self.participantRoom(session, roomID)
             var changed = false
             if let recording {
-                guard room.state.isOperator(claims.subject) || claims.capabilities.contains("record") else {
+                let isRecordingBot = self.role(of: claims, in: roomID) == .bot && claims.capabilities.contains("record")
+                guard room.state.isOperator(claims.subject) || isRecordingBot else {
                     throw .forbidden("only moderators start or stop recording")
                 }
                 if room.state.isRecording != recording {
@@ -351,8 +353,9 @@ public final class Gateway {
         }
         let room = self.room(roomID)
         let uid = claims.subject
+        // A banned user neither joins nor watches: the room's events are not theirs to see.
+        if room.state.banned.contains(uid) { throw .banned }
         if kind == .participant {
-            if room.state.banned.contains(uid) { throw .banned }
             let key = DeviceKey(uid: uid, deviceID: deviceID)
             let participant = room.state.participants[uid]
             let deviceIsIn = participant?.devices.contains { $0.deviceID == deviceID } ?? false
