@@ -41,6 +41,9 @@ public final class Gateway {
         var subscribers: [SessionID] = []
         /// Devices whose socket dropped, by (uid, device), with the time they leave unless they come back.
         var lostDevices: [DeviceKey: Int64] = [:]
+        /// Each retained entry's event message as it was sent live, by sequence number, so that history and resume
+        /// replay what subscribers saw then rather than the entry described against today's state.
+        var messages: [UInt64: JSONValue] = [:]
 
         init(id: String, retention: HistoryRetention) {
             self.state = RoomState(id: id)
@@ -177,6 +180,7 @@ public final class Gateway {
                 self.append(.participantLeft(uid: key.uid, deviceID: key.deviceID, reason: .timedOut), to: room, actor: nil)
             }
             room.log.trim(now: now)
+            self.forgetTrimmedMessages(room)
         }
     }
 
@@ -392,7 +396,8 @@ public final class Gateway {
         let now = self.clock()
         if let resumeAfter, let missed = room.log.entries(after: resumeAfter) {
             for entry in missed {
-                self.reply(session, ServerMessages.event(entry, room: room.state, recovered: true))
+                let live = room.messages[entry.sequence] ?? ServerMessages.event(entry, room: room.state)
+                self.reply(session, Self.markedRecovered(live))
             }
             self.reply(session, .object(JSONObject([
                 ("type", .string("resumed")), ("room", .string(roomID)),
@@ -575,7 +580,8 @@ public final class Gateway {
             fields.append(("query", .string("history")))
             fields.append(("room", .string(roomID)))
             fields.append(("firstRetained", .int(Int64(room?.log.entries.first?.sequence ?? 0))))
-            fields.append(("events", .array(entries.map { ServerMessages.event($0, room: room!.state) })))
+            let events = entries.map { room!.messages[$0.sequence] ?? ServerMessages.event($0, room: room!.state) }
+            fields.append(("events", .array(events)))
         }
         self.reply(session, .object(JSONObject(fields)))
     }
@@ -593,13 +599,32 @@ public final class Gateway {
     ) -> UInt64 {
         let entry = room.log.append(event, time: self.clock(), actor: actor, reason: reason)
         room.state.apply(entry)
+        let message = ServerMessages.event(entry, room: room.state)
+        room.messages[entry.sequence] = message
+        self.forgetTrimmedMessages(room)
         var recipients = room.subscribers
         for id in extra where !recipients.contains(id) { recipients.append(id) }
         if !recipients.isEmpty {
-            let bytes = JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
-            self.transport.send(bytes, to: recipients)
+            self.transport.send(JSONWriter.bytes(message), to: recipients)
         }
         return entry.sequence
+    }
+
+    /// Drops the live messages of entries the log no longer retains.
+    private func forgetTrimmedMessages(_ room: Room) {
+        // The messages' sequence numbers are contiguous and end at the log's last: drop from below its first.
+        var sequence = room.log.entries.first?.sequence ?? room.log.lastSequence + 1
+        while room.messages.count > room.log.entries.count, sequence > 1 {
+            sequence -= 1
+            room.messages[sequence] = nil
+        }
+    }
+
+    /// An event message as replayed on resume: `"recovered": true` added.
+    private static func markedRecovered(_ message: JSONValue) -> JSONValue {
+        guard case .object(var object) = message else { return message }
+        object["recovered"] = .bool(true)
+        return .object(object)
     }
 
     private func ack(_ session: Session, _ id: JSONValue?, room: Room, changed: Bool) {
