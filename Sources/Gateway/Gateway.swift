@@ -369,10 +369,9 @@ public final class Gateway {
                 if participant?.isJoined != true {
                     try self.checkCapacity(room, role: role)
                 }
-                if room.state.startedAt == nil, let callType { room.state.callType = callType }
                 self.append(
                     .participantJoined(uid: uid, deviceID: deviceID, name: claims.name ?? uid, avatar: claims.avatar,
-                                       role: role),
+                                       role: role, callType: callType),
                     to: room,
                     actor: uid
                 )
@@ -648,6 +647,11 @@ public final class Gateway {
     /// A room's current state, if the room exists.
     public func roomState(_ id: String) -> RoomState? {
         self.rooms[id]?.state
+    }
+
+    /// A room's log, if the room exists (for checking the reducer against the log).
+    func roomLog(_ id: String) -> RoomLog? {
+        self.rooms[id]?.log
     }
 
     /// Ids of rooms that exist.

@@ -75,7 +75,7 @@ public struct RoomState: Hashable, Sendable {
         self.sequence = entry.sequence
         let now = entry.time
         switch entry.event {
-        case .participantJoined(let uid, let deviceID, let name, let avatar, let role):
+        case .participantJoined(let uid, let deviceID, let name, let avatar, let role, let callType):
             var participant = self.participants[uid]
                 ?? Participant(uid: uid, name: name, avatar: avatar, role: role, joinedAt: now)
             participant.account(until: now)
@@ -93,6 +93,7 @@ public struct RoomState: Hashable, Sendable {
             if self.startedAt == nil {
                 self.startedAt = now
                 self.initiator = uid
+                if let callType { self.callType = callType }
             }
         case .participantLeft(let uid, let deviceID, let reason):
             guard var participant = self.participants[uid] else { return }
