@@ -76,6 +76,11 @@ public struct RoomState: Hashable, Sendable {
         let now = entry.time
         switch entry.event {
         case .participantJoined(let uid, let deviceID, let name, let avatar, let role, let callType):
+            if self.startedAt == nil {
+                // A new call: the roster lists who joined this call, not those who left an earlier one.
+                self.participants = self.participants.filter { $0.value.isJoined }
+                self.joinOrder = self.joinOrder.filter { self.participants[$0] != nil }
+            }
             var participant = self.participants[uid]
                 ?? Participant(uid: uid, name: name, avatar: avatar, role: role, joinedAt: now)
             participant.account(until: now)

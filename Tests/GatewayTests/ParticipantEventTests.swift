@@ -239,6 +239,26 @@ struct TwoInARoom {
         #expect(snapshot.snapshotParticipant("u-carol")?["state"] == "joined")
     }
 
+    @Test func aNewCallListsOnlyThoseWhoJoinedIt() throws {
+        let room = try TwoInARoom()
+        let harness = room.harness
+        harness.send(room.bob, ["type": "state", "room": "r", "audioMuted": true])
+        harness.send(room.bob, ["type": "leave", "room": "r"])
+        harness.send(room.alice, ["type": "leave", "room": "r"])
+        #expect(harness.gateway.roomState("r")?.startedAt == nil)
+        harness.advance(milliseconds: 60_000)
+        let carol = try harness.connect("u-carol", rooms: ["r": .participant])
+        let answer = try harness.join(carol, "r")
+        let uids = answer.last?["participants"]?.arrayValue?.compactMap { $0["uid"]?.stringValue }
+        #expect(uids == ["u-carol"])
+        #expect(answer.last?["state"]?["initiator"] == "u-carol")
+        // Bob comes back to the new call with fresh state.
+        try harness.join(harness.connect("u-bob", rooms: ["r": .participant]), "r")
+        #expect(harness.participant("u-bob", in: "r")?.audioMuted == false)
+        #expect(harness.participant("u-bob", in: "r")?.joinedAt == harness.clock.now)
+        #expect(harness.gateway.roomState("r")?.joinOrder == ["u-carol", "u-bob"])
+    }
+
     @Test func oneUserOnTwoDevicesIsOneRosterEntryUntilTheLastDeviceLeaves() throws {
         let room = try TwoInARoom()
         let harness = room.harness
