@@ -234,6 +234,23 @@ import TokenAuth
         self.action(action.rawValue, target: action.needsTarget ? "u-bob" : nil)
     }
 
+    @Test(arguments: ["mute", "lower_hand", "spotlight", "unspotlight", "promote", "demote", "ban", "unban"])
+    func repeatingAnActionChangesNothing(_ name: String) throws {
+        let room = try TwoInARoom()
+        let harness = room.harness
+        harness.send(room.bob, ["type": "state", "room": "r", "handRaised": true])
+        let first = room.change(room.alice, self.action(name, target: "u-bob"))
+        let sequence = harness.sequence("r")
+        let again = room.change(room.alice, self.action(name, target: "u-bob"))
+        #expect(again.answer == [["type": "ack", "id": 8, "room": "r", "seq": .int(sequence), "changed": false]])
+        #expect(again.seen.isEmpty)
+        #expect(harness.sequence("r") == sequence)
+        // The undoing actions had nothing to undo the first time either.
+        let undoes = ["unspotlight", "demote", "unban"].contains(name)
+        #expect(first.answer.first(type: "ack")?["changed"] == .bool(!undoes))
+        #expect(first.seen.isEmpty == undoes)
+    }
+
     @Test func actionsNeedTheRoomAndATargetInTheCall() throws {
         let room = try TwoInARoom()
         let harness = room.harness
