@@ -42,7 +42,9 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "rollcall", dependencies: ["RollcallCLI"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "TokenAuth", "JSONCoding"]),
+        // An in-memory transport and a manual clock, so gateway scenarios run without sockets.
+        .target(name: "GatewayTesting", dependencies: ["Gateway", "JSONCoding"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayTesting", "TokenAuth", "JSONCoding"]),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
         .testTarget(name: "TokenAuthTests", dependencies: ["TokenAuth", "JSONCoding"]),
         .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore"]),

@@ -147,7 +147,8 @@ public final class Gateway {
             switch session.auth {
             case .awaiting(let deadline) where now >= deadline:
                 self.closeSession(session, code: GatewayCloseCode.unauthorized, reason: "authentication timeout")
-            case .authenticated(let claims) where now / 1000 > claims.expiresAt + self.verifier.leeway:
+            // Expired from the same instant the verifier refuses the token: exp + leeway <= now.
+            case .authenticated(let claims) where now / 1000 >= claims.expiresAt + self.verifier.leeway:
                 self.reply(session, ServerMessages.error(id: nil, GatewayError("ERR_TOKEN_EXPIRED", "token expired")))
                 self.closeSession(session, code: GatewayCloseCode.tokenExpired, reason: "token expired")
             default:
@@ -177,6 +178,7 @@ public final class Gateway {
             for (spec, channel) in room.channels where spec != .all && channel.subscribers.isEmpty {
                 if let idle = channel.idleSince, now - idle > maximumAge { room.channels[spec] = nil }
             }
+            self.forgetTrimmedMessages(room)
         }
     }
 
@@ -252,7 +254,8 @@ public final class Gateway {
             let room = try self.participantRoom(session, roomID)
             var changed = false
             if let recording {
-                guard room.state.isOperator(claims.subject) || claims.capabilities.contains("record") else {
+                let isRecordingBot = self.role(of: claims, in: roomID) == .bot && claims.capabilities.contains("record")
+                guard room.state.isOperator(claims.subject) || isRecordingBot else {
                     throw .forbidden("only moderators start or stop recording")
                 }
                 if room.state.isRecording != recording {
@@ -372,6 +375,8 @@ public final class Gateway {
         }
         let room = self.room(roomID)
         let uid = claims.subject
+        // A banned user neither joins nor watches: the room's events are not theirs to see.
+        if room.state.banned.contains(uid) { throw .banned }
         if kind == .participant {
             if room.state.banned.contains(uid) { throw .banned }
             let key = GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)
@@ -383,10 +388,9 @@ public final class Gateway {
                 if participant?.isJoined != true {
                     try self.checkCapacity(room, role: role)
                 }
-                if room.state.startedAt == nil, let callType { room.state.callType = callType }
                 self.append(
                     .participantJoined(uid: uid, deviceID: deviceID, name: claims.name ?? uid, avatar: claims.avatar,
-                                       role: role),
+                                       role: role, callType: callType),
                     to: room,
                     actor: uid
                 )
@@ -448,7 +452,10 @@ public final class Gateway {
                 self.transport.send(Self.markedRecovered(patches[patchIndex].message), to: [session.id])
                 patchIndex += 1
             } else {
-                self.reply(session, ServerMessages.event(events[eventIndex], room: room.state, recovered: true))
+                let entry = events[eventIndex]
+                let live = room.messages[entry.sequence]
+                    ?? JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
+                self.transport.send(Self.markedRecovered(live), to: [session.id])
                 eventIndex += 1
             }
         }
@@ -459,7 +466,7 @@ public final class Gateway {
         return true
     }
 
-    /// A stored patch message with `"recovered":true` added before its closing brace.
+    /// A stored patch or event message with `"recovered":true` added before its closing brace.
     private static func markedRecovered(_ message: [UInt8]) -> [UInt8] {
         var bytes = message
         bytes.removeLast()
@@ -636,7 +643,14 @@ public final class Gateway {
             fields.append(("query", .string("history")))
             fields.append(("room", .string(roomID)))
             fields.append(("firstRetained", .int(Int64(room?.log.entries.first?.sequence ?? 0))))
-            fields.append(("events", .array(entries.map { ServerMessages.event($0, room: room!.state) })))
+            let events = entries.map { entry -> JSONValue in
+                // Each event as it was sent live.
+                if let bytes = room!.messages[entry.sequence], let value = try? JSONParser.parse(bytes, limits: Self.storedMessageLimits) {
+                    return value
+                }
+                return ServerMessages.event(entry, room: room!.state)
+            }
+            fields.append(("events", .array(events)))
         }
         self.reply(session, .object(JSONObject(fields)))
     }
@@ -658,6 +672,9 @@ public final class Gateway {
         let entry = room.log.append(event, time: now, actor: actor, reason: reason)
         room.state.apply(entry)
         self.statistics.events += 1
+        let message = JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
+        room.messages[entry.sequence] = message
+        self.forgetTrimmedMessages(room)
         var recipients: [SessionID] = []
         for id in room.subscribers {
             guard let session = self.sessions[id], let subscription = session.subscriptions[room.state.id],
@@ -667,8 +684,7 @@ public final class Gateway {
         }
         for id in extra where !recipients.contains(id) { recipients.append(id) }
         if !recipients.isEmpty {
-            let bytes = JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
-            self.transport.send(bytes, to: recipients)
+            self.transport.send(message, to: recipients)
         }
         room.markDirty(for: event)
         let window = self.configuration.patchWindowMilliseconds
@@ -825,6 +841,22 @@ public final class Gateway {
         self.reply(session, message)
     }
 
+    /// Limits for reading back messages the gateway wrote itself.
+    private static let storedMessageLimits = JSONParser.Limits(
+        maxInputBytes: 1 << 20, maxDepth: 32, maxStringBytes: 1 << 20, maxElementsPerContainer: 1 << 16,
+        maxTotalNodes: 1 << 20
+    )
+
+    /// Drops the live messages of entries the log no longer retains.
+    private func forgetTrimmedMessages(_ room: GatewayRoom) {
+        // The messages' sequence numbers are contiguous and end at the log's last: drop from below its first.
+        var sequence = room.log.entries.first?.sequence ?? room.log.lastSequence + 1
+        while room.messages.count > room.log.entries.count, sequence > 1 {
+            sequence -= 1
+            room.messages[sequence] = nil
+        }
+    }
+
     private func ack(_ session: GatewaySession, _ id: JSONValue?, room: GatewayRoom, changed: Bool) {
         self.reply(session, ServerMessages.ack(id: id, [
             ("room", .string(room.state.id)), ("seq", .int(Int64(room.state.sequence))), ("changed", .bool(changed)),
@@ -846,6 +878,11 @@ public final class Gateway {
     /// A room's current state, if the room exists.
     public func roomState(_ id: String) -> RoomState? {
         self.rooms[id]?.state
+    }
+
+    /// A room's log, if the room exists (for checking the reducer against the log).
+    func roomLog(_ id: String) -> RoomLog? {
+        self.rooms[id]?.log
     }
 
     /// Ids of rooms that exist.

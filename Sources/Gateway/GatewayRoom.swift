@@ -18,6 +18,9 @@ final class GatewayRoom {
     var subscribers: [SessionID] = []
     /// Devices whose socket ended, with the time they leave unless they come back.
     var lostDevices: [DeviceKey: LostDevice] = [:]
+    /// Each retained entry's event message as it was sent live, by sequence number, so that history and resume
+    /// replay what subscribers saw then rather than the entry described against today's state.
+    var messages: [UInt64: [UInt8]] = [:]
     /// Roster views by spec; the whole-roster view always exists.
     var channels: [RosterViewSpec: ViewChannel] = [:]
     /// What changed since the last flush.
@@ -41,7 +44,7 @@ final class GatewayRoom {
     func markDirty(for event: RoomEvent) {
         self.roomDirty = true
         switch event {
-        case .participantJoined(let uid, _, _, _, _), .participantLeft(let uid, _, _), .connectionLost(let uid, _),
+        case .participantJoined(let uid, _, _, _, _, _), .participantLeft(let uid, _, _), .connectionLost(let uid, _),
             .connectionRestored(let uid, _), .flagChanged(let uid, _, _), .mediaIDChanged(let uid, _),
             .cameraFacingChanged(let uid, _), .operatorChanged(let uid, _), .banChanged(let uid, _),
             .mutedByModerator(let uid):

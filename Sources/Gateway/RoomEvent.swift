@@ -37,8 +37,10 @@ public enum LeaveReason: String, Hashable, Sendable {
 /// Everything that can happen in a room. Each event is appended to the room's ordered log, which gives it its
 /// sequence number, and applied by the reducer (`RoomState.applying`).
 public enum RoomEvent: Hashable, Sendable {
-    /// A device joined the call.
-    case participantJoined(uid: String, deviceID: String, name: String, avatar: String?, role: ParticipantRole)
+    /// A device joined the call; `callType` is the one the join asked for, which the join that starts a call sets.
+    case participantJoined(
+        uid: String, deviceID: String, name: String, avatar: String?, role: ParticipantRole, callType: String?
+    )
     /// A device left the call.
     case participantLeft(uid: String, deviceID: String, reason: LeaveReason)
     /// A device's socket dropped without a close handshake; it has the grace period to come back.

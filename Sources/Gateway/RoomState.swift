@@ -75,9 +75,9 @@ public struct RoomState: Hashable, Sendable {
         self.sequence = entry.sequence
         let now = entry.time
         switch entry.event {
-        case .participantJoined(let uid, let deviceID, let name, let avatar, let role):
+        case .participantJoined(let uid, let deviceID, let name, let avatar, let role, let callType):
             if self.startedAt == nil {
-                // A new call starts: who left the previous one is no longer part of the roster.
+                // A new call: the roster lists who joined this call, not those who left an earlier one.
                 self.participants = self.participants.filter { $0.value.isJoined }
                 self.joinOrder = self.joinOrder.filter { self.participants[$0] != nil }
             }
@@ -99,6 +99,7 @@ public struct RoomState: Hashable, Sendable {
             if self.startedAt == nil {
                 self.startedAt = now
                 self.initiator = uid
+                if let callType { self.callType = callType }
             }
         case .participantLeft(let uid, let deviceID, let reason):
             guard var participant = self.participants[uid] else { return }

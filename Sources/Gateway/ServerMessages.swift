@@ -125,7 +125,7 @@ enum ServerMessages {
             return .object(JSONObject(fields))
         }
         switch event {
-        case .participantJoined(let uid, let deviceID, _, _, _):
+        case .participantJoined(let uid, let deviceID, _, _, _, _):
             return ("participant.joined", withParticipant(uid, [("deviceID", .string(deviceID))]))
         case .participantLeft(let uid, let deviceID, let reason):
             let name = reason == .timedOut ? "session.timed_out" : "participant.left"
