@@ -33,6 +33,9 @@ let package = Package(
             name: "GatewayWebSocket",
             dependencies: ["Gateway", "WebSocketServer", "EventIO", "WebSocketCore", "TokenAuth"]
         ),
+        // The Swift client library: a WebSocket client on the same protocol core, auth, subscriptions, and a live
+        // roster store that applies snapshots and patches.
+        .target(name: "RollcallClient", dependencies: ["JSONCoding", "WebSocketCore", "WebSocketDeflate", "EventIO"]),
         // The command line: subcommands and configuration loading (file, environment, flags).
         .target(
             name: "RollcallCLI",
@@ -44,7 +47,10 @@ let package = Package(
         .executableTarget(name: "rollcall", dependencies: ["RollcallCLI"]),
         // An in-memory transport and a manual clock, so gateway scenarios run without sockets.
         .target(name: "GatewayTesting", dependencies: ["Gateway", "JSONCoding"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "GatewayTesting", "TokenAuth", "JSONCoding"]),
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: ["Gateway", "GatewayTesting", "TokenAuth", "JSONCoding", "RollcallClient"]
+        ),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
         .testTarget(name: "TokenAuthTests", dependencies: ["TokenAuth", "JSONCoding"]),
         .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore"]),

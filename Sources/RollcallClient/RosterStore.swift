@@ -1,0 +1,153 @@
+import JSONCoding
+
+/// A live mirror of one room's roster view: applies the snapshot, then every patch, exactly as
+/// docs/PROTOCOL.md specifies (RFC 7386 merge patches, `from`/`seq` continuity, the checksum).
+///
+/// It holds the roster as the gateway's JSON object (the source of truth, so checksums are computed on exactly
+/// what the server hashed) and exposes participants as `Identifiable` values in join order.
+public struct RosterStore: Sendable {
+    /// Why a message could not be applied; the client should resubscribe (with resume) to get a fresh snapshot.
+    public struct Drift: Error, Hashable, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The room id.
+    public private(set) var room: String
+    /// The sequence number the roster is at.
+    public private(set) var sequence: UInt64
+    /// The roster object: `{"room": {...}, "participants": {uid: {...}}}`.
+    public private(set) var roster: JSONObject
+    /// The checksum the server sent with the last snapshot or patch.
+    public private(set) var serverChecksum: String?
+
+    /// Starts from a `snapshot` message.
+    ///
+    /// - Parameter snapshot: the message, parsed.
+    /// - Throws: `Drift` when the message is not a snapshot with a roster, or its checksum does not match.
+    public init(snapshot: JSONValue) throws(Drift) {
+        guard snapshot["type"] == "snapshot", let room = snapshot["room"]?.stringValue,
+            let sequence = snapshot["seq"]?.intValue, let roster = snapshot["roster"]?.objectValue
+        else { throw Drift(description: "not a snapshot with a roster") }
+        self.room = room
+        self.sequence = UInt64(sequence)
+        self.roster = roster
+        self.serverChecksum = snapshot["checksum"]?.stringValue
+        try self.verifyChecksum()
+    }
+
+    /// Applies a `patch` message.
+    ///
+    /// - Parameter patch: the message, parsed.
+    /// - Throws: `Drift` when the patch does not start where the roster is (`from` ≠ `sequence`), or the checksum
+    ///   after applying it differs from the server's.
+    public mutating func apply(patch message: JSONValue) throws(Drift) {
+        guard message["type"] == "patch", message["room"]?.stringValue == self.room,
+            let from = message["from"]?.intValue, let to = message["seq"]?.intValue, let patch = message["patch"]
+        else { throw Drift(description: "not a patch for room \(self.room)") }
+        if message["recovered"] == true, UInt64(to) <= self.sequence {
+            return  // Applied before the reconnect.
+        }
+        // A view does not change between patches, so the roster at any seq in from..<to is the patch's base.
+        guard UInt64(from) <= self.sequence, self.sequence < UInt64(to) else {
+            throw Drift(description: "patch from \(from) to \(to) does not follow seq \(self.sequence)")
+        }
+        guard case .object(let result) = Self.merge(patch, into: .object(self.roster)) else {
+            throw Drift(description: "patch replaced the roster with a non-object")
+        }
+        self.roster = result
+        self.sequence = UInt64(to)
+        self.serverChecksum = message["checksum"]?.stringValue
+        try self.verifyChecksum()
+    }
+
+    /// The room entry (`callType`, `recording`, `activeSpeaker`, ...).
+    public var roomState: JSONObject { self.roster["room"]?.objectValue ?? JSONObject() }
+
+    /// The participants in join order.
+    public var participants: [RosterParticipant] {
+        guard let entries = self.roster["participants"]?.objectValue else { return [] }
+        return entries.entries.compactMap { uid, value in
+            value.objectValue.map { RosterParticipant(uid: uid, entry: $0) }
+        }.sorted { ($0.order, $0.id) < ($1.order, $1.id) }
+    }
+
+    /// One participant by uid.
+    public subscript(uid: String) -> RosterParticipant? {
+        self.roster["participants"]?[uid]?.objectValue.map { RosterParticipant(uid: uid, entry: $0) }
+    }
+
+    /// The checksum of the roster as held, computed as docs/PROTOCOL.md specifies.
+    public var checksum: String { RosterChecksum.hex(of: self.roster) }
+
+    private func verifyChecksum() throws(Drift) {
+        guard let expected = self.serverChecksum else { return }
+        let actual = self.checksum
+        guard actual == expected else {
+            throw Drift(description: "checksum \(actual) differs from the server's \(expected) at seq \(self.sequence)")
+        }
+    }
+
+    /// RFC 7386 §2: applies a merge patch.
+    public static func merge(_ patch: JSONValue, into target: JSONValue) -> JSONValue {
+        guard case .object(let patchObject) = patch else { return patch }
+        var result = target.objectValue ?? JSONObject()
+        for (key, value) in patchObject.entries {
+            if case .null = value {
+                result[key] = nil
+            } else {
+                result[key] = Self.merge(value, into: result[key] ?? .null)
+            }
+        }
+        return .object(result)
+    }
+}
+
+/// The roster checksum: the sum modulo 2^64 of FNV-1a over each entry's key, a zero byte and its canonical JSON.
+public enum RosterChecksum {
+    /// The checksum of a roster object in 16 lower-case hex digits.
+    public static func hex(of roster: JSONObject) -> String {
+        var sum = Self.hash(key: "room", roster["room"] ?? .object(JSONObject()))
+        for (uid, entry) in roster["participants"]?.objectValue?.entries ?? [] {
+            sum &+= Self.hash(key: uid, entry)
+        }
+        let digits = String(sum, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    static func hash(key: String, _ value: JSONValue) -> UInt64 {
+        var bytes = Array(key.utf8)
+        bytes.append(0)
+        Self.canonical(value, into: &bytes)
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+
+    /// Canonical JSON: object keys sorted by their UTF-8 bytes, no whitespace.
+    static func canonical(_ value: JSONValue, into output: inout [UInt8]) {
+        switch value {
+        case .object(let object):
+            output.append(UInt8(ascii: "{"))
+            let keys = object.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            for (index, key) in keys.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                JSONWriter.appendString(key, to: &output)
+                output.append(UInt8(ascii: ":"))
+                Self.canonical(object[key]!, into: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                Self.canonical(element, into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        default:
+            JSONWriter.write(value, into: &output)
+        }
+    }
+}
