@@ -36,12 +36,14 @@ let package = Package(
         // The Swift client library: a WebSocket client on the same protocol core, auth, subscriptions, and a live
         // roster store that applies snapshots and patches.
         .target(name: "RollcallClient", dependencies: ["JSONCoding", "WebSocketCore", "WebSocketDeflate", "EventIO"]),
+        // The load generator: client connections on EventIO loops, echo, fanout, idle and connect scenarios.
+        .target(name: "RollcallBench", dependencies: ["EventIO", "WebSocketCore", "TokenAuth", "JSONCoding"]),
         // The command line: subcommands and configuration loading (file, environment, flags).
         .target(
             name: "RollcallCLI",
             dependencies: [
                 "WebSocketServer", "WebSocketDeflate", "EventIO", "WebSocketCore", "Gateway", "GatewayWebSocket",
-                "TokenAuth",
+                "TokenAuth", "RollcallBench", "JSONCoding",
             ]
         ),
         .executableTarget(name: "rollcall", dependencies: ["RollcallCLI"]),
@@ -56,6 +58,10 @@ let package = Package(
         .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore"]),
         .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCore"]),
         .testTarget(name: "EventIOTests", dependencies: ["EventIO"]),
+        .testTarget(
+            name: "RollcallBenchTests",
+            dependencies: ["RollcallBench", "WebSocketServer", "WebSocketCore", "EventIO"]
+        ),
         .testTarget(
             name: "WebSocketServerTests",
             dependencies: ["WebSocketServer", "WebSocketCore", "WebSocketDeflate", "EventIO"]

@@ -65,12 +65,27 @@ public enum Socket {
     }
 
     /// Starts a non-blocking connect; completion is signalled by writability (check `pendingError`).
-    public static func connect(to address: SocketAddress) throws(IOError) -> Int32 {
+    ///
+    /// - Parameters:
+    ///   - address: the peer.
+    ///   - localAddress: a local address to bind first (port 0), to spread clients over several source addresses;
+    ///     the port is chosen at connect time, so each source address has its own ephemeral port range per peer.
+    public static func connect(to address: SocketAddress, from localAddress: SocketAddress? = nil) throws(IOError)
+        -> Int32
+    {
         let family = address.isIPv6 ? AF_INET6 : AF_INET
         let fd = try blockingSystemCall("socket") {
             socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         }
         do {
+            if let localAddress {
+                // IP_BIND_ADDRESS_NO_PORT (Linux 4.2+): defer the port choice to connect. Failure only costs range.
+                var one: Int32 = 1
+                _ = setsockopt(fd, Int32(IPPROTO_IP), 24, &one, socklen_t(MemoryLayout<Int32>.size))
+                try localAddress.withSockAddr { pointer, length throws(IOError) in
+                    try blockingSystemCall("bind") { bind(fd, pointer, length) }
+                }
+            }
             try address.withSockAddr { pointer, length throws(IOError) in
                 let result = Glibc.connect(fd, pointer, length)
                 if result < 0 && errno != EINPROGRESS {

@@ -12,6 +12,7 @@ public enum CommandRunner {
           serve          run the gateway
           check-config   validate the configuration and print the effective values with their origin
           token          mint a development token (JWT) for a user, signed with the configured key
+          bench          generate load against a server on this machine (echo, fanout, idle, connect)
 
         Run 'rollcall SUBCOMMAND --help' for the options of a subcommand.
         """
@@ -46,6 +47,8 @@ public enum CommandRunner {
             return CheckConfigCommand.run(rest)
         case "token":
             return TokenCommand.run(rest)
+        case "bench":
+            return BenchCommand.run(rest)
         case "-h", "--help", "help":
             print(Self.usage)
             return 0

@@ -1,0 +1,97 @@
+import Synchronization
+
+/// One client loop's counters, written on the loop's thread and read by the runner for progress.
+final class BenchCounters: Sendable {
+    /// Connections upgraded and not closed yet.
+    let open = Atomic<Int>(0)
+    /// Upgrades completed.
+    let opened = Atomic<Int>(0)
+    /// Connections that failed before the upgrade completed.
+    let connectFailures = Atomic<Int>(0)
+    /// Connections that failed after the upgrade, and protocol errors.
+    let errors = Atomic<Int>(0)
+    /// Messages sent (echo requests, meeting messages).
+    let sent = Atomic<Int>(0)
+    /// Messages received and accounted for (echo replies, deliveries).
+    let received = Atomic<Int>(0)
+    /// Messages never received: skipped in the sequence, timed out, or undelivered at the end.
+    let lost = Atomic<Int>(0)
+    /// Duplicated, reordered or corrupted messages.
+    let mismatched = Atomic<Int>(0)
+    /// Echo requests waiting for their reply.
+    let outstanding = Atomic<Int>(0)
+    /// Deliveries expected (fanout): meeting messages sent times the observers of the room.
+    let expected = Atomic<Int>(0)
+    /// Participants ready for the load (fanout: observers joined and publishers connected).
+    let ready = Atomic<Int>(0)
+
+    /// Names the counters for `add`.
+    enum Counter {
+        case open, opened, connectFailures, errors, sent, received, lost, mismatched, outstanding, expected, ready
+    }
+
+    @inline(__always)
+    func add(_ counter: Counter, _ amount: Int = 1) {
+        switch counter {
+        case .open: self.open.wrappingAdd(amount, ordering: .relaxed)
+        case .opened: self.opened.wrappingAdd(amount, ordering: .relaxed)
+        case .connectFailures: self.connectFailures.wrappingAdd(amount, ordering: .relaxed)
+        case .errors: self.errors.wrappingAdd(amount, ordering: .relaxed)
+        case .sent: self.sent.wrappingAdd(amount, ordering: .relaxed)
+        case .received: self.received.wrappingAdd(amount, ordering: .relaxed)
+        case .lost: self.lost.wrappingAdd(amount, ordering: .relaxed)
+        case .mismatched: self.mismatched.wrappingAdd(amount, ordering: .relaxed)
+        case .outstanding: self.outstanding.wrappingAdd(amount, ordering: .relaxed)
+        case .expected: self.expected.wrappingAdd(amount, ordering: .relaxed)
+        case .ready: self.ready.wrappingAdd(amount, ordering: .relaxed)
+        }
+    }
+
+    /// A copy of the counters' values.
+    func snapshot() -> BenchCounterValues {
+        BenchCounterValues(
+            open: self.open.load(ordering: .relaxed),
+            opened: self.opened.load(ordering: .relaxed),
+            connectFailures: self.connectFailures.load(ordering: .relaxed),
+            errors: self.errors.load(ordering: .relaxed),
+            sent: self.sent.load(ordering: .relaxed),
+            received: self.received.load(ordering: .relaxed),
+            lost: self.lost.load(ordering: .relaxed),
+            mismatched: self.mismatched.load(ordering: .relaxed),
+            outstanding: self.outstanding.load(ordering: .relaxed),
+            expected: self.expected.load(ordering: .relaxed),
+            ready: self.ready.load(ordering: .relaxed)
+        )
+    }
+}
+
+/// Counter values summed over loops.
+public struct BenchCounterValues: Sendable {
+    public var open = 0
+    public var opened = 0
+    public var connectFailures = 0
+    public var errors = 0
+    public var sent = 0
+    public var received = 0
+    public var lost = 0
+    public var mismatched = 0
+    public var outstanding = 0
+    public var expected = 0
+    public var ready = 0
+
+    static func + (lhs: BenchCounterValues, rhs: BenchCounterValues) -> BenchCounterValues {
+        BenchCounterValues(
+            open: lhs.open + rhs.open,
+            opened: lhs.opened + rhs.opened,
+            connectFailures: lhs.connectFailures + rhs.connectFailures,
+            errors: lhs.errors + rhs.errors,
+            sent: lhs.sent + rhs.sent,
+            received: lhs.received + rhs.received,
+            lost: lhs.lost + rhs.lost,
+            mismatched: lhs.mismatched + rhs.mismatched,
+            outstanding: lhs.outstanding + rhs.outstanding,
+            expected: lhs.expected + rhs.expected,
+            ready: lhs.ready + rhs.ready
+        )
+    }
+}

@@ -1,0 +1,146 @@
+import JSONCoding
+
+/// What a run measured.
+public struct BenchReport: Sendable {
+    public var scenario: BenchOptions.Scenario
+    public var target: String
+    /// Seconds of load actually run.
+    public var elapsedSeconds: Double
+    public var counters: BenchCounterValues
+    /// Latency in nanoseconds (round trips, deliveries or handshakes).
+    public var latency: LatencyHistogram
+    /// The first few errors seen.
+    public var errorSamples: [String]
+    /// Server resident set size before and after opening connections (idle with a server process).
+    public var serverRSSBefore: Int?
+    public var serverRSSAfter: Int?
+
+    /// Messages (echo replies, deliveries) or handshakes per second.
+    public var ratePerSecond: Double {
+        self.elapsedSeconds > 0 ? Double(self.counters.received) / self.elapsedSeconds : 0
+    }
+
+    /// Lost messages: for fanout, deliveries expected and never received.
+    public var lost: Int {
+        self.scenario == .fanout
+            ? max(0, self.counters.expected - self.counters.received) : self.counters.lost
+    }
+
+    /// Server memory per open connection, in bytes (idle).
+    public var bytesPerConnection: Double? {
+        guard let before = self.serverRSSBefore, let after = self.serverRSSAfter, self.counters.opened > 0 else {
+            return nil
+        }
+        return Double(after - before) / Double(self.counters.opened)
+    }
+
+    private func microseconds(_ nanoseconds: UInt64) -> Double {
+        (Double(nanoseconds) / 100).rounded() / 10
+    }
+
+    /// The report as one JSON object.
+    public var json: JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("scenario", .string(self.scenario.rawValue)),
+            ("target", .string(self.target)),
+            ("seconds", .double((self.elapsedSeconds * 1000).rounded() / 1000)),
+            ("connectionsOpened", .int(Int64(self.counters.opened))),
+            ("connectFailures", .int(Int64(self.counters.connectFailures))),
+            ("errors", .int(Int64(self.counters.errors))),
+        ]
+        switch self.scenario {
+        case .echo:
+            fields += [
+                ("sent", .int(Int64(self.counters.sent))),
+                ("received", .int(Int64(self.counters.received))),
+                ("lost", .int(Int64(self.lost))),
+                ("mismatched", .int(Int64(self.counters.mismatched))),
+                ("messagesPerSecond", .double(self.ratePerSecond.rounded())),
+            ]
+        case .fanout:
+            fields += [
+                ("published", .int(Int64(self.counters.sent))),
+                ("expectedDeliveries", .int(Int64(self.counters.expected))),
+                ("deliveries", .int(Int64(self.counters.received))),
+                ("lost", .int(Int64(self.lost))),
+                ("mismatched", .int(Int64(self.counters.mismatched))),
+                ("deliveriesPerSecond", .double(self.ratePerSecond.rounded())),
+            ]
+        case .idle:
+            fields += [
+                ("serverRSSBefore", self.serverRSSBefore.map { .int(Int64($0)) } ?? .null),
+                ("serverRSSAfter", self.serverRSSAfter.map { .int(Int64($0)) } ?? .null),
+                ("bytesPerConnection", self.bytesPerConnection.map { .double($0.rounded()) } ?? .null),
+            ]
+        case .connect:
+            fields += [
+                ("handshakes", .int(Int64(self.counters.received))),
+                ("handshakesPerSecond", .double(self.ratePerSecond.rounded())),
+            ]
+        }
+        if self.scenario != .idle {
+            fields.append((
+                "latencyMicroseconds",
+                .object(
+                    JSONObject(uniqueKeysWithValues: [
+                        ("samples", .int(Int64(self.latency.count))),
+                        ("mean", .double((self.latency.mean / 100).rounded() / 10)),
+                        ("p50", .double(self.microseconds(self.latency.value(atQuantile: 0.5)))),
+                        ("p99", .double(self.microseconds(self.latency.value(atQuantile: 0.99)))),
+                        ("p999", .double(self.microseconds(self.latency.value(atQuantile: 0.999)))),
+                        ("max", .double(self.microseconds(self.latency.maximum))),
+                    ])
+                )
+            ))
+        }
+        fields.append(("errorSamples", .array(self.errorSamples.map { .string($0) })))
+        return .object(JSONObject(uniqueKeysWithValues: fields))
+    }
+
+    /// The report for people.
+    public var text: String {
+        var lines = ["\(self.scenario.rawValue) \(self.target): \(String(format3: self.elapsedSeconds)) s"]
+        lines.append(
+            "connections: \(self.counters.opened) opened, \(self.counters.connectFailures) failed to open, "
+                + "\(self.counters.errors) errors"
+        )
+        switch self.scenario {
+        case .echo:
+            lines.append(
+                "messages: \(self.counters.sent) sent, \(self.counters.received) received, \(self.lost) lost, "
+                    + "\(self.counters.mismatched) mismatched; \(Int(self.ratePerSecond.rounded())) msgs/s"
+            )
+        case .fanout:
+            lines.append(
+                "published \(self.counters.sent); deliveries: \(self.counters.expected) expected, "
+                    + "\(self.counters.received) received, \(self.lost) lost, \(self.counters.mismatched) mismatched; "
+                    + "\(Int(self.ratePerSecond.rounded())) deliveries/s"
+            )
+        case .idle:
+            if let before = self.serverRSSBefore, let after = self.serverRSSAfter {
+                let perConnection = self.bytesPerConnection.map { String(Int($0.rounded())) } ?? "-"
+                lines.append("server RSS: \(before / 1024) KiB before, \(after / 1024) KiB after; \(perConnection) bytes per connection")
+            }
+        case .connect:
+            lines.append("handshakes: \(self.counters.received); \(Int(self.ratePerSecond.rounded())) handshakes/s")
+        }
+        if self.scenario != .idle {
+            lines.append(
+                "latency (µs): p50 \(self.microseconds(self.latency.value(atQuantile: 0.5))), "
+                    + "p99 \(self.microseconds(self.latency.value(atQuantile: 0.99))), "
+                    + "p99.9 \(self.microseconds(self.latency.value(atQuantile: 0.999))), "
+                    + "max \(self.microseconds(self.latency.maximum)) over \(self.latency.count) samples"
+            )
+        }
+        for sample in self.errorSamples { lines.append("error: \(sample)") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    fileprivate init(format3 value: Double) {
+        let thousandths = Int((value * 1000).rounded())
+        let fraction = String(thousandths % 1000)
+        self = "\(thousandths / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+    }
+}

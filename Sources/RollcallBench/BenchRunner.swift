@@ -1,0 +1,264 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import EventIO
+import TokenAuth
+
+/// Runs a scenario on client event loops and reports what it measured.
+///
+/// Every phase is bounded: setup (connecting, joining) waits at most 10 s, the load lasts `duration` seconds,
+/// draining waits at most the reply timeout, and closing at most 2 s, so a run always ends by itself.
+public enum BenchRunner {
+    /// The longest the setup phase waits for connections to open and join.
+    static let setupLimit: Double = 10
+
+    /// Runs `options`.
+    ///
+    /// - Parameters:
+    ///   - options: the scenario and its parameters.
+    ///   - progress: called about once a second with a status line (from the calling thread).
+    /// - Returns: the report.
+    /// - Throws: `BenchError` for invalid options or an environment that cannot run them.
+    public static func run(_ options: BenchOptions, progress: ((String) -> Void)? = nil) throws(BenchError) -> BenchReport {
+        try options.validate()
+        let totalConnections: Int
+        switch options.scenario {
+        case .fanout: totalConnections = options.rooms * (options.subscribers + 1)
+        default: totalConnections = options.connections
+        }
+        let fileLimit = System.raiseOpenFileLimit()
+        guard fileLimit >= totalConnections + 64 else {
+            throw BenchError("the open-files limit (\(fileLimit)) is too low for \(totalConnections) connections")
+        }
+        var tlsContext: TLSContext?
+        if options.target.isSecure {
+            do {
+                tlsContext = try TLSContext.makeClient(verifyPeer: false, trustedCertificatePath: nil)
+            } catch {
+                throw BenchError("cannot create the TLS client context: \(error)")
+            }
+        }
+        var serverRSSBefore: Int?
+        if let pid = options.serverPID {
+            guard let rss = Self.residentSetSize(of: pid) else { throw BenchError("cannot read /proc/\(pid)/status") }
+            serverRSSBefore = rss
+        }
+
+        // One loop, counters and driver per thread.
+        var loops: [EventLoop] = []
+        var drivers: [BenchDriver] = []
+        var counters: [BenchCounters] = []
+        let roomSpecs = options.scenario == .fanout ? try Self.roomSpecs(options) : []
+        var firstIndex = 0
+        for index in 0..<options.threads {
+            let loop: EventLoop
+            do {
+                loop = try EventLoop(index: index)
+            } catch {
+                throw BenchError("cannot create an event loop: \(error)")
+            }
+            let loopCounters = BenchCounters()
+            let share = options.connections / options.threads + (index < options.connections % options.threads ? 1 : 0)
+            let driver: BenchDriver
+            switch options.scenario {
+            case .echo:
+                driver = EchoDriver(loop: loop, options: options, counters: loopCounters, tlsContext: tlsContext,
+                                    connections: share, firstIndex: firstIndex)
+            case .idle:
+                driver = IdleDriver(loop: loop, options: options, counters: loopCounters, tlsContext: tlsContext,
+                                    connections: share, firstIndex: firstIndex)
+            case .connect:
+                driver = ConnectDriver(loop: loop, options: options, counters: loopCounters, tlsContext: tlsContext,
+                                       connections: share, firstIndex: firstIndex)
+            case .fanout:
+                let mine = roomSpecs.enumerated().filter { $0.offset % options.threads == index }.map(\.element)
+                driver = FanoutDriver(loop: loop, options: options, counters: loopCounters, tlsContext: tlsContext,
+                                      rooms: mine)
+            }
+            firstIndex += share
+            loops.append(loop)
+            drivers.append(driver)
+            counters.append(loopCounters)
+        }
+        let threads = loops.map { loop in EventLoopThread(name: "bench-\(loop.index)") { loop.run() } }
+        func onEachLoop(_ body: @escaping (BenchDriver) -> Void) {
+            for (loop, driver) in zip(loops, drivers) { loop.execute { body(driver) } }
+        }
+        func total() -> BenchCounterValues { counters.reduce(BenchCounterValues()) { $0 + $1.snapshot() } }
+
+        var reporter = ProgressReporter(scenario: options.scenario, sink: progress)
+        func wait(seconds: Double, until done: () -> Bool = { false }) {
+            let deadline = EventLoop.monotonicNow() + UInt64(max(seconds, 0) * 1e9)
+            while EventLoop.monotonicNow() < deadline && !done() {
+                var pause = timespec(tv_sec: 0, tv_nsec: 20_000_000)
+                nanosleep(&pause, nil)
+                reporter.tick(total())
+            }
+        }
+
+        onEachLoop { $0.start() }
+        var serverRSSAfter: Int?
+        var loadStart = EventLoop.monotonicNow()
+        var loadEnd = loadStart
+        switch options.scenario {
+        case .echo:
+            wait(seconds: Self.setupLimit) { let values = total(); return values.opened + values.connectFailures >= totalConnections }
+            loadStart = EventLoop.monotonicNow()
+            onEachLoop { $0.startLoad() }
+            wait(seconds: options.duration)
+            loadEnd = EventLoop.monotonicNow()
+            onEachLoop { $0.stopLoad() }
+            wait(seconds: options.replyTimeout + 0.5) { total().outstanding == 0 }
+        case .fanout:
+            wait(seconds: Self.setupLimit) {
+                let values = total()
+                return values.ready + values.connectFailures + values.errors >= totalConnections
+            }
+            loadStart = EventLoop.monotonicNow()
+            onEachLoop { $0.startLoad() }
+            wait(seconds: options.duration)
+            loadEnd = EventLoop.monotonicNow()
+            onEachLoop { $0.stopLoad() }
+            wait(seconds: options.replyTimeout) { let values = total(); return values.received + values.mismatched >= values.expected }
+        case .connect:
+            onEachLoop { $0.startLoad() }
+            wait(seconds: options.duration)
+            loadEnd = EventLoop.monotonicNow()
+            onEachLoop { $0.stopLoad() }
+        case .idle:
+            onEachLoop { $0.startLoad() }
+            wait(seconds: options.duration) { let values = total(); return values.opened + values.connectFailures >= totalConnections }
+            let remaining = options.duration - Double(EventLoop.monotonicNow() - loadStart) / 1e9
+            // Let the server settle before reading its memory, within the run's duration.
+            wait(seconds: min(1, remaining))
+            if let pid = options.serverPID { serverRSSAfter = Self.residentSetSize(of: pid) }
+            wait(seconds: options.duration - Double(EventLoop.monotonicNow() - loadStart) / 1e9)
+            loadEnd = EventLoop.monotonicNow()
+        }
+        onEachLoop { $0.closeAll() }
+        wait(seconds: 2) { total().open == 0 }
+        for (loop, driver) in zip(loops, drivers) {
+            loop.execute {
+                driver.closeAll()
+                driver.stop()
+                loop.stop()
+            }
+        }
+        for thread in threads { thread.join() }
+
+        var latency = LatencyHistogram()
+        var errors: [String] = []
+        for driver in drivers {
+            latency.merge(driver.histogram)
+            errors += driver.errorSamples
+        }
+        return BenchReport(
+            scenario: options.scenario,
+            target: options.target.description,
+            elapsedSeconds: Double(loadEnd - loadStart) / 1e9,
+            counters: total(),
+            latency: latency,
+            errorSamples: Array(errors.prefix(5)),
+            serverRSSBefore: serverRSSBefore,
+            serverRSSAfter: serverRSSAfter
+        )
+    }
+
+    /// Room ids and tokens for fanout: the publisher's token has the room in `groups`, observers get it as viewers.
+    static func roomSpecs(_ options: BenchOptions) throws(BenchError) -> [FanoutDriver.RoomSpec] {
+        let key: TokenKey
+        do {
+            if let colon = options.key.firstIndex(of: ":") {
+                key = try TokenKey(keyID: String(options.key[..<colon]), secret: String(options.key[options.key.index(after: colon)...]))
+            } else {
+                key = try TokenKey(secret: options.key)
+            }
+        } catch {
+            throw BenchError("--key: \(error)")
+        }
+        let signer = TokenSigner(key: key)
+        let now = Int64(time(nil))
+        let expiry = now + Int64(BenchOptions.maximumDuration) + 3600
+        var specs: [FanoutDriver.RoomSpec] = []
+        do {
+            for room in 0..<options.rooms {
+                let id = "bench-room-\(room)"
+                let publisher = try signer.sign(
+                    TokenClaims(subject: "bench-publisher-\(room)", expiresAt: expiry, groups: [id], issuedAt: now)
+                )
+                var observers: [String] = []
+                for observer in 0..<options.subscribers {
+                    observers.append(
+                        try signer.sign(
+                            TokenClaims(subject: "bench-observer-\(room)-\(observer)", expiresAt: expiry,
+                                        rooms: [id: .viewer], issuedAt: now)
+                        )
+                    )
+                }
+                specs.append(FanoutDriver.RoomSpec(id: id, publisherToken: publisher, observerTokens: observers))
+            }
+        } catch {
+            throw BenchError("cannot sign tokens: \(error)")
+        }
+        return specs
+    }
+
+    /// VmRSS of a process in bytes, from /proc/PID/status.
+    public static func residentSetSize(of pid: Int32) -> Int? {
+        let fd = open("/proc/\(pid)/status", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < 65536 {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            bytes += chunk[0..<count]
+        }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            let digits = line.dropFirst(6).filter { $0.isNumber }
+            return Int(String(digits)).map { $0 * 1024 }
+        }
+        return nil
+    }
+}
+
+/// Prints a status line about once a second.
+struct ProgressReporter {
+    let scenario: BenchOptions.Scenario
+    let sink: ((String) -> Void)?
+    private let start = EventLoop.monotonicNow()
+    private var lastTime = EventLoop.monotonicNow()
+    private var lastReceived = 0
+
+    init(scenario: BenchOptions.Scenario, sink: ((String) -> Void)?) {
+        self.scenario = scenario
+        self.sink = sink
+    }
+
+    mutating func tick(_ values: BenchCounterValues) {
+        guard let sink = self.sink else { return }
+        let now = EventLoop.monotonicNow()
+        guard now - self.lastTime >= 1_000_000_000 else { return }
+        let rate = Double(values.received - self.lastReceived) * 1e9 / Double(now - self.lastTime)
+        self.lastTime = now
+        self.lastReceived = values.received
+        let unit: String
+        switch self.scenario {
+        case .echo: unit = "msgs/s"
+        case .fanout: unit = "deliveries/s"
+        case .connect: unit = "handshakes/s"
+        case .idle: unit = "-"
+        }
+        let seconds = Int((Double(now - self.start) / 1e9).rounded())
+        var line = "[\(seconds)s] open \(values.open)"
+        if self.scenario == .idle {
+            line += ", opened \(values.opened)"
+        } else {
+            line += ", \(Int(rate.rounded())) \(unit)"
+        }
+        line += ", errors \(values.errors + values.connectFailures)"
+        if values.lost > 0 { line += ", lost \(values.lost)" }
+        sink(line)
+    }
+}

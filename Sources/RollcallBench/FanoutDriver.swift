@@ -1,0 +1,232 @@
+import EventIO
+import WebSocketCore
+
+/// `fanout`: per room, observers joined with `"as":"observer"` and one publisher sending `meeting` messages at a
+/// fixed rate through the rooms protocol.
+///
+/// A meeting message's `text` is `bench SEQUENCE SENDTIME` (fixed width), so each delivery's latency is its
+/// receive time minus the send time, and an observer that sees a sequence number twice counts a mismatch. Every
+/// message sent is expected once by each observer of the room that was joined when it was sent.
+final class FanoutDriver: BenchDriver {
+    /// One room's publisher and observers on this loop.
+    struct RoomSpec {
+        var id: String
+        var publisherToken: String
+        var observerTokens: [String]
+    }
+
+    private struct Room {
+        var spec: RoomSpec
+        var publisher: BenchConnection?
+        var publisherOpen = false
+        var observers: [BenchConnection] = []
+        var joined: [Bool] = []
+        var nextExpected: [UInt64] = []
+        var readyObservers = 0
+        var published: UInt64 = 0
+        /// The encoded meeting message; the digits are patched in per send.
+        var message: [UInt8] = []
+        var sequenceOffset = 0
+        var timeOffset = 0
+    }
+
+    static let sequenceDigits = 10
+    static let timeDigits = 20
+    private static let textMarker = Array("\"text\":\"bench ".utf8)
+
+    private var rooms: [Room]
+    private let perRoom: Int
+    private var publishStart: UInt64 = 0
+
+    init(loop: EventLoop, options: BenchOptions, counters: BenchCounters, tlsContext: TLSContext?, rooms: [RoomSpec]) {
+        self.rooms = rooms.map { Room(spec: $0) }
+        self.perRoom = options.subscribers + 1
+        super.init(loop: loop, options: options, counters: counters, tlsContext: tlsContext)
+    }
+
+    override var tickInterval: UInt64 { 5_000_000 }
+
+    private func path(token: String) -> String {
+        let base = self.options.target.path
+        return base + (base.contains("?") ? "&" : "?") + "token=" + token
+    }
+
+    override func start() {
+        super.start()
+        for local in self.rooms.indices {
+            let spec = self.rooms[local].spec
+            let prefix = "{\"type\":\"meeting\",\"group\":\"\(spec.id)\",\"sessionId\":\"bench\",\"text\":\"bench "
+            var message = Array(prefix.utf8)
+            self.rooms[local].sequenceOffset = message.count
+            message += Array(repeating: UInt8(ascii: "0"), count: Self.sequenceDigits)
+            message.append(UInt8(ascii: " "))
+            self.rooms[local].timeOffset = message.count
+            message += Array(repeating: UInt8(ascii: "0"), count: Self.timeDigits)
+            message += Array("\"}".utf8)
+            self.rooms[local].message = message
+            let base = local * self.perRoom
+            for observer in 0..<self.options.subscribers {
+                let connection = self.makeConnection(index: base + 1 + observer, path: self.path(token: spec.observerTokens[observer]))
+                self.rooms[local].observers.append(connection)
+                self.rooms[local].joined.append(false)
+                self.rooms[local].nextExpected.append(0)
+            }
+            self.rooms[local].publisher = self.makeConnection(index: base, path: self.path(token: spec.publisherToken))
+        }
+        for room in self.rooms {
+            for observer in room.observers { self.open(observer) }
+            self.open(room.publisher!)
+        }
+    }
+
+    override func startLoad() {
+        super.startLoad()
+        self.publishStart = EventLoop.monotonicNow()
+    }
+
+    override func closeAll() {
+        super.closeAll()
+        for room in self.rooms {
+            room.publisher?.close()
+            for observer in room.observers { observer.close() }
+        }
+    }
+
+    override func didOpen(_ connection: BenchConnection) {
+        let (local, role) = (connection.index / self.perRoom, connection.index % self.perRoom)
+        if role == 0 {
+            self.rooms[local].publisherOpen = true
+            self.counters.add(.ready)
+            return
+        }
+        let join = "{\"type\":\"join\",\"id\":1,\"room\":\"\(self.rooms[local].spec.id)\",\"as\":\"observer\"}"
+        var bytes = Array(join.utf8)
+        bytes.withUnsafeMutableBytes { connection.send(.text, payload: UnsafeRawBufferPointer($0)) }
+    }
+
+    override func didClose(_ connection: BenchConnection, error: String?) {
+        let (local, role) = (connection.index / self.perRoom, connection.index % self.perRoom)
+        if role == 0 {
+            self.rooms[local].publisherOpen = false
+        } else if self.rooms[local].joined[role - 1] {
+            self.rooms[local].joined[role - 1] = false
+            self.rooms[local].readyObservers -= 1
+        }
+    }
+
+    override func tick(now: UInt64) {
+        guard self.isLoading else { return }
+        let elapsed = now &- self.publishStart
+        let due = UInt64(Double(elapsed) * Double(self.options.rate) / 1e9)
+        for local in self.rooms.indices where self.rooms[local].publisherOpen {
+            var burst = 0
+            while self.rooms[local].published < due, burst < 1000 {
+                self.publish(local)
+                burst += 1
+            }
+        }
+    }
+
+    private func publish(_ local: Int) {
+        guard let publisher = self.rooms[local].publisher else { return }
+        let sequence = self.rooms[local].published
+        self.rooms[local].published += 1
+        let sequenceOffset = self.rooms[local].sequenceOffset
+        let timeOffset = self.rooms[local].timeOffset
+        self.rooms[local].message.withUnsafeBytes { message in
+            publisher.sendFrame(.text, payloadCount: message.count) { payload in
+                payload.copyMemory(from: message)
+                Self.writeDigits(sequence, into: payload, at: sequenceOffset, width: Self.sequenceDigits)
+                Self.writeDigits(EventLoop.monotonicNow(), into: payload, at: timeOffset, width: Self.timeDigits)
+            }
+        }
+        self.counters.add(.sent)
+        self.counters.add(.expected, self.rooms[local].readyObservers)
+    }
+
+    @inline(__always)
+    private static func writeDigits(_ value: UInt64, into buffer: UnsafeMutableRawBufferPointer, at offset: Int, width: Int) {
+        var remaining = value
+        var index = offset + width - 1
+        while index >= offset {
+            buffer[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
+            remaining /= 10
+            index -= 1
+        }
+    }
+
+    @inline(__always)
+    private static func readDigits(_ buffer: UnsafeMutableRawBufferPointer, at offset: Int, width: Int) -> UInt64? {
+        guard offset + width <= buffer.count else { return nil }
+        var value: UInt64 = 0
+        for index in offset..<(offset + width) {
+            let digit = buffer[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            value = value &* 10 &+ UInt64(digit)
+        }
+        return value
+    }
+
+    private static func hasPrefix(_ buffer: UnsafeMutableRawBufferPointer, _ prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard buffer.count >= count else { return false }
+        return memcmp(buffer.baseAddress!, prefix.utf8Start, count) == 0
+    }
+
+    /// Where the text marker ends in `buffer`, or nil.
+    private static func markerEnd(in buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        let marker = Self.textMarker
+        let count = buffer.count - marker.count
+        guard count >= 0 else { return nil }
+        let first = marker[0]
+        var index = 0
+        while index <= count {
+            if buffer[index] == first {
+                var matched = 1
+                while matched < marker.count && buffer[index + matched] == marker[matched] { matched += 1 }
+                if matched == marker.count { return index + matched }
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    override func connection(
+        _ connection: BenchConnection,
+        didReceive opcode: WebSocketOpcode,
+        payload: UnsafeMutableRawBufferPointer
+    ) {
+        let (local, role) = (connection.index / self.perRoom, connection.index % self.perRoom)
+        if Self.hasPrefix(payload, "{\"type\":\"error\"") {
+            self.counters.add(.errors)
+            self.noteError(String(decoding: UnsafeRawBufferPointer(payload).prefix(200), as: UTF8.self))
+            return
+        }
+        guard role > 0 else { return }  // The publisher's acks and its own copies of the events.
+        let observer = role - 1
+        if !self.rooms[local].joined[observer] {
+            if Self.hasPrefix(payload, "{\"type\":\"ack\"") {
+                self.rooms[local].joined[observer] = true
+                self.rooms[local].readyObservers += 1
+                self.counters.add(.ready)
+            }
+            return
+        }
+        guard Self.hasPrefix(payload, "{\"type\":\"event\""), let start = Self.markerEnd(in: payload),
+            let sequence = Self.readDigits(payload, at: start, width: Self.sequenceDigits),
+            let sentAt = Self.readDigits(payload, at: start + Self.sequenceDigits + 1, width: Self.timeDigits)
+        else { return }
+        let now = EventLoop.monotonicNow()
+        guard sequence >= self.rooms[local].nextExpected[observer] else {
+            self.counters.add(.mismatched)
+            return
+        }
+        self.rooms[local].nextExpected[observer] = sequence + 1
+        self.counters.add(.received)
+        self.histogram.record(now &- sentAt)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,134 @@
+import Foundation
+import JSONCoding
+import RollcallBench
+
+/// `rollcall bench`: load generation against a Rollcall server on this machine.
+enum BenchCommand {
+    static let help = """
+        USAGE: rollcall bench SCENARIO URL [OPTIONS]
+
+        Generates load against a server on this machine and reports what it measured. Only loopback targets
+        (127.0.0.0/8, ::1, localhost) are accepted. Every run ends by itself: setup waits at most 10 s, the load
+        lasts --duration seconds (at most 600), draining at most --timeout, closing at most 2 s.
+
+        SCENARIOS:
+          echo      each connection keeps --in-flight binary messages of --size bytes in flight to an echo
+                    endpoint (URL e.g. ws://127.0.0.1:9001/echo); reports messages/s, round-trip latency, and
+                    messages lost (a skipped sequence number, or no reply within --timeout) or mismatched
+                    (duplicated, out of order or corrupted)
+          fanout    through the rooms protocol (URL e.g. ws://127.0.0.1:8080/v1/ws): per room, --subscribers
+                    observers join with "as":"observer" and one publisher sends meeting messages at --rate per
+                    second; reports deliveries/s, expected vs received deliveries, and delivery latency
+          idle      opens --connections upgraded connections and keeps them idle for --duration; with
+                    --server-pid, reports the server's resident memory per connection
+          connect   --connections parallel loops of connect, upgrade, close; reports handshakes/s and the
+                    connect-to-101 latency (wss:// URLs run TLS without certificate verification)
+
+        OPTIONS:
+          --connections N          connections (echo, idle) or parallel handshakes (connect) (default 10)
+          --duration SECONDS       length of the load, at most 600 (default 5)
+          --size BYTES             echo message size, at least 16 (default 64)
+          --in-flight N            echo messages in flight per connection (default 1)
+          --rate N                 meeting messages per second per room (fanout, default 10)
+          --rooms N                rooms (fanout, default 1)
+          --subscribers N          observers per room (fanout, default 10)
+          --key KID:SECRET         token signing key (fanout, default the development key)
+          --threads N              client event loop threads (default 1)
+          --timeout SECONDS        wait for an echo before counting it lost, and for the drain (default 2)
+          --server-pid PID         read VmRSS of PID before and after opening connections (idle)
+          --source-addresses LIST  local addresses to connect from, e.g. 127.0.0.1-127.0.0.8, to go past one
+                                   address's ephemeral port range
+          --compression            offer permessage-deflate: not supported yet, refused (the bench sends and
+                                   expects uncompressed frames)
+          --json                   print the summary as one JSON object on stdout
+          --quiet                  no progress lines on stderr
+          -h, --help               show this help
+
+        Progress (connections open, rate, errors) goes to stderr every second unless --quiet.
+        """
+
+    static func run(_ arguments: [String]) -> Int32 {
+        if arguments.contains("-h") || arguments.contains("--help") {
+            print(Self.help)
+            return 0
+        }
+        var positional: [String] = []
+        var flags: [(String, String?)] = []
+        var json = false
+        var quiet = false
+        var index = 0
+        let valueless: Set<String> = ["--json", "--quiet", "--compression"]
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument.hasPrefix("--") {
+                if argument == "--json" {
+                    json = true
+                } else if argument == "--quiet" {
+                    quiet = true
+                } else if valueless.contains(argument) {
+                    flags.append((argument, nil))
+                } else {
+                    index += 1
+                    guard index < arguments.count else { return CommandRunner.fail("\(argument) needs a value") }
+                    flags.append((argument, arguments[index]))
+                }
+            } else {
+                positional.append(argument)
+            }
+            index += 1
+        }
+        guard positional.count == 2, let scenario = BenchOptions.Scenario(rawValue: positional[0]) else {
+            return CommandRunner.fail("expected a scenario (echo, fanout, idle, connect) and a URL\n\n\(Self.help)")
+        }
+        do {
+            var options = BenchOptions(scenario: scenario, target: try BenchTarget(url: positional[1]))
+            for (flag, value) in flags {
+                let text = value ?? ""
+                func integer() throws(BenchError) -> Int {
+                    guard let number = Int(text.replacingOccurrences(of: "_", with: "")) else {
+                        throw BenchError("\(flag) needs an integer, got '\(text)'")
+                    }
+                    return number
+                }
+                func seconds() throws(BenchError) -> Double {
+                    guard let number = Double(text), number.isFinite else {
+                        throw BenchError("\(flag) needs a number of seconds, got '\(text)'")
+                    }
+                    return number
+                }
+                switch flag {
+                case "--connections": options.connections = try integer()
+                case "--duration": options.duration = try seconds()
+                case "--size": options.size = try integer()
+                case "--in-flight": options.inFlight = try integer()
+                case "--rate": options.rate = try integer()
+                case "--rooms": options.rooms = try integer()
+                case "--subscribers": options.subscribers = try integer()
+                case "--key": options.key = text
+                case "--threads": options.threads = try integer()
+                case "--timeout": options.replyTimeout = try seconds()
+                case "--server-pid":
+                    guard let pid = Int32(text), pid > 0 else { throw BenchError("--server-pid needs a process id") }
+                    options.serverPID = pid
+                case "--source-addresses": options.sourceAddresses = try BenchOptions.parseSourceAddresses(text)
+                case "--compression": options.compression = true
+                default: throw BenchError("unknown option '\(flag)'")
+                }
+            }
+            let progress: ((String) -> Void)? =
+                quiet ? nil : { line in FileHandle.standardError.write(Data("\(line)\n".utf8)) }
+            let report = try BenchRunner.run(options, progress: progress)
+            if json {
+                print(JSONWriter.string(report.json))
+            } else {
+                print(report.text)
+            }
+            // Nothing connected at all: the run measured nothing, which a script should notice.
+            return report.counters.opened == 0 ? 1 : 0
+        } catch let error as BenchError {
+            return CommandRunner.fail(error.description)
+        } catch {
+            return CommandRunner.fail("\(error)")
+        }
+    }
+}

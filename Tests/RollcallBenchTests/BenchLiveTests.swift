@@ -1,0 +1,183 @@
+import EventIO
+import Glibc
+import Testing
+import WebSocketCore
+import WebSocketServer
+
+@testable import RollcallBench
+
+/// Echoes every message except every tenth one of each connection, which it drops.
+final class LossyEchoEndpoint: WebSocketEndpoint {
+    private var received: [ObjectIdentifier: Int] = [:]
+
+    func connection(_ connection: WebSocketConnection, didReceive message: WebSocketMessage) {
+        let count = self.received[ObjectIdentifier(connection), default: 0] + 1
+        self.received[ObjectIdentifier(connection)] = count
+        guard count % 10 != 0 else { return }
+        switch message {
+        case .text(let bytes): connection.send(opcode: .text, payload: bytes)
+        case .binary(let bytes): connection.send(opcode: .binary, payload: bytes)
+        }
+    }
+
+    func connectionDidClose(_ connection: WebSocketConnection, reason: WebSocketCloseReason) {
+        self.received[ObjectIdentifier(connection)] = nil
+    }
+}
+
+/// A server on 127.0.0.1 with the echo endpoint at /echo and the lossy one at /lossy.
+final class BenchTestServer {
+    let server: Server
+    let address: SocketAddress
+
+    init() throws {
+        var configuration = ServerConfiguration()
+        configuration.listen = [SocketAddress(parsing: "127.0.0.1:0")!]
+        configuration.echoEnabled = true
+        configuration.eventLoopCount = 1
+        configuration.shutdownGracePeriodMilliseconds = 300
+        configuration.closeTimeoutMilliseconds = 1_000
+        let server = Server(
+            configuration: configuration,
+            routes: [WebSocketRoute(path: "/lossy") { _ in LossyEchoEndpoint() }]
+        )
+        try server.start()
+        self.server = server
+        self.address = server.localAddresses.first!
+    }
+
+    func options(_ scenario: BenchOptions.Scenario, path: String) throws -> BenchOptions {
+        var options = BenchOptions(scenario: scenario, target: try BenchTarget(url: "ws://\(self.address)\(path)"))
+        options.duration = 1
+        options.connections = 4
+        options.inFlight = 2
+        options.size = 64
+        options.replyTimeout = 0.3
+        return options
+    }
+
+    func stop() {
+        self.server.shutDownGracefully()
+    }
+}
+
+@Suite("Load generator against a live server", .serialized)
+struct BenchLiveTests {
+    @Test("Echo: every message sent comes back, nothing is lost or mismatched")
+    func echoCountsWhatItClaims() throws {
+        let server = try BenchTestServer()
+        defer { server.stop() }
+        let report = try BenchRunner.run(try server.options(.echo, path: "/echo"))
+        #expect(report.counters.opened == 4)
+        #expect(report.counters.connectFailures == 0)
+        #expect(report.counters.errors == 0)
+        #expect(report.counters.sent > 0)
+        #expect(report.counters.sent == report.counters.received)
+        #expect(report.lost == 0)
+        #expect(report.counters.mismatched == 0)
+        #expect(report.latency.count == UInt64(report.counters.received))
+    }
+
+    @Test("Echo over several client loops with larger messages")
+    func echoOverSeveralLoops() throws {
+        let server = try BenchTestServer()
+        defer { server.stop() }
+        var options = try server.options(.echo, path: "/echo")
+        options.threads = 2
+        options.size = 70_000
+        options.inFlight = 1
+        let report = try BenchRunner.run(options)
+        #expect(report.counters.opened == 4)
+        #expect(report.counters.sent > 0)
+        #expect(report.counters.sent == report.counters.received)
+        #expect(report.lost == 0)
+        #expect(report.counters.mismatched == 0)
+    }
+
+    @Test("A server that drops every tenth message is reported as lossy")
+    func lossyServerIsReportedAsLossy() throws {
+        let server = try BenchTestServer()
+        defer { server.stop() }
+        let report = try BenchRunner.run(try server.options(.echo, path: "/lossy"))
+        let sent = report.counters.sent
+        #expect(sent > 0)
+        #expect(report.lost > 0)
+        #expect(report.counters.received + report.lost == sent)
+        let ratio = Double(report.lost) / Double(sent)
+        #expect(ratio > 0.05 && ratio < 0.15, "lost \(report.lost) of \(sent)")
+        #expect(report.counters.mismatched == 0)
+    }
+
+    @Test("Connect: handshakes complete and are closed cleanly")
+    func connectCountsHandshakes() throws {
+        let server = try BenchTestServer()
+        defer { server.stop() }
+        var options = try server.options(.connect, path: "/echo")
+        options.connections = 2
+        let report = try BenchRunner.run(options)
+        #expect(report.counters.received > 0)
+        #expect(report.counters.connectFailures == 0)
+        #expect(report.counters.errors == 0)
+        #expect(report.counters.opened == report.counters.received)
+    }
+
+    @Test("Idle: connections open and stay open until the end")
+    func idleOpensEveryConnection() throws {
+        let server = try BenchTestServer()
+        defer { server.stop() }
+        var options = try server.options(.idle, path: "/echo")
+        options.connections = 50
+        options.serverPID = getpid()
+        let report = try BenchRunner.run(options)
+        #expect(report.counters.opened == 50)
+        #expect(report.counters.connectFailures == 0)
+        #expect(report.counters.errors == 0)
+        #expect(report.serverRSSBefore != nil && report.serverRSSAfter != nil)
+    }
+}
+
+@Suite("Load generator parts")
+struct BenchPartsTests {
+    @Test("Only loopback targets are accepted")
+    func onlyLoopbackTargets() throws {
+        #expect(throws: BenchError.self) { try BenchTarget(url: "ws://10.0.0.1:80/echo") }
+        #expect(throws: BenchError.self) { try BenchTarget(url: "ws://[2001:db8::1]:80/echo") }
+        #expect(throws: BenchError.self) { try BenchTarget(url: "ws://example.com/echo") }
+        #expect(throws: BenchError.self) { try BenchTarget(url: "http://127.0.0.1/echo") }
+        let target = try BenchTarget(url: "ws://127.0.0.2:9001/echo")
+        #expect(target.address.port == 9001 && target.path == "/echo" && !target.isSecure)
+        let secure = try BenchTarget(url: "wss://[::1]:8443")
+        #expect(secure.isSecure && secure.path == "/" && secure.address.isIPv6)
+        #expect(try BenchTarget(url: "ws://localhost:8080/v1/ws?x=1").path == "/v1/ws?x=1")
+    }
+
+    @Test("Source address ranges expand and must be loopback")
+    func sourceAddressRanges() throws {
+        let addresses = try BenchOptions.parseSourceAddresses("127.0.0.1-127.0.0.8")
+        #expect(addresses.map(\.host) == (1...8).map { "127.0.0.\($0)" })
+        var options = BenchOptions(scenario: .idle, target: try BenchTarget(url: "ws://127.0.0.1:1/"))
+        options.sourceAddresses = try BenchOptions.parseSourceAddresses("10.0.0.1")
+        #expect(throws: BenchError.self) { try options.validate() }
+        options.sourceAddresses = []
+        options.duration = 601
+        #expect(throws: BenchError.self) { try options.validate() }
+    }
+
+    @Test("The histogram's quantiles are within its bucket precision")
+    func histogramQuantiles() {
+        var histogram = LatencyHistogram()
+        for value in 1...100_000 { histogram.record(UInt64(value) * 1000) }
+        #expect(histogram.count == 100_000)
+        #expect(histogram.maximum == 100_000_000)
+        let p50 = Double(histogram.value(atQuantile: 0.5))
+        let p99 = Double(histogram.value(atQuantile: 0.99))
+        #expect(abs(p50 - 50_000_000) / 50_000_000 < 0.02)
+        #expect(abs(p99 - 99_000_000) / 99_000_000 < 0.02)
+        #expect(histogram.value(atQuantile: 1) == 100_000_000)
+        for value: UInt64 in [0, 1, 127, 128, 129, 1000, 1 << 40, UInt64.max] {
+            let bucket = LatencyHistogram.bucket(of: value)
+            #expect(bucket < LatencyHistogram.bucketCount)
+            #expect(LatencyHistogram.upperBound(of: bucket) >= value)
+        }
+    }
+}
