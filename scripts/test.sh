@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it:
 #   1. the Swift tests (unit, byte-level and live tests on 127.0.0.1),
-#   2. interoperability tests with the Python `websockets` client (installed into .venv),
+#   2. interoperability tests with the Python `websockets` client (installed into .venv), and the dashboard in a
+#      headless Chromium,
 #   3. the Autobahn|Testsuite conformance cases 1-11 against a freshly started server.
+# Missing Debian packages are installed first (scripts/install-test-deps.sh).
 # The compression cases (12-13, about ten minutes) run with: scripts/autobahn.sh '12.*' '13.*'
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+scripts/install-test-deps.sh
 
 echo "== building"
 swift build --build-tests -Xswiftc -warnings-as-errors
@@ -14,7 +18,7 @@ swift build -c release --product rollcall -Xswiftc -warnings-as-errors
 echo "== swift tests"
 swift test --skip-build
 
-echo "== interoperability tests (Python websockets client)"
+echo "== interoperability tests (Python websockets client, headless Chromium)"
 scripts/python-venv.sh
 ROLLCALL_BIN=.build/debug/rollcall .venv/bin/python -m pytest Tests/interop -q
 

@@ -11,6 +11,8 @@ public struct RollcallConfiguration: Sendable {
     public var auth = AuthSettings()
     /// The WebSocket path of the rooms protocol.
     public var gatewayPath = "/v1/ws"
+    /// Whether `/dashboard` serves the live dashboard page.
+    public var dashboardEnabled = true
 
     public init() {}
 }

@@ -5,6 +5,7 @@ import Foundation
 import EventIO
 import GatewayWebSocket
 import TokenAuth
+import WebSocketCore
 import WebSocketServer
 
 /// `rollcall serve`: start the gateway and run until SIGTERM or SIGINT, then shut down gracefully.
@@ -41,7 +42,20 @@ enum ServeCommand {
         } catch {
             return CommandRunner.fail("cannot start the rooms layer: \(error)")
         }
-        let server = Server(configuration: configuration, routes: [runtime.route])
+        var httpRoutes: [HTTPRoute] = []
+        if whole.dashboardEnabled {
+            httpRoutes.append(
+                HTTPRoute(path: "/dashboard") { _ in
+                    HTTPResponse.encode(
+                        status: .ok,
+                        headers: [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")],
+                        body: Array(DashboardPage.html.utf8),
+                        contentType: "text/html; charset=utf-8"
+                    )
+                }
+            )
+        }
+        let server = Server(configuration: configuration, routes: [runtime.route], httpRoutes: httpRoutes)
         runtime.start()
         do {
             try server.start()

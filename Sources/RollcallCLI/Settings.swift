@@ -63,6 +63,7 @@ enum Settings {
         list("websocket.subprotocols", "subprotocols offered, in preference order", \.server.subprotocols),
 
         path("rooms.path", "WebSocket path of the rooms protocol", \.gatewayPath),
+        boolean("dashboard.enabled", "serve the live dashboard page at /dashboard", \.dashboardEnabled),
         integer("rooms.capacity", "seats for participants and viewers per room", \.rooms.roomCapacity, 1...1_000_000),
         integer("rooms.reserved_seats", "extra seats above capacity for admins, moderators and bots",
                 \.rooms.reservedSeats, 0...100_000),
