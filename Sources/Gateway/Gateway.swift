@@ -378,8 +378,16 @@ public final class Gateway {
         // A banned user neither joins nor watches: the room's events are not theirs to see.
         if room.state.banned.contains(uid) { throw .banned }
         if kind == .participant {
-            if room.state.banned.contains(uid) { throw .banned }
             let key = GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)
+            if let lost = room.lostDevices[key], lost.deadline <= self.clock() {
+                // The grace period is over even if the tick that ends it has not run yet: leave, then join afresh.
+                room.lostDevices[key] = nil
+                self.append(
+                    .participantLeft(uid: uid, deviceID: deviceID, reason: lost.closedCleanly ? .connectionClosed : .timedOut),
+                    to: room,
+                    actor: nil
+                )
+            }
             let participant = room.state.participants[uid]
             let deviceIsIn = participant?.devices.contains { $0.deviceID == deviceID } ?? false
             if room.lostDevices.removeValue(forKey: key) != nil, deviceIsIn {
@@ -533,6 +541,7 @@ public final class Gateway {
             throw .forbidden("only an admin can \(action.rawValue) an admin")
         }
         var changed = false
+        var closes: [(uid: String, code: UInt16, reason: String, includeObservers: Bool)] = []
         func record(_ event: RoomEvent) {
             self.append(event, to: room, actor: actor, reason: reason)
             changed = true
@@ -564,27 +573,36 @@ public final class Gateway {
                 record(.participantLeft(uid: uid, deviceID: participant.devices.first?.deviceID ?? "default",
                                         reason: leaveReason))
                 room.lostDevices = room.lostDevices.filter { $0.key.uid != uid }
-                let code = action == .ban ? GatewayCloseCode.banned : GatewayCloseCode.removed
-                self.closeParticipantSessions(uid: uid, in: room, code: code,
-                                              reason: action == .ban ? "banned by a moderator" : "removed by a moderator")
             }
+            // A banned user's observer connections go too: a ban keeps them out of the room entirely.
+            let code = action == .ban ? GatewayCloseCode.banned : GatewayCloseCode.removed
+            closes.append((uid, code, action == .ban ? "banned by a moderator" : "removed by a moderator", action == .ban))
         case .endSession:
             if state.joinedParticipants.isEmpty == false || state.startedAt != nil {
                 record(.sessionEnded)
                 room.lostDevices = [:]
                 for participant in state.joinedParticipants {
-                    self.closeParticipantSessions(uid: participant.uid, in: room, code: GatewayCloseCode.sessionEnded,
-                                                  reason: "the session was ended")
+                    closes.append((participant.uid, GatewayCloseCode.sessionEnded, "the session was ended", false))
                 }
             }
         }
+        // The actor's ack goes out before any close, even when the actor is among those closed (end_session).
         self.ack(session, requestID, room: room, changed: changed)
+        for (uid, code, reason, includeObservers) in closes {
+            self.closeParticipantSessions(uid: uid, in: room, code: code, reason: reason, includeObservers: includeObservers)
+        }
     }
 
-    private func closeParticipantSessions(uid: String, in room: GatewayRoom, code: UInt16, reason: String) {
+    private func closeParticipantSessions(
+        uid: String,
+        in room: GatewayRoom,
+        code: UInt16,
+        reason: String,
+        includeObservers: Bool = false
+    ) {
         for id in room.subscribers {
             guard let session = self.sessions[id], session.claims?.subject == uid,
-                session.subscriptions[room.state.id]?.kind == .participant
+                includeObservers || session.subscriptions[room.state.id]?.kind == .participant
             else { continue }
             self.unsubscribe(session, from: room)
             self.closeSession(session, code: code, reason: reason)

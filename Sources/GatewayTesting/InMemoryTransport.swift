@@ -13,6 +13,15 @@ public final class InMemoryTransport: GatewayTransport {
     public private(set) var messages: [SessionID: [JSONValue]] = [:]
     /// Sessions the gateway closed, with the code and reason.
     public private(set) var closes: [SessionID: Close] = [:]
+    /// What happened to each session, messages and closes in the order they were asked for.
+    public enum Delivery: Hashable, Sendable {
+        case message(JSONValue)
+        case close(Close)
+    }
+
+    /// Every message and close per session, in order (to check that a message was sent before a close).
+    public private(set) var timeline: [SessionID: [Delivery]] = [:]
+
     /// How many times `send` was called and how many deliveries it made (for encode-once checks).
     public private(set) var sendCalls = 0
     public private(set) var deliveries = 0
@@ -33,11 +42,13 @@ public final class InMemoryTransport: GatewayTransport {
         for session in sessions {
             self.deliveries += 1
             self.messages[session, default: []].append(value)
+            self.timeline[session, default: []].append(.message(value))
         }
     }
 
     public func close(_ session: SessionID, code: UInt16, reason: String) {
         self.closes[session] = Close(code: code, reason: reason)
+        self.timeline[session, default: []].append(.close(Close(code: code, reason: reason)))
     }
 
     /// Takes (and forgets) the messages sent to `session` so far.
