@@ -24,6 +24,7 @@ public struct RollcallCloseInfo: Hashable, Sendable, CustomStringConvertible {
         self.initiatedLocally = initiatedLocally
     }
 
+    /// A readable summary.
     public var description: String {
         (self.code.map { "close \($0)" } ?? "connection dropped") + (self.reason.isEmpty ? "" : " (\(self.reason))")
     }

@@ -104,6 +104,7 @@ public struct RollcallEndpoint: Hashable, Sendable, CustomStringConvertible {
         return self.port == defaultPort ? name : "\(name):\(self.port)"
     }
 
+    /// A readable summary.
     public var description: String {
         "\(self.isSecure ? "wss" : "ws")://\(self.hostHeader)\(self.requestTarget)"
     }

@@ -58,6 +58,7 @@ public struct RollcallError: Error, Hashable, Sendable, CustomStringConvertible 
         }
     }
 
+    /// A readable summary.
     public var description: String {
         switch self.kind {
         case .invalidEndpoint(let detail): return "invalid endpoint: \(detail)"

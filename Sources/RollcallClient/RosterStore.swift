@@ -8,6 +8,7 @@ import JSONCoding
 public struct RosterStore: Sendable {
     /// Why a message could not be applied; the client should resubscribe (with resume) to get a fresh snapshot.
     public struct Drift: Error, Hashable, Sendable, CustomStringConvertible {
+        /// What did not match.
         public let description: String
     }
 
