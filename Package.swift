@@ -63,6 +63,10 @@ let package = Package(
             dependencies: ["RollcallBench", "WebSocketServer", "WebSocketCore", "EventIO"]
         ),
         .testTarget(
+            name: "RollcallClientTests",
+            dependencies: ["RollcallClient", "WebSocketServer", "GatewayWebSocket", "Gateway", "TokenAuth", "EventIO", "JSONCoding"]
+        ),
+        .testTarget(
             name: "WebSocketServerTests",
             dependencies: ["WebSocketServer", "WebSocketCore", "WebSocketDeflate", "EventIO"]
         ),

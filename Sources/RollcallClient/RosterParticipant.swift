@@ -4,23 +4,37 @@ import JSONCoding
 public struct RosterParticipant: Identifiable, Hashable, Sendable {
     /// The uid.
     public var id: String
+    /// The display name (the uid when the token gave none).
     public var name: String
+    /// The avatar URL.
     public var avatar: String?
+    /// The media id the calls SDK gave the participant.
     public var mid: String?
+    /// `admin`, `moderator`, `participant`, `viewer` or `bot`.
     public var role: String
+    /// Whether the participant operates the room (admin, moderator, or promoted).
     public var isOperator: Bool
     /// `joined` or `reconnecting`.
     public var state: String
     /// Position in the call's join order.
     public var order: Int
+    /// When the participant joined, in milliseconds since the epoch.
     public var joinedAt: Int64
+    /// The devices in the call.
     public var devices: [String]
+    /// Whether the microphone is muted.
     public var audioMuted: Bool
+    /// Whether the camera is paused.
     public var videoPaused: Bool
+    /// Whether the participant shares their screen.
     public var presenting: Bool
+    /// Whether the hand is raised.
     public var handRaised: Bool
+    /// Whether a moderator spotlighted the participant.
     public var pinned: Bool
+    /// Whether the last mute came from a moderator.
     public var mutedByModerator: Bool
+    /// `front` or `back`.
     public var cameraFacing: String?
     /// Set in the banned view.
     public var isBanned: Bool
