@@ -1,3 +1,5 @@
+import JSONCoding
+
 extension TokenClaims {
     /// Reads claims from a decoded payload, checking the type and shape of every claim this module knows.
     ///
@@ -11,8 +13,8 @@ extension TokenClaims {
     ///   - keyID: The header's `kid`.
     /// - Throws: ``TokenError/Kind/malformed`` if the payload is not an object, ``TokenError/Kind/invalidClaims``
     ///   for a missing, mistyped or disallowed claim.
-    init(payload: TokenJSON.Value, keyID: String?) throws(TokenError) {
-        guard payload.objectMembers != nil else {
+    init(payload: JSONValue, keyID: String?) throws(TokenError) {
+        guard case .object(let payload) = payload else {
             throw TokenError(.malformed, "the payload is not a JSON object")
         }
         guard let subject = try Self.string(payload, "sub") else {
@@ -47,46 +49,46 @@ extension TokenClaims {
     }
 
     /// The claims as a payload object, in a fixed member order; empty collections and nil values are left out.
-    var payload: TokenJSON.Value {
-        var members: [(key: String, value: TokenJSON.Value)] = []
+    var payload: JSONValue {
+        var members = JSONObject()
         if let issuer = self.issuer {
-            members.append((key: "iss", value: .string(issuer)))
+            members["iss"] = .string(issuer)
         }
-        members.append((key: "sub", value: .string(self.subject)))
+        members["sub"] = .string(self.subject)
         if self.audience.count == 1 {
-            members.append((key: "aud", value: .string(self.audience[0])))
+            members["aud"] = .string(self.audience[0])
         } else if !self.audience.isEmpty {
-            members.append((key: "aud", value: .array(self.audience.map { .string($0) })))
+            members["aud"] = .array(self.audience.map { .string($0) })
         }
-        members.append((key: "exp", value: .int(self.expiresAt)))
+        members["exp"] = .int(self.expiresAt)
         if let notBefore = self.notBefore {
-            members.append((key: "nbf", value: .int(notBefore)))
+            members["nbf"] = .int(notBefore)
         }
         if let issuedAt = self.issuedAt {
-            members.append((key: "iat", value: .int(issuedAt)))
+            members["iat"] = .int(issuedAt)
         }
         if let name = self.name {
-            members.append((key: "name", value: .string(name)))
+            members["name"] = .string(name)
         }
         if let avatar = self.avatar {
-            members.append((key: "avatar", value: .string(avatar)))
+            members["avatar"] = .string(avatar)
         }
         if !self.rooms.isEmpty {
-            let rooms = self.rooms.sorted { $0.key < $1.key }.map { room -> (key: String, value: TokenJSON.Value) in
-                (key: room.key, value: .string(room.value.rawValue))
+            let rooms = self.rooms.sorted { $0.key < $1.key }.map { room in
+                (room.key, JSONValue.string(room.value.rawValue))
             }
-            members.append((key: "rooms", value: .object(rooms)))
+            members["rooms"] = .object(JSONObject(uniqueKeysWithValues: rooms))
         }
         if !self.groups.isEmpty {
-            members.append((key: "groups", value: .array(self.groups.map { .string($0) })))
+            members["groups"] = .array(self.groups.map { .string($0) })
         }
         if !self.capabilities.isEmpty {
-            members.append((key: "caps", value: .array(self.capabilities.map { .string($0) })))
+            members["caps"] = .array(self.capabilities.map { .string($0) })
         }
         return .object(members)
     }
 
-    private static func string(_ payload: TokenJSON.Value, _ claim: String) throws(TokenError) -> String? {
+    private static func string(_ payload: JSONObject, _ claim: String) throws(TokenError) -> String? {
         switch payload[claim] {
         case nil:
             return nil
@@ -97,7 +99,7 @@ extension TokenClaims {
         }
     }
 
-    private static func integer(_ payload: TokenJSON.Value, _ claim: String) throws(TokenError) -> Int64? {
+    private static func integer(_ payload: JSONObject, _ claim: String) throws(TokenError) -> Int64? {
         switch payload[claim] {
         case nil:
             return nil
@@ -108,7 +110,7 @@ extension TokenClaims {
         }
     }
 
-    private static func stringArray(_ payload: TokenJSON.Value, _ claim: String) throws(TokenError) -> [String] {
+    private static func stringArray(_ payload: JSONObject, _ claim: String) throws(TokenError) -> [String] {
         guard let value = payload[claim] else {
             return []
         }
@@ -126,7 +128,7 @@ extension TokenClaims {
         return strings
     }
 
-    private static func audience(_ payload: TokenJSON.Value) throws(TokenError) -> [String] {
+    private static func audience(_ payload: JSONObject) throws(TokenError) -> [String] {
         switch payload["aud"] {
         case nil:
             return []
@@ -146,16 +148,16 @@ extension TokenClaims {
         }
     }
 
-    private static func rooms(_ payload: TokenJSON.Value) throws(TokenError) -> [String: TokenRole] {
+    private static func rooms(_ payload: JSONObject) throws(TokenError) -> [String: TokenRole] {
         guard let value = payload["rooms"] else {
             return [:]
         }
-        guard let members = value.objectMembers else {
+        guard case .object(let members) = value else {
             throw TokenError(.invalidClaims, "rooms is not an object of room IDs to roles")
         }
         var rooms: [String: TokenRole] = [:]
         rooms.reserveCapacity(members.count)
-        for member in members {
+        for member in members.entries {
             guard !member.key.isEmpty else {
                 throw TokenError(.invalidClaims, "rooms has an empty room ID")
             }

@@ -1,3 +1,5 @@
+import JSONCoding
+
 /// The JOSE header of an HS256 JWT (RFC 7515 §4, RFC 7519 §5): the algorithm, the type and the key ID.
 struct TokenHeader: Hashable, Sendable {
     /// The only algorithm this module signs and verifies with, spelled exactly as in RFC 7518 §3.1.
@@ -26,11 +28,11 @@ struct TokenHeader: Hashable, Sendable {
     /// - Parameters:
     ///   - json: The decoded header.
     /// - Throws: ``TokenError/Kind/malformed`` or ``TokenError/Kind/unsupportedAlgorithm``.
-    init(json: TokenJSON.Value) throws(TokenError) {
-        guard json.objectMembers != nil else {
+    init(json: JSONValue) throws(TokenError) {
+        guard case .object(let members) = json else {
             throw TokenError(.malformed, "the header is not a JSON object")
         }
-        guard let algorithm = json["alg"] else {
+        guard let algorithm = members["alg"] else {
             throw TokenError(.malformed, "the header has no alg")
         }
         guard case .string(let name) = algorithm else {
@@ -39,15 +41,15 @@ struct TokenHeader: Hashable, Sendable {
         guard name == Self.algorithm else {
             throw TokenError(.unsupportedAlgorithm, "only \(Self.algorithm) is accepted")
         }
-        if let type = json["typ"] {
+        if let type = members["typ"] {
             guard case .string(let value) = type, value.lowercased() == Self.type.lowercased() else {
                 throw TokenError(.malformed, "the header's typ is not JWT")
             }
         }
-        guard json["crit"] == nil else {
+        guard members["crit"] == nil else {
             throw TokenError(.malformed, "the header has crit, and no header extension is supported")
         }
-        switch json["kid"] {
+        switch members["kid"] {
         case nil:
             self.keyID = nil
         case .string(let keyID) where !keyID.isEmpty:
@@ -58,13 +60,10 @@ struct TokenHeader: Hashable, Sendable {
     }
 
     /// The header as JSON: `{"alg":"HS256","typ":"JWT"}` and `kid` when there is one.
-    var json: TokenJSON.Value {
-        var members: [(key: String, value: TokenJSON.Value)] = [
-            (key: "alg", value: .string(Self.algorithm)),
-            (key: "typ", value: .string(Self.type)),
-        ]
+    var json: JSONValue {
+        var members: JSONObject = ["alg": .string(Self.algorithm), "typ": .string(Self.type)]
         if let keyID = self.keyID {
-            members.append((key: "kid", value: .string(keyID)))
+            members["kid"] = .string(keyID)
         }
         return .object(members)
     }

@@ -1,3 +1,5 @@
+import JSONCoding
+
 /// Mints HS256 JWTs, for development tokens and tests.
 ///
 /// The header is `{"alg":"HS256","typ":"JWT","kid":…}`, with `kid` only when the key has an ID. The payload holds
@@ -30,8 +32,8 @@ public struct TokenSigner: Sendable {
         let payload = claims.payload
         _ = try TokenClaims(payload: payload, keyID: nil)
         let header = TokenHeader(keyID: self.key.keyID)
-        let signingInput = Base64URL.encode(TokenJSON.write(header.json)) + "."
-            + Base64URL.encode(TokenJSON.write(payload))
+        let signingInput = Base64URL.encode(JSONWriter.bytes(header.json)) + "."
+            + Base64URL.encode(JSONWriter.bytes(payload))
         guard let signature = HMACSHA256.authenticationCode(key: self.key.secret, message: Array(signingInput.utf8))
         else {
             throw TokenError(.signingFailed, "OpenSSL could not compute HMAC-SHA256")

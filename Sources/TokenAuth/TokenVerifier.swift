@@ -1,3 +1,5 @@
+import JSONCoding
+
 /// Verifies HS256 JWTs (RFC 7519 over the compact JWS serialization of RFC 7515) and returns their claims.
 ///
 /// A token is accepted only if all of these hold, checked in this order so that nothing from the payload is read
@@ -176,19 +178,33 @@ public struct TokenVerifier: Sendable {
         return overflow ? Int64.max : sum
     }
 
-    private static func decodeJSON(_ part: ArraySlice<UInt8>, part name: String) throws(TokenError) -> TokenJSON.Value {
+    /// The bounds a decoded header or payload must stay within: at most 8 KiB, containers at most four deep (the
+    /// top-level object is one). The other limits are the most an 8 KiB text can reach, so they refuse nothing on
+    /// their own; they are spelled out so that the parser's defaults never loosen them.
+    static let jsonLimits = JSONParser.Limits(
+        maxInputBytes: 8 * 1024,
+        maxDepth: 4,
+        maxStringBytes: 8 * 1024,
+        maxElementsPerContainer: 4 * 1024,
+        maxTotalNodes: 4 * 1024
+    )
+
+    private static func decodeJSON(_ part: ArraySlice<UInt8>, part name: String) throws(TokenError) -> JSONValue {
         guard let text = Base64URL.decode(part) else {
             throw TokenError(.malformed, "the \(name) is not base64url")
         }
         do {
-            return try TokenJSON.parse(text)
+            return try JSONParser.parse(text, limits: Self.jsonLimits)
         } catch {
-            switch error {
-            case .tooLarge:
-                throw TokenError(.tooLarge, "the \(name) is longer than \(TokenJSON.maximumInputLength) bytes")
-            case .tooDeep:
-                throw TokenError(.malformed, "the \(name) nests deeper than \(TokenJSON.maximumDepth) levels")
-            case .malformed:
+            // The parser's own description quotes the input; only fixed words go into the error.
+            switch error.kind {
+            case .inputTooLarge:
+                throw TokenError(.tooLarge, "the \(name) is longer than \(Self.jsonLimits.maxInputBytes) bytes")
+            case .nestingTooDeep:
+                throw TokenError(.malformed, "the \(name) nests deeper than \(Self.jsonLimits.maxDepth) levels")
+            case let kind where kind.isLimitExceeded:
+                throw TokenError(.tooLarge, "the \(name) is over a JSON limit: \(kind)")
+            default:
                 throw TokenError(.malformed, "the \(name) is not JSON")
             }
         }
