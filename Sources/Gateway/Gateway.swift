@@ -11,12 +11,14 @@ public final class Gateway {
     public let configuration: GatewayConfiguration
     private let verifier: TokenVerifier
     private unowned let transport: any GatewayTransport
-    private let clock: () -> Int64
-    private let decoder: ClientMessageDecoder
-    private var sessions: [SessionID: GatewaySession] = [:]
-    private var rooms: [String: GatewayRoom] = [:]
+    let clock: () -> Int64
+    let decoder: ClientMessageDecoder
+    var sessions: [SessionID: GatewaySession] = [:]
+    var rooms: [String: GatewayRoom] = [:]
     /// Authenticated sessions by group, for meeting messages to members who are not in the room.
-    private var groupSessions: [String: [SessionID]] = [:]
+    var groupSessions: [String: [SessionID]] = [:]
+    /// Told about every moderator action that was carried out (from a client or the server API), for the log.
+    public var onModeration: ((ModerationRecord) -> Void)?
     /// Counters for metrics and tests.
     public private(set) var statistics = GatewayStatistics()
 
@@ -339,7 +341,7 @@ public final class Gateway {
         return nil
     }
 
-    private func room(_ id: String) -> GatewayRoom {
+    func room(_ id: String) -> GatewayRoom {
         if let room = self.rooms[id] { return room }
         let room = GatewayRoom(id: id, retention: self.configuration.history)
         self.rooms[id] = room
@@ -520,6 +522,21 @@ public final class Gateway {
             allowed = tokenRole?.isOperator == true || room.state.operators.contains(actor)
         }
         guard allowed else { throw .forbidden("'\(action.rawValue)' needs a moderator of this room") }
+        let changed = try self.performModeration(action, target: target, reason: reason, in: room, actor: actor,
+                                                 actorIsAdmin: tokenRole == .admin)
+        self.ack(session, requestID, room: room, changed: changed)
+    }
+
+    /// Carries out a moderator action whose permission was checked, through the room's log; returns whether it
+    /// changed anything.
+    func performModeration(
+        _ action: ModeratorAction,
+        target: String?,
+        reason: String?,
+        in room: GatewayRoom,
+        actor: String,
+        actorIsAdmin: Bool
+    ) throws(GatewayError) -> Bool {
         let state = room.state
         let targetParticipant = target.flatMap { state.participants[$0] }
         if let target, action != .ban, action != .unban, action != .promote, action != .demote,
@@ -528,7 +545,7 @@ public final class Gateway {
             throw .notFound("'\(target)' is not in the call")
         }
         if (action == .demote || action == .remove || action == .ban), let targetParticipant,
-            targetParticipant.role == .admin, tokenRole != .admin
+            targetParticipant.role == .admin, !actorIsAdmin
         {
             throw .forbidden("only an admin can \(action.rawValue) an admin")
         }
@@ -578,7 +595,9 @@ public final class Gateway {
                 }
             }
         }
-        self.ack(session, requestID, room: room, changed: changed)
+        self.onModeration?(ModerationRecord(room: room.state.id, action: action.rawValue, actor: actor,
+                                            target: target, reason: reason, changed: changed))
+        return changed
     }
 
     private func closeParticipantSessions(uid: String, in room: GatewayRoom, code: UInt16, reason: String) {
@@ -661,7 +680,7 @@ public final class Gateway {
     /// (and to `alsoTo`), and schedules the roster patches: at once for leaves, removals and moderation when so
     /// configured, else at the end of the coalescing window.
     @discardableResult
-    private func append(
+    func append(
         _ event: RoomEvent,
         to room: GatewayRoom,
         actor: String?,
@@ -867,7 +886,7 @@ public final class Gateway {
         self.transport.send(JSONWriter.bytes(message), to: [session.id])
     }
 
-    private func closeSession(_ session: GatewaySession, code: UInt16, reason: String) {
+    func closeSession(_ session: GatewaySession, code: UInt16, reason: String) {
         // The session leaves cleanly from the gateway's point of view: its rooms see it go now.
         self.sessionClosed(session.id, cleanly: true)
         self.transport.close(session.id, code: code, reason: reason)
