@@ -11,6 +11,13 @@ public struct RollcallConfiguration: Sendable {
     public var auth = AuthSettings()
     /// The WebSocket path of the rooms protocol.
     public var gatewayPath = "/v1/ws"
+    /// Keys of the server API.
+    public var api = APISettings()
+    /// The log level.
+    public var log = LogSettings()
+    /// On SIGTERM or SIGINT, how long `/readyz` answers 503 while everything else keeps running, before the
+    /// listeners close, in milliseconds.
+    public var drainDelayMilliseconds: Int = 0
 
     public init() {}
 }
