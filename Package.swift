@@ -63,6 +63,13 @@ let package = Package(
             dependencies: ["RollcallBench", "WebSocketServer", "WebSocketCore", "EventIO"]
         ),
         .testTarget(
+            name: "RollcallCLITests",
+            dependencies: [
+                "RollcallCLI", "GatewayWebSocket", "Gateway", "WebSocketServer", "WebSocketCore", "EventIO", "TokenAuth",
+                "JSONCoding",
+            ]
+        ),
+        .testTarget(
             name: "WebSocketServerTests",
             dependencies: ["WebSocketServer", "WebSocketCore", "WebSocketDeflate", "EventIO"]
         ),
