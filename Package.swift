@@ -64,7 +64,16 @@ let package = Package(
         ),
         .testTarget(
             name: "RollcallClientTests",
-            dependencies: ["RollcallClient", "WebSocketServer", "GatewayWebSocket", "Gateway", "TokenAuth", "EventIO", "JSONCoding"]
+            dependencies: [
+                "RollcallClient", "WebSocketServer", "GatewayWebSocket", "Gateway", "TokenAuth", "EventIO", "JSONCoding",
+            ]
+        ),
+        .testTarget(
+            name: "RollcallCLITests",
+            dependencies: [
+                "RollcallCLI", "GatewayWebSocket", "Gateway", "WebSocketServer", "WebSocketCore", "EventIO", "TokenAuth",
+                "JSONCoding",
+            ]
         ),
         .testTarget(
             name: "WebSocketServerTests",

@@ -1,11 +1,11 @@
 #!/bin/sh
 # Creates the Python environment the interoperability tests run in: `.venv` in the project root, with pinned
-# versions of the `websockets` client and `pytest`. Safe to run again: it does nothing when all is in place.
+# versions of the `websockets` client, `pytest` and `prometheus_client` (parses /metrics). Safe to run again: it does nothing when all is in place.
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 venv="$root/.venv"
-requirements="websockets==15.0.1 pytest==8.4.1"
+requirements="websockets==15.0.1 pytest==8.4.1 prometheus_client==0.26.0"
 
 if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"

@@ -70,6 +70,9 @@ public final class EventLoop {
     private var isRunning = true
     private let threadID = Atomic<UInt>(0)
 
+    /// Iterations and busy time, for metrics.
+    public let statistics: EventLoopStatistics
+
     /// The monotonic clock in nanoseconds, read once per loop iteration.
     public private(set) var now: UInt64
 
@@ -83,8 +86,14 @@ public final class EventLoop {
     /// - Parameters:
     ///   - index: the loop's position among the server's loops.
     ///   - receiveBufferSize: the size of the shared read buffer.
-    public init(index: Int = 0, receiveBufferSize: Int = 64 * 1024) throws(IOError) {
+    ///   - statistics: where the loop counts its iterations and busy time.
+    public init(
+        index: Int = 0,
+        receiveBufferSize: Int = 64 * 1024,
+        statistics: EventLoopStatistics = EventLoopStatistics()
+    ) throws(IOError) {
         self.index = index
+        self.statistics = statistics
         self.epollFD = try blockingSystemCall("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
         do {
             self.wakeFD = try blockingSystemCall("eventfd") {
@@ -231,6 +240,7 @@ public final class EventLoop {
             self.runExpiredTimers()
             self.runPendingTasks()
             self.runFlushes()
+            self.statistics.recordIteration(busyNanoseconds: Self.monotonicNow() &- self.now)
         }
         self.runFlushes()
     }

@@ -11,12 +11,14 @@ public final class Gateway {
     public let configuration: GatewayConfiguration
     private let verifier: TokenVerifier
     private unowned let transport: any GatewayTransport
-    private let clock: () -> Int64
-    private let decoder: ClientMessageDecoder
-    private var sessions: [SessionID: GatewaySession] = [:]
-    private var rooms: [String: GatewayRoom] = [:]
+    let clock: () -> Int64
+    let decoder: ClientMessageDecoder
+    var sessions: [SessionID: GatewaySession] = [:]
+    var rooms: [String: GatewayRoom] = [:]
     /// Authenticated sessions by group, for meeting messages to members who are not in the room.
-    private var groupSessions: [String: [SessionID]] = [:]
+    var groupSessions: [String: [SessionID]] = [:]
+    /// Told about every moderator action that was carried out (from a client or the server API), for the log.
+    public var onModeration: ((ModerationRecord) -> Void)?
     /// Counters for metrics and tests.
     public private(set) var statistics = GatewayStatistics()
 
@@ -339,7 +341,7 @@ public final class Gateway {
         return nil
     }
 
-    private func room(_ id: String) -> GatewayRoom {
+    func room(_ id: String) -> GatewayRoom {
         if let room = self.rooms[id] { return room }
         let room = GatewayRoom(id: id, retention: self.configuration.history)
         self.rooms[id] = room
@@ -528,6 +530,23 @@ public final class Gateway {
             allowed = tokenRole?.isOperator == true || room.state.operators.contains(actor)
         }
         guard allowed else { throw .forbidden("'\(action.rawValue)' needs a moderator of this room") }
+        _ = try self.performModeration(action, target: target, reason: reason, in: room, actor: actor,
+                                       actorIsAdmin: tokenRole == .admin) { changed in
+            self.ack(session, requestID, room: room, changed: changed)
+        }
+    }
+
+    /// Carries out a moderator action whose permission was checked, through the room's log; returns whether it
+    /// changed anything. `acknowledge` runs before any connection is closed, so the actor's answer precedes a close.
+    func performModeration(
+        _ action: ModeratorAction,
+        target: String?,
+        reason: String?,
+        in room: GatewayRoom,
+        actor: String,
+        actorIsAdmin: Bool,
+        acknowledge: ((Bool) -> Void)? = nil
+    ) throws(GatewayError) -> Bool {
         let state = room.state
         let targetParticipant = target.flatMap { state.participants[$0] }
         if let target, action != .ban, action != .unban, action != .promote, action != .demote,
@@ -536,7 +555,7 @@ public final class Gateway {
             throw .notFound("'\(target)' is not in the call")
         }
         if (action == .demote || action == .remove || action == .ban), let targetParticipant,
-            targetParticipant.role == .admin, tokenRole != .admin
+            targetParticipant.role == .admin, !actorIsAdmin
         {
             throw .forbidden("only an admin can \(action.rawValue) an admin")
         }
@@ -586,11 +605,14 @@ public final class Gateway {
                 }
             }
         }
-        // The actor's ack goes out before any close, even when the actor is among those closed (end_session).
-        self.ack(session, requestID, room: room, changed: changed)
+        self.onModeration?(ModerationRecord(room: room.state.id, action: action.rawValue, actor: actor,
+                                            target: target, reason: reason, changed: changed))
+        // The actor's answer goes out before any close, even when the actor is among those closed (end_session).
+        acknowledge?(changed)
         for (uid, code, reason, includeObservers) in closes {
             self.closeParticipantSessions(uid: uid, in: room, code: code, reason: reason, includeObservers: includeObservers)
         }
+        return changed
     }
 
     private func closeParticipantSessions(
@@ -679,7 +701,7 @@ public final class Gateway {
     /// (and to `alsoTo`), and schedules the roster patches: at once for leaves, removals and moderation when so
     /// configured, else at the end of the coalescing window.
     @discardableResult
-    private func append(
+    func append(
         _ event: RoomEvent,
         to room: GatewayRoom,
         actor: String?,
@@ -885,7 +907,7 @@ public final class Gateway {
         self.transport.send(JSONWriter.bytes(message), to: [session.id])
     }
 
-    private func closeSession(_ session: GatewaySession, code: UInt16, reason: String) {
+    func closeSession(_ session: GatewaySession, code: UInt16, reason: String) {
         // The session leaves cleanly from the gateway's point of view: its rooms see it go now.
         self.sessionClosed(session.id, cleanly: true)
         self.transport.close(session.id, code: code, reason: reason)

@@ -38,4 +38,6 @@ public enum GatewayCloseCode {
     public static let sessionEnded: UInt16 = 4005
     /// The client did not read its messages for `slowSubscriberTimeoutMilliseconds` (its write queue stayed full).
     public static let slowConsumer: UInt16 = 4008
+    /// The server API disconnected the user (`POST /v1/api/users/{uid}/disconnect`); the client may reconnect.
+    public static let disconnected: UInt16 = 4009
 }

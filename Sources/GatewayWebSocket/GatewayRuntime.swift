@@ -21,21 +21,39 @@ public final class GatewayRuntime: @unchecked Sendable {
     private var gateway: Gateway!
     private let transport: LoopTransport
     private let nextSessionID = Atomic<UInt64>(1)
+    /// Where log lines go (connections at debug, authentication failures and moderation at info).
+    let logger: GatewayLogger
+    /// Time from the gateway handing a message to the transport to the connection loop queueing it on the
+    /// recipients' sockets, once per message and loop.
+    public let deliveryLatency = LatencyHistogram()
 
     /// - Parameters:
     ///   - configuration: the rooms layer's settings.
     ///   - verifier: checks tokens.
     ///   - path: the WebSocket path, e.g. `/v1/ws`.
-    public init(configuration: GatewayConfiguration, verifier: TokenVerifier, path: String = "/v1/ws") throws {
+    ///   - logger: where log lines go; none by default.
+    public init(
+        configuration: GatewayConfiguration,
+        verifier: TokenVerifier,
+        path: String = "/v1/ws",
+        logger: GatewayLogger = GatewayLogger()
+    ) throws {
         self.path = path
+        self.logger = logger
         self.loop = try EventLoop(index: -1, receiveBufferSize: 4096)
-        self.transport = LoopTransport()
+        self.transport = LoopTransport(latency: self.deliveryLatency, logger: logger)
         self.gateway = Gateway(
             configuration: configuration,
             verifier: verifier,
             transport: self.transport,
             clock: { GatewayRuntime.wallClockMilliseconds() }
         )
+        self.gateway.onModeration = { record in
+            logger.log(.info, "moderator action", [
+                ("room", record.room), ("action", record.action), ("actor", record.actor),
+                ("target", record.target ?? ""), ("reason", record.reason ?? ""), ("changed", String(record.changed)),
+            ])
+        }
     }
 
     /// Milliseconds since the epoch.
@@ -83,6 +101,13 @@ public final class GatewayRuntime: @unchecked Sendable {
         }
         while !done.load(ordering: .acquiring) { usleep(200) }
         return result.withLock { $0! }
+    }
+
+    /// Runs `body` with the gateway on its thread, without waiting: for work that answers asynchronously (the
+    /// HTTP API and metrics complete an `HTTPResponder` from inside `body`).
+    public func perform(_ body: @escaping @Sendable (Gateway) -> Void) {
+        let gateway = UnsafeTransfer(self.gateway!)
+        self.loop.execute { body(gateway.value) }
     }
 
     // MARK: Called from connection loops
@@ -141,6 +166,13 @@ struct UnsafeTransfer<Value>: @unchecked Sendable {
 /// The gateway's transport: groups recipients by event loop and hands each loop one frame.
 final class LoopTransport: GatewayTransport {
     private var handles: [SessionID: ConnectionHandle] = [:]
+    private let latency: LatencyHistogram
+    private let logger: GatewayLogger
+
+    init(latency: LatencyHistogram, logger: GatewayLogger) {
+        self.latency = latency
+        self.logger = logger
+    }
 
     func register(_ id: SessionID, _ handle: ConnectionHandle) {
         self.handles[id] = handle
@@ -157,16 +189,23 @@ final class LoopTransport: GatewayTransport {
             guard let handle = self.handles[id] else { continue }
             byLoop[ObjectIdentifier(handle.loop), default: (handle.loop, [])].1.append(handle.connection)
         }
+        let handedOverAt = EventLoop.monotonicNow()
+        let latency = self.latency
         for (_, (loop, connections)) in byLoop {
             let batch = UnsafeTransfer(connections)
             loop.execute {
                 for connection in batch.value { connection.send(frame: frame) }
+                latency.record(nanoseconds: EventLoop.monotonicNow() &- handedOverAt)
             }
         }
     }
 
     func close(_ id: SessionID, code: UInt16, reason: String) {
         guard let handle = self.handles.removeValue(forKey: id) else { return }
+        if code == GatewayCloseCode.unauthorized {
+            // The token itself is never logged.
+            self.logger.log(.info, "authentication failed", [("session", id.description), ("reason", reason)])
+        }
         let connection = UnsafeTransfer(handle.connection)
         handle.loop.execute {
             connection.value.close(code: WebSocketCloseCode(rawValue: code), reason: reason)
@@ -190,6 +229,13 @@ final class GatewayEndpoint: WebSocketEndpoint {
     func connectionDidOpen(_ connection: WebSocketConnection) {
         let id = self.runtime.open(connection, token: Self.bearerToken(of: connection))
         connection.userData = SessionBox(id)
+        let logger = self.runtime.logger
+        if logger.isEnabled(.debug) {
+            logger.log(.debug, "connection opened", [
+                ("session", id.description), ("remote", connection.remoteAddress?.description ?? ""),
+                ("transport", connection.isSecure ? "wss" : "ws"), ("loop", String(connection.loop.index)),
+            ])
+        }
     }
 
     func connection(_ connection: WebSocketConnection, didReceive message: WebSocketMessage) {
@@ -209,6 +255,13 @@ final class GatewayEndpoint: WebSocketEndpoint {
         guard let box = connection.userData as? SessionBox else { return }
         connection.userData = nil
         self.runtime.closed(box.id, cleanly: reason.code != .abnormalClosure)
+        let logger = self.runtime.logger
+        if logger.isEnabled(.debug) {
+            logger.log(.debug, "connection closed", [
+                ("session", box.id.description), ("code", String(reason.code.rawValue)),
+                ("by", reason.initiatedByServer ? "server" : "client"), ("reason", reason.detail),
+            ])
+        }
     }
 
     /// The token from `Authorization: Bearer …` or the `token` query parameter.

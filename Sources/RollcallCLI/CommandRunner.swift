@@ -13,6 +13,10 @@ public enum CommandRunner {
           check-config   validate the configuration and print the effective values with their origin
           token          mint a development token (JWT) for a user, signed with the configured key
           bench          generate load against a server on this machine (echo, fanout, idle, connect)
+          ctl            drive a running gateway through its server API (rooms, actions, meeting messages, events)
+
+        OPTIONS:
+          -h, --help     show this help
 
         Run 'rollcall SUBCOMMAND --help' for the options of a subcommand.
         """
@@ -21,6 +25,7 @@ public enum CommandRunner {
         OPTIONS:
           --config PATH        configuration file (default: \(ConfigurationLoader.defaultPath) when present)
           --set KEY=VALUE      override one key (repeatable); beats the file and the environment
+                               (api.keys for the server API, log.level for the log, see KEYS)
           --listen ADDRESSES   shorthand for --set server.listen=ADDRESSES
           --echo               shorthand for --set server.echo=true
           -h, --help           show this help
@@ -49,6 +54,8 @@ public enum CommandRunner {
             return TokenCommand.run(rest)
         case "bench":
             return BenchCommand.run(rest)
+        case "ctl":
+            return CtlCommand.run(rest)
         case "-h", "--help", "help":
             print(Self.usage)
             return 0

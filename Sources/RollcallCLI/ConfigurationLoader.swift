@@ -77,7 +77,12 @@ public struct ConfigurationLoader {
     /// The effective configuration as `key = value  # origin` lines.
     public func describe(_ configuration: RollcallConfiguration) -> String {
         Settings.all.map { setting in
-            let value = setting.key == "auth.keys" ? Self.redactedKeys(configuration.auth.keys) : setting.read(configuration)
+            let value: String
+            switch setting.key {
+            case "auth.keys": value = Self.redactedKeys(configuration.auth.keys)
+            case "api.keys": value = Self.redactedKeys(configuration.api.keys)
+            default: value = setting.read(configuration)
+            }
             return "\(setting.key) = \(value)  # \(self.origins[setting.key] ?? "default")"
         }.joined(separator: "\n")
     }

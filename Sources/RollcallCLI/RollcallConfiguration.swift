@@ -13,6 +13,13 @@ public struct RollcallConfiguration: Sendable {
     public var gatewayPath = "/v1/ws"
     /// Whether `/dashboard` serves the live dashboard page.
     public var dashboardEnabled = true
+    /// Keys of the server API.
+    public var api = APISettings()
+    /// The log level.
+    public var log = LogSettings()
+    /// On SIGTERM or SIGINT, how long `/readyz` answers 503 while everything else keeps running, before the
+    /// listeners close, in milliseconds.
+    public var drainDelayMilliseconds: Int = 0
 
     public init() {}
 }

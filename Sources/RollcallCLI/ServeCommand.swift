@@ -13,6 +13,7 @@ enum ServeCommand {
     static func run(_ arguments: [String]) -> Int32 {
         let whole: RollcallConfiguration
         let verifier: TokenVerifier
+        let apiKeys: [APIKey]
         do {
             let options = try CommandRunner.ConfigurationOptions(arguments)
             if options.wantsHelp {
@@ -22,10 +23,12 @@ enum ServeCommand {
             }
             whole = try options.load().0
             verifier = try TokenKeys.verifier(whole.auth)
+            apiKeys = try whole.api.parsedKeys()
         } catch {
             return CommandRunner.fail(error.description)
         }
         let configuration = whole.server
+        Log.minimumLevel = whole.log.level
 
         // Signals are taken synchronously by this thread; the loop threads inherit the blocked mask.
         signal(SIGPIPE, SIG_IGN)
@@ -38,11 +41,17 @@ enum ServeCommand {
 
         let runtime: GatewayRuntime
         do {
-            runtime = try GatewayRuntime(configuration: whole.rooms, verifier: verifier, path: whole.gatewayPath)
+            runtime = try GatewayRuntime(
+                configuration: whole.rooms,
+                verifier: verifier,
+                path: whole.gatewayPath,
+                logger: Log.gatewayLogger
+            )
         } catch {
             return CommandRunner.fail("cannot start the rooms layer: \(error)")
         }
-        var httpRoutes: [HTTPRoute] = []
+        let operations = GatewayOperations(runtime: runtime, apiKeys: apiKeys)
+        var httpRoutes = operations.routes
         if whole.dashboardEnabled {
             httpRoutes.append(
                 HTTPRoute(path: "/dashboard") { _ in
@@ -56,6 +65,7 @@ enum ServeCommand {
             )
         }
         let server = Server(configuration: configuration, routes: [runtime.route], httpRoutes: httpRoutes)
+        operations.attach(server)
         runtime.start()
         do {
             try server.start()
@@ -65,7 +75,9 @@ enum ServeCommand {
         }
         let plain = server.localAddresses.map { "ws://\($0)" }
         let secure = server.localTLSAddresses.map { "wss://\($0)" }
-        Log.info(
+        // Always written, whatever log.level: scripts and tests wait for this line.
+        Log.write(
+            "info",
             "listening",
             [
                 ("addresses", (plain + secure).joined(separator: " ")),
@@ -74,6 +86,7 @@ enum ServeCommand {
                 ("echo", configuration.echoEnabled ? configuration.echoPath : "off"),
             ]
         )
+        Log.info("server api", [("state", apiKeys.isEmpty ? "off" : "on"), ("keys", apiKeys.map(\.name).joined(separator: ","))])
         if whole.auth.keys.contains(AuthSettings.developmentKey) {
             Log.warning(
                 "auth.keys holds the development key from config/rollcall.conf; set your own secret in production",
@@ -83,32 +96,14 @@ enum ServeCommand {
         var received: Int32 = 0
         sigwait(&signals, &received)
         Log.info("shutting down", [("signal", received == SIGTERM ? "SIGTERM" : "SIGINT")])
+        operations.beginDraining()
+        if whole.drainDelayMilliseconds > 0 {
+            // /readyz answers 503 meanwhile, so load balancers stop sending new clients before the listeners close.
+            usleep(useconds_t(whole.drainDelayMilliseconds) * 1000)
+        }
         server.shutDownGracefully()
         runtime.stop()
         Log.info("stopped", [])
         return 0
-    }
-}
-
-/// Structured log lines in logfmt on standard error.
-enum Log {
-    static func info(_ message: String, _ fields: [(String, String)]) {
-        Self.write("info", message, fields)
-    }
-
-    static func warning(_ message: String, _ fields: [(String, String)]) {
-        Self.write("warn", message, fields)
-    }
-
-    private static func write(_ level: String, _ message: String, _ fields: [(String, String)]) {
-        var line = "level=\(level) msg=\(quote(message))"
-        for (key, value) in fields { line += " \(key)=\(quote(value))" }
-        line += "\n"
-        FileHandle.standardError.write(Data(line.utf8))
-    }
-
-    private static func quote(_ value: String) -> String {
-        value.contains(" ") || value.contains("=") || value.isEmpty
-            ? "\"" + value.replacingOccurrences(of: "\"", with: "\\\"") + "\"" : value
     }
 }

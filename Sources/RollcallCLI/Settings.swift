@@ -2,6 +2,7 @@ import EventIO
 import WebSocketCore
 import WebSocketDeflate
 import Gateway
+import GatewayWebSocket
 import WebSocketServer
 
 /// One configuration key: its name, documentation and how it is read into the server configuration.
@@ -38,6 +39,8 @@ enum Settings {
                 \.server.closeTimeoutMilliseconds, 1...600_000),
         integer("timeouts.shutdown_grace_ms", "on SIGTERM/SIGINT, wait this long for clients to close (ms)",
                 \.server.shutdownGracePeriodMilliseconds, 0...600_000),
+        integer("timeouts.drain_delay_ms", "on SIGTERM/SIGINT, /readyz answers 503 this long before listeners close (ms)",
+                \.drainDelayMilliseconds, 0...600_000),
 
         integer("limits.max_request_line_bytes", "longest HTTP request line (414 beyond)",
                 \.server.httpLimits.maximumRequestLineLength, 64...65_536),
@@ -45,6 +48,8 @@ enum Settings {
                 \.server.httpLimits.maximumHeadSize, 256...1_048_576),
         integer("limits.max_header_count", "most HTTP header fields (431 beyond)",
                 \.server.httpLimits.maximumHeaderCount, 8...1024),
+        integer("limits.max_http_body_bytes", "largest plain HTTP request body, Content-Length (413 beyond)",
+                \.server.maximumHTTPBodySize, 0...67_108_864),
         integer("limits.max_frame_bytes", "largest frame payload (close 1009 beyond)",
                 \.server.messageLimits.maximumFrameSize, 125...1_073_741_824),
         integer("limits.max_message_bytes", "largest message after decompression (close 1009 beyond)",
@@ -93,6 +98,17 @@ enum Settings {
         optionalText("auth.audience", "required aud claim; empty = not checked", \.auth.audience),
         integer("auth.leeway_seconds", "clock leeway for exp, nbf and iat (s)", \.auth.leewaySeconds, 0...3600),
 
+        list("api.keys", "server API keys as name:secret, comma-separated (secret >= 16 bytes); empty = API off",
+             \.api.keys),
+
+        Setting(key: "log.level", help: "least severe log level written: debug, info, warn or error",
+                read: { $0.log.level.name }) { configuration, text throws(ConfigError) in
+            guard let level = GatewayLogger.Level.allCases.first(where: { $0.name == text.lowercased() }) else {
+                throw ConfigError("log.level: '\(text)' is not debug, info, warn or error")
+            }
+            configuration.log.level = level
+        },
+
         boolean("compression.enabled", "accept permessage-deflate offers", \.server.compression.isEnabled),
         boolean("compression.server_no_context_takeover", "reset the server's compressor after every message",
                 \.server.compression.serverNoContextTakeover),
@@ -140,6 +156,7 @@ enum Settings {
         for key in whole.auth.keys where key.hasSuffix(":") || key.isEmpty {
             throw ConfigError("auth.keys: '\(key.prefix(8))…' has an empty secret")
         }
+        _ = try whole.api.parsedKeys()
         if configuration.messageLimits.maximumFrameSize > configuration.messageLimits.maximumMessageSize {
             throw ConfigError("limits.max_frame_bytes: must not exceed limits.max_message_bytes")
         }

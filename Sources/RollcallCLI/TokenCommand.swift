@@ -19,7 +19,9 @@ enum TokenCommand {
           --group GROUP        a group the user is a member of (repeatable)
           --caps LIST          bot capabilities, comma-separated (mute, remove, ban, promote, pin, end, record)
           --ttl SECONDS        lifetime (default 3600)
-          --config PATH, --set KEY=VALUE   where the key comes from (as for serve)
+          --config PATH        configuration file the signing key comes from (as for serve)
+          --set KEY=VALUE      override one key, e.g. --set auth.keys=kid:secret (repeatable)
+          -h, --help           show this help
         """
 
     static func run(_ arguments: [String]) -> Int32 {

@@ -18,6 +18,7 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     public static let notFound = HTTPStatus(code: 404, reasonPhrase: "Not Found")
     public static let methodNotAllowed = HTTPStatus(code: 405, reasonPhrase: "Method Not Allowed")
     public static let requestTimeout = HTTPStatus(code: 408, reasonPhrase: "Request Timeout")
+    public static let lengthRequired = HTTPStatus(code: 411, reasonPhrase: "Length Required")
     public static let payloadTooLarge = HTTPStatus(code: 413, reasonPhrase: "Content Too Large")
     public static let uriTooLong = HTTPStatus(code: 414, reasonPhrase: "URI Too Long")
     public static let upgradeRequired = HTTPStatus(code: 426, reasonPhrase: "Upgrade Required")
@@ -26,6 +27,7 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
         reasonPhrase: "Request Header Fields Too Large"
     )
     public static let internalServerError = HTTPStatus(code: 500, reasonPhrase: "Internal Server Error")
+    public static let notImplemented = HTTPStatus(code: 501, reasonPhrase: "Not Implemented")
     public static let serviceUnavailable = HTTPStatus(code: 503, reasonPhrase: "Service Unavailable")
 
     public var description: String { "\(self.code) \(self.reasonPhrase)" }

@@ -12,7 +12,7 @@ public final class Server: Sendable {
     /// The configuration the server runs with.
     public let configuration: ServerConfiguration
     /// Transport counters.
-    public let statistics = ServerStatistics()
+    public let statistics: ServerStatistics
     private let state = Mutex<State>(State())
 
     private struct State: ~Copyable {
@@ -41,6 +41,7 @@ public final class Server: Sendable {
     ///   - httpRoutes: plain HTTP endpoints on the same ports.
     public init(configuration: ServerConfiguration, routes: [WebSocketRoute] = [], httpRoutes: [HTTPRoute] = []) {
         self.configuration = configuration
+        self.statistics = ServerStatistics(loopCount: configuration.effectiveEventLoopCount)
         var routes = routes
         if configuration.echoEnabled {
             routes.append(WebSocketRoute(path: configuration.echoPath) { _ in EchoEndpoint() })
@@ -97,7 +98,7 @@ public final class Server: Sendable {
         var boxes: [LoopBox] = []
         do {
             for loopIndex in 0..<loopCount {
-                let loop = try EventLoop(index: loopIndex)
+                let loop = try EventLoop(index: loopIndex, statistics: self.statistics.loops[loopIndex].eventLoop)
                 let serverLoop = ServerLoop(
                     loop: loop,
                     configuration: configuration,

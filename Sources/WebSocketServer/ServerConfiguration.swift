@@ -33,6 +33,8 @@ public struct ServerConfiguration: Sendable {
 
     /// Limits on request heads.
     public var httpLimits = HTTPRequestParser.Limits()
+    /// Largest body of a plain HTTP request (`Content-Length`), in bytes; larger requests get 413.
+    public var maximumHTTPBodySize: Int = 64 * 1024
     /// Limits on received frames and messages.
     public var messageLimits = WebSocketInboundProcessor.Limits()
     /// Write queue size above which a connection reports itself not writable, in bytes.

@@ -7,7 +7,8 @@ import WebSocketCore
 final class ServerLoop {
     /// Counted transport events, for logs and metrics.
     enum Event {
-        case accepted
+        case accepted(secure: Bool)
+        case closed(secure: Bool)
         case rejectedOverLimit
         case upgraded
         case handshakeRejected(Int)
@@ -21,10 +22,13 @@ final class ServerLoop {
     let loop: EventLoop
     let configuration: ServerConfiguration
     let statistics: ServerStatistics
+    /// This loop's own counters (messages, bytes, connections).
+    let loopStatistics: LoopStatistics
     private let tlsContext: TLSContext?
     private var listeners: [Listener] = []
     private var endpoints: [String: any WebSocketEndpoint] = [:]
     private let httpRoutes: [String: HTTPRoute]
+    private let prefixRoutes: [HTTPRoute]
     private var connections: [WebSocketConnection] = []
     private var isShuttingDown = false
     private var onDrained: (() -> Void)?
@@ -41,8 +45,12 @@ final class ServerLoop {
         self.configuration = configuration
         self.tlsContext = tlsContext
         self.statistics = statistics
+        self.loopStatistics = statistics.loops[max(0, loop.index) % statistics.loops.count]
         for route in routes { self.endpoints[route.path] = route.makeEndpoint(loop.index) }
-        self.httpRoutes = Dictionary(httpRoutes.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        let exact = httpRoutes.filter { !$0.matchesSubpaths }
+        self.httpRoutes = Dictionary(exact.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        // Longest prefix first, so a more specific route wins.
+        self.prefixRoutes = httpRoutes.filter(\.matchesSubpaths).sorted { $0.path.count > $1.path.count }
     }
 
     /// Starts accepting on the descriptors (one listener per address, owned by this loop).
@@ -97,7 +105,8 @@ final class ServerLoop {
             }
             connection.registryIndex = self.connections.count
             self.connections.append(connection)
-            self.count(.accepted)
+            self.loopStatistics.openConnections.add(1, ordering: .relaxed)
+            self.count(.accepted(secure: listener.secure))
         }
     }
 
@@ -105,29 +114,36 @@ final class ServerLoop {
         self.endpoints[path]
     }
 
-    /// Answers a request that is not an upgrade.
-    func respondToHTTP(_ head: HTTPRequestHead) -> [UInt8] {
+    /// What a plain (non-upgrade) request leads to: a route that takes it, or an answer right away.
+    enum HTTPDispatch {
+        case route(HTTPRoute)
+        case response([UInt8])
+    }
+
+    /// Finds the route for a request that is not an upgrade, or the answer when there is none (404, 405, 426).
+    func dispatchHTTP(_ head: HTTPRequestHead) -> HTTPDispatch {
         let path = head.path
-        if let route = self.httpRoutes[path] {
+        if let route = self.httpRoutes[path] ?? self.prefixRoutes.first(where: { $0.serves(path) }) {
             guard route.methods.contains(head.method) else {
-                return HTTPResponse.error(
-                    .methodNotAllowed,
-                    headers: [("Allow", route.methods.joined(separator: ", "))]
+                return .response(
+                    HTTPResponse.error(.methodNotAllowed, headers: [("Allow", route.methods.joined(separator: ", "))])
                 )
             }
-            return route.respond(head)
+            return .route(route)
         }
         if self.endpoints[path] != nil {
             guard head.hasMethod("GET") else {
-                return HTTPResponse.error(.methodNotAllowed, headers: [("Allow", "GET")])
+                return .response(HTTPResponse.error(.methodNotAllowed, headers: [("Allow", "GET")]))
             }
-            return HTTPResponse.error(
-                .upgradeRequired,
-                message: "this path speaks WebSocket",
-                headers: [("Upgrade", "websocket"), ("Sec-WebSocket-Version", "13")]
+            return .response(
+                HTTPResponse.error(
+                    .upgradeRequired,
+                    message: "this path speaks WebSocket",
+                    headers: [("Upgrade", "websocket"), ("Sec-WebSocket-Version", "13")]
+                )
             )
         }
-        return HTTPResponse.error(.notFound)
+        return .response(HTTPResponse.error(.notFound))
     }
 
     func connectionDidClose(_ connection: WebSocketConnection) {
@@ -140,6 +156,8 @@ final class ServerLoop {
         }
         connection.registryIndex = -1
         self.statistics.openConnections.subtract(1, ordering: .relaxed)
+        self.loopStatistics.openConnections.subtract(1, ordering: .relaxed)
+        self.count(.closed(secure: connection.isSecure))
         if self.isShuttingDown && self.connections.isEmpty { self.finishShutdown() }
     }
 

@@ -17,6 +17,10 @@ public final class WebSocketConnection {
         case tlsHandshake
         /// Reading the HTTP request head.
         case readingRequest
+        /// Reading the body of a plain HTTP request (up to its `Content-Length`).
+        case readingBody
+        /// A plain HTTP request went to its route; waiting for the route's response.
+        case awaitingResponse
         /// An HTTP response was queued; the socket closes once it is written.
         case respondingHTTP
         /// The WebSocket is open.
@@ -34,7 +38,7 @@ public final class WebSocketConnection {
     /// The client's address.
     public let remoteAddress: SocketAddress?
     /// Whether the connection came in over TLS.
-    public var isSecure: Bool { self.tls != nil }
+    public let isSecure: Bool
     /// The path the client upgraded on.
     public private(set) var path: String = ""
     /// The query string of the upgrade request.
@@ -66,6 +70,13 @@ public final class WebSocketConnection {
     private var isFlushScheduled = false
     private var isWatchingWritability = false
     private var closeReason: WebSocketCloseReason?
+    /// A plain HTTP request whose body is being read, its route, and the body so far.
+    private var httpRequest: (head: HTTPRequestHead, route: HTTPRoute, body: [UInt8], length: Int)?
+    /// When the last HTTP request was handed to its route, for the response timeout.
+    private var requestDispatchedAt: UInt64 = 0
+    /// Whether the client may still be sending a body we did not read: after the response, the socket is shut
+    /// for writing and drained until the client closes, so the response is not lost to a reset.
+    private var lingerAfterResponse = false
 
     // Timekeeping for the loop's periodic sweep, in the loop's monotonic nanoseconds.
     private let createdAt: UInt64
@@ -78,6 +89,7 @@ public final class WebSocketConnection {
         self.fd = fd
         self.remoteAddress = remoteAddress
         self.tls = tls
+        self.isSecure = tls != nil
         self.server = server
         self.loop = server.loop
         self.phase = tls == nil ? .readingRequest : .tlsHandshake
@@ -106,6 +118,7 @@ public final class WebSocketConnection {
             frame.appendPayload(payload)
             frame.finish(opcode: opcode)
         }
+        self.server.loopStatistics.messagesSent.add(1, ordering: .relaxed)
         self.enqueue(frame)
     }
 
@@ -121,6 +134,7 @@ public final class WebSocketConnection {
     /// - Parameter frame: a finished frame.
     public func send(frame: WebSocketOutboundFrame) {
         guard self.phase == .open else { return }
+        self.server.loopStatistics.messagesSent.add(1, ordering: .relaxed)
         self.enqueue(frame)
     }
 
@@ -171,6 +185,7 @@ public final class WebSocketConnection {
             }
             self.lastReceivedAt = self.loop.now
             self.pingSentAt = nil
+            self.server.loopStatistics.bytesReceived.add(count, ordering: .relaxed)
             if let tls = self.tls {
                 tls.receiveCiphertext(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                 self.drainTLS(tls)
@@ -253,10 +268,12 @@ public final class WebSocketConnection {
     /// Processes bytes according to the phase; returns how many were used.
     private func process(_ bytes: UnsafeMutableRawBufferPointer) -> Int {
         switch self.phase {
-        case .tlsHandshake, .respondingHTTP, .closing, .closed:
+        case .tlsHandshake, .respondingHTTP, .awaitingResponse, .closing, .closed:
             return bytes.count
         case .readingRequest:
             return self.processRequest(bytes)
+        case .readingBody:
+            return self.processBody(bytes)
         case .open, .closeSent:
             return self.processFrames(bytes)
         }
@@ -277,6 +294,9 @@ public final class WebSocketConnection {
             self.requestParser = nil
             let headSize = head.size
             self.handleRequest(head)
+            if self.phase == .readingBody {
+                return headSize + self.processBody(UnsafeMutableRawBufferPointer(rebasing: bytes[headSize...]))
+            }
             guard self.phase == .open else { return bytes.count }
             // Frames that came in the same segment as the request.
             let rest = UnsafeMutableRawBufferPointer(rebasing: bytes[headSize...])
@@ -287,7 +307,7 @@ public final class WebSocketConnection {
     private func handleRequest(_ head: HTTPRequestHead) {
         let path = head.path
         guard WebSocketHandshake.isUpgradeRequest(head) else {
-            self.respond(self.server.respondToHTTP(head))
+            self.startHTTPRequest(head)
             return
         }
         guard let endpoint = self.server.endpoint(forPath: path) else {
@@ -339,6 +359,109 @@ public final class WebSocketConnection {
         endpoint.connectionDidOpen(self)
     }
 
+    // MARK: Plain HTTP requests
+
+    /// Routes a request that is not an upgrade: answers at once when no route takes it, else reads its body.
+    private func startHTTPRequest(_ head: HTTPRequestHead) {
+        let route: HTTPRoute
+        switch self.server.dispatchHTTP(head) {
+        case .response(let response):
+            self.lingerAfterResponse = head.value(of: "Content-Length") != nil
+                || head.value(of: "Transfer-Encoding") != nil
+            self.respond(response)
+            return
+        case .route(let found):
+            route = found
+        }
+        let length: Int
+        switch Self.bodyLength(of: head, limit: self.server.configuration.maximumHTTPBodySize) {
+        case .failure(let status, let message):
+            self.lingerAfterResponse = true
+            self.respond(HTTPResponse.error(status, message: message))
+            return
+        case .length(let value):
+            length = value
+        }
+        self.httpRequest = (head, route, [], length)
+        if length == 0 {
+            self.dispatchHTTPRequest()
+        } else {
+            self.phase = .readingBody
+        }
+    }
+
+    enum BodyLength: Equatable {
+        case length(Int)
+        case failure(HTTPStatus, String)
+    }
+
+    /// The body length a request head announces, or why it is refused: any `Transfer-Encoding` (chunked bodies are
+    /// not read: 411, asking for a `Content-Length`; other codings are not implemented: 501), a malformed or
+    /// conflicting `Content-Length` (400), or one over `limit` (413).
+    static func bodyLength(of head: HTTPRequestHead, limit: Int) -> BodyLength {
+        if head.count(of: "Transfer-Encoding") > 0 {
+            if head.containsToken("chunked", in: "Transfer-Encoding") {
+                return .failure(.lengthRequired, "chunked request bodies are not accepted; send Content-Length")
+            }
+            return .failure(.notImplemented, "transfer codings are not implemented")
+        }
+        var length: Int?
+        for value in head.values(of: "Content-Length") {
+            for item in value.split(separator: ",", omittingEmptySubsequences: false) {
+                let text = String(item.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+                guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                    let number = Int(text)
+                else {
+                    return .failure(.badRequest, "malformed Content-Length")
+                }
+                if let length, length != number { return .failure(.badRequest, "conflicting Content-Length values") }
+                length = number
+            }
+        }
+        guard let length else { return .length(0) }
+        guard length <= limit else {
+            return .failure(.payloadTooLarge, "request body over \(limit) bytes")
+        }
+        return .length(length)
+    }
+
+    private func processBody(_ bytes: UnsafeMutableRawBufferPointer) -> Int {
+        guard var request = self.httpRequest else { return bytes.count }
+        let wanted = request.length - request.body.count
+        request.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[0..<min(wanted, bytes.count)]))
+        self.httpRequest = request
+        if request.body.count == request.length { self.dispatchHTTPRequest() }
+        // Anything after the body (a pipelined request) is not served: every response closes the connection.
+        return bytes.count
+    }
+
+    /// Hands the complete request to its route with a responder that may answer from any thread.
+    private func dispatchHTTPRequest() {
+        guard let request = self.httpRequest else { return }
+        self.httpRequest = nil
+        self.phase = .awaitingResponse
+        self.requestDispatchedAt = self.loop.now
+        let loop = UncheckedBox(self.loop)
+        let connection = UncheckedBox(self)
+        let responder = HTTPResponder { response in
+            let bytes = response
+            if loop.value.inEventLoop {
+                connection.value.deliverHTTPResponse(bytes)
+            } else {
+                loop.value.execute { connection.value.deliverHTTPResponse(bytes) }
+            }
+        }
+        request.route.handle(
+            HTTPRequest(head: request.head, body: request.body, remoteAddress: self.remoteAddress),
+            responder
+        )
+    }
+
+    private func deliverHTTPResponse(_ response: [UInt8]) {
+        guard self.phase == .awaitingResponse else { return }
+        self.respond(response)
+    }
+
     private func processFrames(_ bytes: UnsafeMutableRawBufferPointer) -> Int {
         guard var processor = self.processor else { return bytes.count }
         self.processor = nil
@@ -353,10 +476,12 @@ public final class WebSocketConnection {
         switch event {
         case .text(let bytes):
             guard self.phase == .open else { return }
+            self.server.loopStatistics.messagesReceived.add(1, ordering: .relaxed)
             self.lastMessageAt = self.loop.now
             self.endpoint?.connection(self, didReceive: .text(bytes))
         case .binary(let bytes):
             guard self.phase == .open else { return }
+            self.server.loopStatistics.messagesReceived.add(1, ordering: .relaxed)
             self.lastMessageAt = self.loop.now
             self.endpoint?.connection(self, didReceive: .binary(bytes))
         case .ping(let bytes):
@@ -477,12 +602,14 @@ public final class WebSocketConnection {
         self.isFlushScheduled = false
         guard self.phase != .closed else { return }
         let outcome: OutboundQueue.WriteOutcome
+        let queuedBefore = self.outbound.byteCount
         do {
             outcome = try self.outbound.write(to: self.fd)
         } catch {
             self.abort(detail: "write failed: \(error)")
             return
         }
+        self.server.loopStatistics.bytesSent.add(queuedBefore - self.outbound.byteCount, ordering: .relaxed)
         switch outcome {
         case .pending:
             if !self.isWatchingWritability {
@@ -495,6 +622,11 @@ public final class WebSocketConnection {
                 self.loop.modify(self.fd, for: [.readable, .readHangup])
             }
             switch self.phase {
+            case .respondingHTTP where self.lingerAfterResponse:
+                // The client may still be sending a body: close our side and read until it closes (or the close
+                // timeout), so the kernel does not answer its bytes with a reset that destroys our response.
+                self.lingerAfterResponse = false
+                Socket.shutdownWrite(self.fd)
             case .respondingHTTP, .closing:
                 self.closeSocket()
                 return
@@ -520,6 +652,17 @@ public final class WebSocketConnection {
             if now &- self.createdAt > UInt64(configuration.handshakeTimeoutMilliseconds) * 1_000_000 {
                 self.server.count(.handshakeTimeout)
                 self.closeSocket()
+            }
+        case .readingBody:
+            // The body shares the handshake's time budget, counted from the connection's start.
+            if now &- self.createdAt > UInt64(configuration.handshakeTimeoutMilliseconds) * 1_000_000 {
+                self.httpRequest = nil
+                self.lingerAfterResponse = true
+                self.respond(HTTPResponse.error(.requestTimeout, message: "request body not received in time"))
+            }
+        case .awaitingResponse:
+            if now &- self.requestDispatchedAt > UInt64(configuration.handshakeTimeoutMilliseconds) * 1_000_000 {
+                self.respond(HTTPResponse.error(.serviceUnavailable, message: "no response in time"))
             }
         case .open:
             let sinceReceive = now &- self.lastReceivedAt
@@ -558,8 +701,10 @@ public final class WebSocketConnection {
         switch self.phase {
         case .open:
             self.sendClose(code: .goingAway, reason: "server shutting down")
-        case .tlsHandshake, .readingRequest:
+        case .tlsHandshake, .readingRequest, .readingBody:
             self.closeSocket()
+        case .awaitingResponse:
+            self.respond(HTTPResponse.error(.serviceUnavailable, message: "server shutting down"))
         default:
             break
         }
@@ -583,6 +728,7 @@ public final class WebSocketConnection {
         guard self.phase != .closed else { return }
         let wasOpen = self.endpoint != nil
         self.phase = .closed
+        self.httpRequest = nil
         self.outbound.removeAll()
         self.pending = []
         self.processor = nil

@@ -73,21 +73,52 @@ public struct WebSocketRoute {
 }
 
 /// A plain HTTP route on the same port (health checks, metrics, APIs).
+///
+/// The handler runs on the connection's event loop once the whole request (head and `Content-Length` body) has
+/// arrived; it may answer at once or later, from any thread, through the `HTTPResponder`.
 public struct HTTPRoute {
-    /// The exact request path.
+    /// The exact request path, or the path prefix when `matchesSubpaths` is set.
     public var path: String
     /// The methods it answers; others get 405.
     public var methods: [String]
-    /// Builds the full response for a request. Runs on the connection's loop.
-    public var respond: (HTTPRequestHead) -> [UInt8]
+    /// Whether the route also serves every path below `path` (`/v1/api` serves `/v1/api/rooms`).
+    public var matchesSubpaths: Bool
+    /// Handles a complete request. Runs on the connection's loop; must not block it.
+    public var handle: (HTTPRequest, HTTPResponder) -> Void
 
+    /// An asynchronous route.
+    ///
+    /// - Parameters:
+    ///   - path: the exact request path, or a prefix with `matchesSubpaths`.
+    ///   - methods: the methods it answers.
+    ///   - matchesSubpaths: whether paths below `path` go to this route too.
+    ///   - handle: called with the request and a responder to complete, now or later, from any thread.
+    public init(
+        path: String,
+        methods: [String] = ["GET"],
+        matchesSubpaths: Bool = false,
+        handle: @escaping (HTTPRequest, HTTPResponder) -> Void
+    ) {
+        self.path = path
+        self.methods = methods
+        self.matchesSubpaths = matchesSubpaths
+        self.handle = handle
+    }
+
+    /// A synchronous route: the response is built on the connection's loop from the request head.
+    ///
     /// - Parameters:
     ///   - path: the exact request path.
     ///   - methods: the methods it answers.
     ///   - respond: builds the full HTTP response bytes.
     public init(path: String, methods: [String] = ["GET"], respond: @escaping (HTTPRequestHead) -> [UInt8]) {
-        self.path = path
-        self.methods = methods
-        self.respond = respond
+        self.init(path: path, methods: methods) { request, responder in responder.respond(respond(request.head)) }
+    }
+
+    /// Whether the route serves `path`.
+    func serves(_ requestPath: String) -> Bool {
+        guard self.matchesSubpaths else { return requestPath == self.path }
+        let prefix = self.path.hasSuffix("/") ? self.path : self.path + "/"
+        return requestPath == self.path || requestPath.hasPrefix(prefix)
     }
 }

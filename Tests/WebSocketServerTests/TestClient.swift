@@ -432,7 +432,7 @@ final class LiveServer: @unchecked Sendable {
     private var isStopped = false
 
     /// Starts a server; `configure` adjusts the test defaults.
-    init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    init(_ configure: (inout ServerConfiguration) -> Void = { _ in }, httpRoutes: [HTTPRoute] = []) throws {
         var configuration = ServerConfiguration()
         configuration.listen = [SocketAddress(parsing: "127.0.0.1:0")!]
         configuration.echoEnabled = true
@@ -440,7 +440,7 @@ final class LiveServer: @unchecked Sendable {
         configuration.shutdownGracePeriodMilliseconds = 300
         configuration.closeTimeoutMilliseconds = 1_000
         configure(&configuration)
-        let server = Server(configuration: configuration)
+        let server = Server(configuration: configuration, httpRoutes: httpRoutes)
         try server.start()
         self.server = server
         self.address = server.localAddresses.first!

@@ -1,0 +1,166 @@
+import JSONCoding
+
+/// The server API's entry points: backends and bots act on rooms through the same path as clients (validation by
+/// the protocol decoder, the room's log and its sequence numbers, the reducer, fan-out to subscribers), with an
+/// actor of their own (`api:NAME`) instead of a token's user.
+extension Gateway {
+    /// Subscriptions over all rooms (a connection in two rooms counts twice).
+    public var subscriberCount: Int {
+        self.rooms.values.reduce(0) { $0 + $1.subscribers.count }
+    }
+
+    /// Rooms that exist, with their occupancy: `{"rooms":[{"room","seq","participants","subscribers",
+    /// "activeMeeting"}]}`.
+    public func apiRooms() -> JSONValue {
+        let rooms = self.rooms.keys.sorted().compactMap { id -> JSONValue? in
+            guard let room = self.rooms[id] else { return nil }
+            let state = room.state
+            return .object(JSONObject([
+                ("room", .string(id)),
+                ("seq", .int(Int64(state.sequence))),
+                ("participants", .int(Int64(state.joinedParticipants.count))),
+                ("subscribers", .int(Int64(room.subscribers.count))),
+                ("activeMeeting", state.activeMeeting.map(ServerMessages.meeting) ?? .null),
+            ]))
+        }
+        return .object(JSONObject([("rooms", .array(rooms))]))
+    }
+
+    /// A room's state and roster, as a subscriber's snapshot of the `all` view shows them, or nil when the room does
+    /// not exist.
+    ///
+    /// - Parameter id: the room.
+    public func apiRoom(_ id: String) -> JSONValue? {
+        guard let room = self.rooms[id] else { return nil }
+        let capacity = self.configuration.roomCapacity
+        var message = ServerMessages.snapshot(room.state, capacity: capacity, now: self.clock(), recovered: nil)
+        if case .object(var object) = message {
+            object["type"] = nil
+            object["roster"] = RosterView.render(room.state, spec: .all, speaker: room.heldSpeaker,
+                                                 capacity: capacity).json
+            object["subscribers"] = .int(Int64(room.subscribers.count))
+            message = .object(object)
+        }
+        return message
+    }
+
+    /// Publishes a meeting message into a room (created when it does not exist, as for a client), to its subscribers
+    /// and the group's members: `{"sessionId", "callType"?, "active"?, "text"?}` as in the `meeting` message.
+    ///
+    /// - Parameters:
+    ///   - roomID: the room (the meeting's group).
+    ///   - body: the request body.
+    ///   - sender: recorded as the message's sender and the event's actor, e.g. `api:backend`.
+    /// - Returns: `{"room", "seq"}` with the event's sequence number.
+    public func apiPublishMeeting(room roomID: String, body: JSONValue, sender: String) throws(GatewayError) -> JSONValue {
+        let request = try self.decodeAPIRequest(body, type: "meeting", roomField: "group", roomID: roomID)
+        guard case .meeting(let group, let sessionID, let callType, let isActive, let text) = request.message else {
+            throw .badRequest("not a meeting message")
+        }
+        let room = self.room(group)
+        let message = MeetingMessage(sessionID: sessionID, callType: callType, sender: sender, text: text,
+                                     isActive: isActive)
+        let sequence = self.append(.meetingMessage(message), to: room, actor: sender,
+                                   alsoTo: self.groupSessions[group] ?? [])
+        return Self.apiResult(room: room, sequence: sequence, changed: true)
+    }
+
+    /// Publishes a room event: `{"type":"media","recording":true}`, `{"type":"media","audioMode":"music"}` or
+    /// `{"type":"speaker","uid":"alice"}` (`"uid":null` for nobody), validated as the client messages are.
+    ///
+    /// - Parameters:
+    ///   - roomID: an existing room.
+    ///   - body: the request body.
+    ///   - actor: recorded as the events' actor.
+    /// - Returns: `{"room", "seq", "changed"}`.
+    public func apiPublishEvent(room roomID: String, body: JSONValue, actor: String) throws(GatewayError) -> JSONValue {
+        guard case .object(let object) = body, case .string(let type)? = object["type"] else {
+            throw .badRequest("the body must be a JSON object with a 'type' of media or speaker")
+        }
+        guard type == "media" || type == "speaker" else {
+            throw .badRequest("'type' must be media or speaker")
+        }
+        let request = try self.decodeAPIRequest(body, type: type, roomField: "room", roomID: roomID)
+        guard let room = self.rooms[roomID] else { throw .notFound("no room '\(roomID)'") }
+        var changed = false
+        switch request.message {
+        case .media(_, let recording, let audioMode):
+            if let recording, room.state.isRecording != recording {
+                self.append(.recordingChanged(isRecording: recording), to: room, actor: actor)
+                changed = true
+            }
+            if let audioMode, room.state.audioMode != audioMode {
+                self.append(.audioModeChanged(mode: audioMode), to: room, actor: actor)
+                changed = true
+            }
+        case .activeSpeaker(_, let uid):
+            if let uid, room.state.participants[uid]?.isJoined != true {
+                throw .notFound("'\(uid)' is not in the call")
+            }
+            if room.state.activeSpeaker != uid {
+                self.append(.activeSpeakerChanged(uid: uid), to: room, actor: actor)
+                changed = true
+            }
+        default:
+            throw .badRequest("'type' must be media or speaker")
+        }
+        return Self.apiResult(room: room, sequence: room.state.sequence, changed: changed)
+    }
+
+    /// Performs a moderator action with the rights of an admin: `{"action", "target"?, "reason"?}` as in the
+    /// `action` message.
+    ///
+    /// - Parameters:
+    ///   - roomID: an existing room.
+    ///   - body: the request body.
+    ///   - actor: recorded as the actor, e.g. `api:backend`.
+    /// - Returns: `{"room", "seq", "changed"}`.
+    public func apiModerate(room roomID: String, body: JSONValue, actor: String) throws(GatewayError) -> JSONValue {
+        let request = try self.decodeAPIRequest(body, type: "action", roomField: "room", roomID: roomID)
+        guard case .action(_, let action, let target, let reason) = request.message else {
+            throw .badRequest("not an action")
+        }
+        guard let room = self.rooms[roomID] else { throw .notFound("no room '\(roomID)'") }
+        let changed = try self.performModeration(action, target: target, reason: reason, in: room, actor: actor,
+                                                 actorIsAdmin: true)
+        return Self.apiResult(room: room, sequence: room.state.sequence, changed: changed)
+    }
+
+    /// Closes every connection of a user with `GatewayCloseCode.disconnected` (4009). Their rooms see the
+    /// connections close as for any clean close: the participant is reconnecting for the grace period, then leaves.
+    ///
+    /// - Parameters:
+    ///   - uid: the user.
+    ///   - reason: the close reason sent to the client.
+    /// - Returns: `{"uid", "disconnected": N}`, N the number of connections closed.
+    public func apiDisconnect(uid: String, reason: String?) -> JSONValue {
+        let sessions = self.sessions.values.filter { $0.claims?.subject == uid }
+            .sorted { $0.id.rawValue < $1.id.rawValue }
+        for session in sessions {
+            self.closeSession(session, code: GatewayCloseCode.disconnected, reason: reason ?? "disconnected by the server")
+        }
+        return .object(JSONObject([("uid", .string(uid)), ("disconnected", .int(Int64(sessions.count)))]))
+    }
+
+    /// Decodes an API body as the client message `type`, with the room from the URL.
+    private func decodeAPIRequest(
+        _ body: JSONValue,
+        type: String,
+        roomField: String,
+        roomID: String
+    ) throws(GatewayError) -> ClientRequest {
+        guard case .object(var object) = body else { throw .badRequest("the body must be a JSON object") }
+        for reserved in ["id", "room", "group"] where object[reserved] != nil {
+            throw .badRequest("'\(reserved)' comes from the URL, not the body")
+        }
+        object["type"] = .string(type)
+        object[roomField] = .string(roomID)
+        return try self.decoder.decode(.object(object))
+    }
+
+    private static func apiResult(room: GatewayRoom, sequence: UInt64, changed: Bool) -> JSONValue {
+        .object(JSONObject([
+            ("room", .string(room.state.id)), ("seq", .int(Int64(sequence))), ("changed", .bool(changed)),
+        ]))
+    }
+}

@@ -1,0 +1,84 @@
+import Gateway
+import JSONCoding
+import WebSocketCore
+
+/// One resource of the server API, from the method and the path below `/v1/api/`.
+enum APIRoute: Sendable {
+    case listRooms
+    case getRoom(String)
+    case publishMeeting(String)
+    case publishEvent(String)
+    case moderate(String)
+    case disconnect(String)
+
+    enum Parsed {
+        case success(APIRoute)
+        case failure(HTTPStatus, GatewayError)
+    }
+
+    /// Finds the resource: 404 for an unknown path, 405 for a known path with another method.
+    static func parse(method: String, components: [String]) -> Parsed {
+        let notFound = Parsed.failure(.notFound, GatewayError("ERR_NOT_FOUND", "no such API resource"))
+        guard components.allSatisfy({ !$0.isEmpty }) else { return notFound }
+        let route: APIRoute
+        let wanted: String
+        switch components.count {
+        case 1 where components[0] == "rooms":
+            (route, wanted) = (.listRooms, "GET")
+        case 2 where components[0] == "rooms":
+            (route, wanted) = (.getRoom(components[1]), "GET")
+        case 3 where components[0] == "rooms":
+            switch components[2] {
+            case "meeting": (route, wanted) = (.publishMeeting(components[1]), "POST")
+            case "events": (route, wanted) = (.publishEvent(components[1]), "POST")
+            case "actions": (route, wanted) = (.moderate(components[1]), "POST")
+            default: return notFound
+            }
+        case 3 where components[0] == "users" && components[2] == "disconnect":
+            (route, wanted) = (.disconnect(components[1]), "POST")
+        default:
+            return notFound
+        }
+        guard method == wanted else {
+            return .failure(.methodNotAllowed, GatewayError("ERR_METHOD_NOT_ALLOWED", "use \(wanted) here"))
+        }
+        return .success(route)
+    }
+
+    /// Whether the request must carry a JSON body.
+    var needsBody: Bool {
+        switch self {
+        case .publishMeeting, .publishEvent, .moderate: return true
+        case .listRooms, .getRoom, .disconnect: return false
+        }
+    }
+
+    /// Runs the request on the gateway's thread.
+    func run(on gateway: Gateway, body: JSONValue, key: APIKey) throws(GatewayError) -> JSONValue {
+        switch self {
+        case .listRooms:
+            return gateway.apiRooms()
+        case .getRoom(let room):
+            guard let value = gateway.apiRoom(room) else { throw GatewayError("ERR_NOT_FOUND", "no room '\(room)'") }
+            return value
+        case .publishMeeting(let room):
+            return try gateway.apiPublishMeeting(room: room, body: body, sender: key.actor)
+        case .publishEvent(let room):
+            return try gateway.apiPublishEvent(room: room, body: body, actor: key.actor)
+        case .moderate(let room):
+            return try gateway.apiModerate(room: room, body: body, actor: key.actor)
+        case .disconnect(let uid):
+            guard case .object(let object) = body else {
+                throw GatewayError("ERR_BAD_REQUEST", "the body must be a JSON object")
+            }
+            var reason: String?
+            for name in object.keys {
+                guard name == "reason", case .string(let text)? = object[name], text.utf8.count <= 123 else {
+                    throw GatewayError("ERR_BAD_REQUEST", "the body takes only 'reason', a string of at most 123 bytes")
+                }
+                reason = text
+            }
+            return gateway.apiDisconnect(uid: uid, reason: reason)
+        }
+    }
+}

@@ -1,0 +1,184 @@
+import Gateway
+import JSONCoding
+import Synchronization
+import WebSocketCore
+import WebSocketServer
+
+/// The operator's HTTP endpoints on the gateway's port: `/healthz`, `/readyz`, `/metrics`, and the server API under
+/// `/v1/api/` (only with at least one API key).
+///
+/// Handlers run on the connection's loop and never block it: whatever needs the gateway is handed to the gateway
+/// thread (`GatewayRuntime.perform`), which completes the request's responder.
+public final class GatewayOperations: Sendable {
+    private let runtime: GatewayRuntime
+    private let apiKeys: [APIKey]
+    private let draining = Atomic<Bool>(false)
+    private let server = Mutex<ServerStatistics?>(nil)
+
+    /// The API's path prefix.
+    public static let apiPath = "/v1/api"
+
+    /// - Parameters:
+    ///   - runtime: the gateway.
+    ///   - apiKeys: keys of the server API; none turns the API off (its paths answer 404).
+    public init(runtime: GatewayRuntime, apiKeys: [APIKey]) {
+        self.runtime = runtime
+        self.apiKeys = apiKeys
+    }
+
+    /// Connects the transport counters of the server the routes run on (call before the server starts).
+    public func attach(_ server: Server) {
+        self.server.withLock { $0 = server.statistics }
+    }
+
+    /// From now on `/readyz` answers 503: the process is shutting down and should get no new clients.
+    public func beginDraining() {
+        self.draining.store(true, ordering: .relaxed)
+    }
+
+    /// Whether `beginDraining` was called.
+    public var isDraining: Bool { self.draining.load(ordering: .relaxed) }
+
+    /// The routes to give the server.
+    public var routes: [HTTPRoute] {
+        var routes = [
+            HTTPRoute(path: "/healthz") { _ in
+                HTTPResponse.encode(status: .ok, body: Array("ok\n".utf8))
+            },
+            HTTPRoute(path: "/readyz") { [self] _ in
+                self.isDraining
+                    ? HTTPResponse.encode(status: .serviceUnavailable, body: Array("draining\n".utf8))
+                    : HTTPResponse.encode(status: .ok, body: Array("ready\n".utf8))
+            },
+            HTTPRoute(path: "/metrics") { [self] _, responder in self.serveMetrics(responder) },
+        ]
+        if !self.apiKeys.isEmpty {
+            routes.append(
+                HTTPRoute(path: Self.apiPath, methods: ["GET", "POST"], matchesSubpaths: true) { [self] request, responder in
+                    self.serveAPI(request, responder)
+                }
+            )
+        }
+        return routes
+    }
+
+    // MARK: Metrics
+
+    private func serveMetrics(_ responder: HTTPResponder) {
+        let statistics = self.server.withLock { $0 }
+        let latency = self.runtime.deliveryLatency.snapshot
+        self.runtime.perform { gateway in
+            let text = MetricsReport(
+                server: statistics,
+                gateway: gateway.statistics,
+                rooms: gateway.roomIDs.count,
+                sessions: gateway.sessionCount,
+                subscribers: gateway.subscriberCount,
+                latency: latency
+            ).render()
+            responder.respond(status: .ok, body: Array(text.utf8), contentType: PrometheusText.contentType)
+        }
+    }
+
+    // MARK: Server API
+
+    private func serveAPI(_ request: HTTPRequest, _ responder: HTTPResponder) {
+        let logger = self.runtime.logger
+        guard let key = self.authenticate(request) else {
+            logger.log(.warn, "api authentication failed", [
+                ("remote", request.remoteAddress?.description ?? ""), ("path", request.path),
+            ])
+            Self.respond(responder, .unauthorized, GatewayError("ERR_UNAUTHORIZED", "a valid API key is required"),
+                         headers: [("WWW-Authenticate", "Bearer")])
+            return
+        }
+        let components = request.path.dropFirst(Self.apiPath.count).split(separator: "/", omittingEmptySubsequences: false)
+            .dropFirst().map { Self.percentDecoded(String($0)) }
+        let route: APIRoute
+        switch APIRoute.parse(method: request.method, components: Array(components)) {
+        case .success(let found):
+            route = found
+        case .failure(let status, let error):
+            Self.respond(responder, status, error)
+            return
+        }
+        var body: JSONValue = .object(JSONObject())
+        if !request.body.isEmpty {
+            do {
+                body = try JSONParser.parse(request.body)
+            } catch {
+                Self.respond(responder, .badRequest, GatewayError("ERR_BAD_REQUEST", "malformed JSON: \(error)"))
+                return
+            }
+        } else if route.needsBody {
+            Self.respond(responder, .badRequest, GatewayError("ERR_BAD_REQUEST", "a JSON body is required"))
+            return
+        }
+        if request.method == "POST" {
+            logger.log(.debug, "api request", [("key", key.name), ("method", request.method), ("path", request.path)])
+        }
+        let parsedBody = body
+        self.runtime.perform { gateway in
+            do throws(GatewayError) {
+                let result = try route.run(on: gateway, body: parsedBody, key: key)
+                if case .disconnect(let uid) = route {
+                    logger.log(.info, "api disconnect", [("uid", uid), ("actor", key.actor)])
+                }
+                responder.respond(status: .ok, body: JSONWriter.bytes(result) + [0x0A],
+                                  contentType: "application/json")
+            } catch {
+                Self.respond(responder, Self.status(for: error), error)
+            }
+        }
+    }
+
+    private func authenticate(_ request: HTTPRequest) -> APIKey? {
+        guard let header = request.head.value(of: "Authorization") else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return APIKey.match(String(parts[1]).trimmingSpaces(), in: self.apiKeys)
+    }
+
+    static func status(for error: GatewayError) -> HTTPStatus {
+        switch error.code {
+        case "ERR_BAD_REQUEST": return .badRequest
+        case "ERR_NOT_FOUND": return .notFound
+        case "ERR_FORBIDDEN", "ERR_NOT_GROUP_MEMBER", "ERR_BANNED": return .forbidden
+        default: return HTTPStatus(code: 409, reasonPhrase: "Conflict")
+        }
+    }
+
+    /// Answers with `{"code": ..., "message": ...}`.
+    static func respond(
+        _ responder: HTTPResponder,
+        _ status: HTTPStatus,
+        _ error: GatewayError,
+        headers: [(String, String)] = []
+    ) {
+        let body = JSONWriter.bytes(.object(JSONObject(uniqueKeysWithValues: [
+            ("code", .string(error.code)), ("message", .string(error.message)),
+        ])))
+        responder.respond(status: status, headers: headers, body: body + [0x0A], contentType: "application/json")
+    }
+
+    private static func percentDecoded(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
+                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+extension String {
+    fileprivate func trimmingSpaces() -> String {
+        String(self.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import JSONCoding
+
+/// `rollcall ctl`: drives a running gateway through its server API.
+enum CtlCommand {
+    static let help = """
+        USAGE: rollcall ctl [--url URL] [--api-key KEY] COMMAND [ARGUMENTS] [OPTIONS]
+
+        Talks to a running gateway through its server API (docs/API.md) and prints the JSON answer. Exits 0 on a
+        2xx answer, 1 on an error answer (printed to stderr), 78 on a usage or connection error.
+
+        COMMANDS:
+          rooms                          list the rooms with their occupancy and sequence numbers
+          room ROOM                      a room's state and roster
+          meeting ROOM --session-id ID   publish a meeting message into ROOM (the meeting's group)
+          event ROOM EVENT-OPTION        publish a room event: --recording, --audio-mode, --speaker or --no-speaker
+          action ROOM ACTION             a moderator action: mute, mute_all, lower_hand, spotlight, unspotlight,
+                                         remove, ban, unban, promote, demote, end_session
+          disconnect UID                 close every connection of a user (close code 4009); they may reconnect
+
+        OPTIONS:
+          --url URL            the gateway, http://IP:PORT or http://localhost:PORT (default http://127.0.0.1:8080)
+          --api-key KEY        the API key's secret (default: the ROLLCALL_API_KEY environment variable)
+          --session-id ID      meeting: the call session the meeting runs in (required)
+          --call-type TYPE     meeting: audio or video (default video)
+          --inactive           meeting: announce the meeting's end instead of its start
+          --text TEXT          meeting: free text
+          --recording on|off   event: start or stop recording
+          --audio-mode MODE    event: set the room's audio mode
+          --speaker UID        event: set the active speaker
+          --no-speaker         event: clear the active speaker
+          --target UID         action: the participant acted on (all actions but mute_all and end_session)
+          --reason TEXT        action, disconnect: a reason recorded with the action or sent in the close frame
+          -h, --help           show this help
+
+        Actions run with admin rights and are recorded with the actor api:NAME, NAME the key's name.
+        """
+
+    static func run(_ arguments: [String]) -> Int32 {
+        if arguments.isEmpty || arguments.contains("-h") || arguments.contains("--help") {
+            print(Self.help)
+            return arguments.isEmpty ? 64 : 0
+        }
+        var url = "http://127.0.0.1:8080"
+        var apiKey = ProcessInfo.processInfo.environment["ROLLCALL_API_KEY"]
+        var positional: [String] = []
+        var options: [String: String] = [:]
+        var flags: Set<String> = []
+        let valueless: Set<String> = ["--inactive", "--no-speaker"]
+        let known: Set<String> = [
+            "--session-id", "--call-type", "--text", "--recording", "--audio-mode", "--speaker", "--target", "--reason",
+        ]
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if valueless.contains(argument) {
+                flags.insert(argument)
+            } else if argument.hasPrefix("--") {
+                index += 1
+                guard index < arguments.count else { return CommandRunner.fail("\(argument) needs a value") }
+                let value = arguments[index]
+                switch argument {
+                case "--url": url = value
+                case "--api-key": apiKey = value
+                default:
+                    guard known.contains(argument) else {
+                        return CommandRunner.fail("unknown option '\(argument)'\n\n\(Self.help)")
+                    }
+                    options[argument] = value
+                }
+            } else {
+                positional.append(argument)
+            }
+            index += 1
+        }
+        guard let apiKey, !apiKey.isEmpty else {
+            return CommandRunner.fail("ctl needs --api-key KEY (or ROLLCALL_API_KEY)")
+        }
+        let request: (method: String, path: String, body: JSONValue?)
+        switch Self.request(positional, options: options, flags: flags) {
+        case .success(let built): request = built
+        case .failure(let message): return CommandRunner.fail("\(message)\n\n\(Self.help)")
+        }
+        do {
+            let client = try HTTPClient(url: url)
+            let response = try client.send(
+                request.method,
+                request.path,
+                headers: [("Authorization", "Bearer \(apiKey)")],
+                body: request.body.map { JSONWriter.bytes($0) }
+            )
+            let text = response.bodyText.hasSuffix("\n") ? response.bodyText : response.bodyText + "\n"
+            if (200..<300).contains(response.status) {
+                FileHandle.standardOutput.write(Data(text.utf8))
+                return 0
+            }
+            FileHandle.standardError.write(Data("rollcall: HTTP \(response.status): \(text)".utf8))
+            return 1
+        } catch {
+            return CommandRunner.fail(error.description)
+        }
+    }
+
+    enum Built {
+        case success((method: String, path: String, body: JSONValue?))
+        case failure(String)
+    }
+
+    /// The API request for a command line.
+    static func request(_ positional: [String], options: [String: String], flags: Set<String>) -> Built {
+        guard let command = positional.first else { return .failure("missing COMMAND") }
+        let arguments = Array(positional.dropFirst())
+        func segment(_ text: String) -> String {
+            text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/")))
+                ?? text
+        }
+        func object(_ pairs: [(String, JSONValue?)]) -> JSONValue {
+            .object(JSONObject(uniqueKeysWithValues: pairs.compactMap { key, value in value.map { (key, $0) } }))
+        }
+        switch (command, arguments.count) {
+        case ("rooms", 0):
+            return .success(("GET", "/v1/api/rooms", nil))
+        case ("room", 1):
+            return .success(("GET", "/v1/api/rooms/\(segment(arguments[0]))", nil))
+        case ("meeting", 1):
+            guard let session = options["--session-id"] else { return .failure("meeting needs --session-id") }
+            let body = object([
+                ("sessionId", .string(session)), ("callType", options["--call-type"].map { .string($0) }),
+                ("active", flags.contains("--inactive") ? .bool(false) : nil), ("text", options["--text"].map { .string($0) }),
+            ])
+            return .success(("POST", "/v1/api/rooms/\(segment(arguments[0]))/meeting", body))
+        case ("event", 1):
+            let body: JSONValue
+            if let recording = options["--recording"] {
+                guard recording == "on" || recording == "off" else { return .failure("--recording takes on or off") }
+                body = object([("type", .string("media")), ("recording", .bool(recording == "on"))])
+            } else if let mode = options["--audio-mode"] {
+                body = object([("type", .string("media")), ("audioMode", .string(mode))])
+            } else if let speaker = options["--speaker"] {
+                body = object([("type", .string("speaker")), ("uid", .string(speaker))])
+            } else if flags.contains("--no-speaker") {
+                body = object([("type", .string("speaker")), ("uid", .null)])
+            } else {
+                return .failure("event needs --recording, --audio-mode, --speaker or --no-speaker")
+            }
+            return .success(("POST", "/v1/api/rooms/\(segment(arguments[0]))/events", body))
+        case ("action", 2):
+            let body = object([
+                ("action", .string(arguments[1])), ("target", options["--target"].map { .string($0) }),
+                ("reason", options["--reason"].map { .string($0) }),
+            ])
+            return .success(("POST", "/v1/api/rooms/\(segment(arguments[0]))/actions", body))
+        case ("disconnect", 1):
+            let body = object([("reason", options["--reason"].map { .string($0) })])
+            return .success(("POST", "/v1/api/users/\(segment(arguments[0]))/disconnect", body))
+        default:
+            return .failure("unknown command or wrong arguments: \(positional.joined(separator: " "))")
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+@testable import RollcallCLI
+
+/// Configuration precedence (defaults < file < environment < flags) and every way a value is refused.
+@Suite("Configuration loading")
+struct ConfigurationTests {
+    /// Writes `text` to a temporary file and returns its path.
+    private func file(_ text: String) throws -> String {
+        let path = NSTemporaryDirectory() + "rollcall-config-\(UUID().uuidString).conf"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static let tokenKeyLines = "[auth]\nkeys = t:0123456789abcdef0123456789abcdef\n"
+
+    private func load(
+        file text: String? = nil,
+        environment: [String: String] = [:],
+        overrides: [(String, String)] = []
+    ) throws(ConfigError) -> (RollcallConfiguration, ConfigurationLoader) {
+        // A file is always given (so the default file in the working directory never takes part), and it starts
+        // with a token key, which has no default.
+        let path = try! self.file(Self.tokenKeyLines + (text ?? ""))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var loader = ConfigurationLoader()
+        let configuration = try loader.load(path: path, environment: environment, overrides: overrides)
+        return (configuration, loader)
+    }
+
+    /// The error message a load fails with, or nil when it succeeds.
+    private func refusal(
+        file text: String? = nil,
+        environment: [String: String] = [:],
+        overrides: [(String, String)] = []
+    ) -> String? {
+        do {
+            _ = try self.load(file: text, environment: environment, overrides: overrides)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test("each source overrides the one before: defaults < file < environment < flags")
+    func precedence() throws {
+        let text = "[rooms]\ncapacity = 20\nreserved_seats = 3\nmax_text_bytes = 100\n"
+        let (configuration, loader) = try self.load(
+            file: text,
+            environment: ["ROLLCALL_ROOMS_RESERVED_SEATS": "4", "ROLLCALL_ROOMS_MAX_TEXT_BYTES": "200"],
+            overrides: [("rooms.max_text_bytes", "300")]
+        )
+        #expect(configuration.rooms.roomCapacity == 20)
+        #expect(configuration.rooms.reservedSeats == 4)
+        #expect(configuration.rooms.maximumTextLength == 300)
+        #expect(configuration.rooms.maximumRoomsPerSession == 16)
+        #expect(loader.origins["rooms.capacity"]?.hasSuffix(":4") == true)
+        #expect(loader.origins["rooms.reserved_seats"] == "ROLLCALL_ROOMS_RESERVED_SEATS")
+        #expect(loader.origins["rooms.max_text_bytes"] == "command line")
+        #expect(loader.origins["rooms.max_rooms_per_connection"] == nil)
+        #expect(loader.describe(configuration).contains("rooms.max_rooms_per_connection = 16  # default"))
+    }
+
+    @Test("the new keys: body limit, API keys, log level, drain delay; API secrets are hidden by check-config")
+    func operatorKeys() throws {
+        let (configuration, loader) = try self.load(
+            file: "[api]\nkeys = backend:0123456789abcdef, bot:fedcba9876543210\n[log]\nlevel = debug\n",
+            overrides: [("limits.max_http_body_bytes", "1_024"), ("timeouts.drain_delay_ms", "250")]
+        )
+        #expect(configuration.server.maximumHTTPBodySize == 1024)
+        #expect(configuration.drainDelayMilliseconds == 250)
+        #expect(configuration.log.level == .debug)
+        #expect(try configuration.api.parsedKeys().map(\.name) == ["backend", "bot"])
+        let described = loader.describe(configuration)
+        #expect(described.contains("api.keys = backend:(secret), bot:(secret)"))
+        #expect(!described.contains("0123456789abcdef"))
+        let defaults = try self.load().0
+        #expect(defaults.server.maximumHTTPBodySize == 65_536)
+        #expect(defaults.api.keys.isEmpty)
+        #expect(defaults.log.level == .info)
+    }
+
+    @Test("an unknown key is refused, naming the key and where it came from")
+    func unknownKey() {
+        #expect(self.refusal(file: "[rooms]\ncapacitee = 3\n")?.contains("rooms.capacitee: unknown key") == true)
+        #expect(self.refusal(overrides: [("nope.key", "1")])?.contains("nope.key: unknown key (from command line)") == true)
+    }
+
+    @Test("a value that is not a number is refused")
+    func badNumber() {
+        let message = self.refusal(environment: ["ROLLCALL_ROOMS_CAPACITY": "lots"])
+        #expect(message?.contains("rooms.capacity: 'lots' is not a whole number") == true)
+        #expect(message?.contains("ROLLCALL_ROOMS_CAPACITY") == true)
+    }
+
+    @Test("a number outside its range is refused")
+    func outOfRange() {
+        #expect(self.refusal(overrides: [("rooms.capacity", "0")])?.contains("rooms.capacity: 0 is outside 1...") == true)
+        #expect(
+            self.refusal(overrides: [("limits.max_http_body_bytes", "100000000")])?
+                .contains("limits.max_http_body_bytes") == true
+        )
+    }
+
+    @Test("a malformed address is refused")
+    func badAddress() {
+        let message = self.refusal(overrides: [("server.listen", "127.0.0.1:80, nowhere")])
+        #expect(message?.contains("server.listen: 'nowhere' is not an address") == true)
+    }
+
+    @Test("a value that is not a boolean is refused")
+    func badBool() {
+        #expect(self.refusal(overrides: [("server.echo", "maybe")])?.contains("server.echo: 'maybe' is not true or false") == true)
+    }
+
+    @Test("no token key is refused")
+    func missingTokenKey() {
+        #expect(self.refusal(overrides: [("auth.keys", "")])?.contains("auth.keys: no token key configured") == true)
+    }
+
+    @Test("bad API keys and log levels are refused")
+    func badOperatorValues() {
+        #expect(self.refusal(overrides: [("api.keys", "0123456789abcdef0123")])?.contains("is not name:secret") == true)
+        #expect(self.refusal(overrides: [("api.keys", "bot:short")])?.contains("at least 16 bytes") == true)
+        #expect(
+            self.refusal(overrides: [("api.keys", "a:0123456789abcdef,a:fedcba9876543210")])?.contains("used twice")
+                == true
+        )
+        #expect(self.refusal(overrides: [("log.level", "loud")])?.contains("log.level: 'loud'") == true)
+    }
+}
