@@ -172,6 +172,16 @@ public final class Gateway {
                     actor: nil
                 )
             }
+            if let due = room.speakerDue, due <= now {
+                room.speakerDue = nil
+                let desired = room.state.activeSpeaker.flatMap { room.state.participants[$0]?.isJoined == true ? $0 : nil }
+                if desired != room.heldSpeaker {
+                    // The switch gets a sequence number of its own: patches always move the roster forward in
+                    // the log (`from` < `seq`), so a view never changes without one and resume stays exact.
+                    self.append(.activeSpeakerShown(uid: desired), to: room, actor: nil)
+                    self.flush(room)
+                }
+            }
             if let due = room.flushDue, due <= now { self.flush(room) }
             room.log.trim(now: now)
             let maximumAge = self.configuration.history.maximumAgeMilliseconds
@@ -732,7 +742,10 @@ public final class Gateway {
     private func updateHeldSpeaker(_ room: GatewayRoom, now: Int64) {
         var desired = room.state.activeSpeaker
         if let speaker = desired, room.state.participants[speaker]?.isJoined != true { desired = nil }
-        guard desired != room.heldSpeaker else { return }
+        guard desired != room.heldSpeaker else {
+            room.speakerDue = nil
+            return
+        }
         let heldIsGone = room.heldSpeaker.map { room.state.participants[$0]?.isJoined != true } ?? true
         let hold = self.configuration.speakerHoldMilliseconds
         if heldIsGone || now - room.heldSince >= hold {
@@ -740,11 +753,11 @@ public final class Gateway {
             if let next = desired { room.dirtyUIDs.insert(next) }
             room.heldSpeaker = desired
             room.heldSince = now
+            room.speakerDue = nil
             room.roomDirty = true
         } else {
-            // Keep the current speaker until the hold ends, then show whoever speaks then.
-            let due = room.heldSince + hold
-            room.flushDue = min(room.flushDue ?? due, due)
+            // Keep the current speaker until the hold ends, then show whoever speaks then (see `tick`).
+            room.speakerDue = room.heldSince + hold
         }
     }
 
@@ -883,6 +896,20 @@ public final class Gateway {
     /// A room's log, if the room exists (for checking the reducer against the log).
     func roomLog(_ id: String) -> RoomLog? {
         self.rooms[id]?.log
+    }
+
+    /// The roster view `spec` of a room as a snapshot rendered now would carry it (`{"room":...,"participants":...}`),
+    /// with the held active speaker; nil when the room does not exist. For checking mirrors against the server.
+    func renderedView(room id: String, spec: RosterViewSpec) -> JSONValue? {
+        guard let room = self.rooms[id] else { return nil }
+        return RosterView.render(room.state, spec: spec, speaker: room.heldSpeaker,
+                                 capacity: self.configuration.roomCapacity).json
+    }
+
+    /// Whether a room has roster changes (or a held speaker change) that have not gone out in patches yet.
+    func hasPendingRosterChanges(room id: String) -> Bool {
+        guard let room = self.rooms[id] else { return false }
+        return room.flushDue != nil || room.speakerDue != nil || room.hasPendingChanges
     }
 
     /// Ids of rooms that exist.

@@ -32,6 +32,8 @@ final class GatewayRoom {
     /// The active speaker shown in the views, held for a minimum time so the spotlight never flickers.
     var heldSpeaker: String?
     var heldSince: Int64 = 0
+    /// When the hold of the shown speaker ends while another one is reported, if that is pending.
+    var speakerDue: Int64?
 
     init(id: String, retention: HistoryRetention) {
         self.state = RoomState(id: id)
@@ -53,7 +55,7 @@ final class GatewayRoom {
             self.everythingDirty = true
         case .participantConnectionClosed(let uid, _):
             self.dirtyUIDs.insert(uid)
-        case .activeSpeakerChanged, .recordingChanged, .audioModeChanged, .meetingMessage:
+        case .activeSpeakerChanged, .activeSpeakerShown, .recordingChanged, .audioModeChanged, .meetingMessage:
             break
         }
     }
