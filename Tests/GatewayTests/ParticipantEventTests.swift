@@ -178,7 +178,7 @@ struct TwoInARoom {
 
     @Test func aLeaveMessageLeavesAtOnce() throws {
         let room = try TwoInARoom()
-        _ = room.harness.send(room.bob, ["type": "leave", "id": 9, "room": "r"])
+        room.harness.send(room.bob, ["type": "leave", "id": 9, "room": "r"])
         let seen = room.harness.drain(room.alice)
         #expect(seen.eventNames == ["participant.left"])
         #expect(seen.first?["data"]?["reason"] == "left")
