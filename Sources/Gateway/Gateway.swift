@@ -415,8 +415,14 @@ public final class Gateway {
                 }
             }
         }
-        // Pending changes go out first, so the new subscriber's starting point is exactly what others have.
-        self.flush(room)
+        // Pending changes go out first, so the new subscriber starts where the others are and sees its own join.
+        // In a storm of joins (another join did this within the window) the joins coalesce like any change
+        // instead: the snapshot is then the view as last sent, which is where the next patch starts from.
+        let now = self.clock()
+        if room.lastJoinFlush.map({ now - $0 >= self.configuration.patchWindowMilliseconds }) ?? true {
+            room.lastJoinFlush = now
+            self.flush(room)
+        }
         let alreadySubscribed = session.subscriptions[roomID] != nil
         if !alreadySubscribed {
             session.subscriptions[roomID] = GatewaySession.Subscription(
@@ -721,6 +727,9 @@ public final class Gateway {
     /// The channel of a view in a room, created with the current roster when it does not exist yet.
     private func channel(_ spec: RosterViewSpec, in room: GatewayRoom) -> ViewChannel {
         if let channel = room.channels[spec] { return channel }
+        // A new view starts from the view as sent: pending changes (and a due speaker switch) go out first, or the
+        // next flush would change the new view without moving its sequence number.
+        self.flush(room)
         let view = RosterView.render(room.state, spec: spec, speaker: room.heldSpeaker,
                                      capacity: self.configuration.roomCapacity)
         let channel = ViewChannel(spec: spec, view: view, sequence: room.state.sequence)

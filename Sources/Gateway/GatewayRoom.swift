@@ -29,6 +29,8 @@ final class GatewayRoom {
     var roomDirty = false
     /// When the pending changes must be flushed (the end of the coalescing window), if any are pending.
     var flushDue: Int64?
+    /// When a join last sent the pending changes at once (in a storm of joins, the others coalesce).
+    var lastJoinFlush: Int64?
     /// The active speaker shown in the views, held for a minimum time so the spotlight never flickers.
     var heldSpeaker: String?
     var heldSince: Int64 = 0
