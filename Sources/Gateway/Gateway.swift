@@ -131,13 +131,15 @@ public final class Gateway {
         }
         session.unwritableSince = nil
         let rooms = session.needsResync.sorted()
-        session.needsResync = []
         for roomID in rooms {
             guard let room = self.rooms[roomID], let subscription = session.subscriptions[roomID] else { continue }
+            // Pending changes go out first, while this session still skips them: the snapshot includes them.
             self.flush(room)
+            session.needsResync.remove(roomID)
             self.statistics.resyncSnapshots += 1
             self.sendSnapshot(to: session, room: room, view: subscription.view, recovered: nil, resync: true)
         }
+        session.needsResync = []
     }
 
     /// Runs what is due: authentication deadlines, reconnect grace periods, token expiry.
