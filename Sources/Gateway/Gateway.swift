@@ -688,6 +688,10 @@ public final class Gateway {
     ) -> UInt64 {
         let now = self.clock()
         let entry = room.log.append(event, time: now, actor: actor, reason: reason)
+        if case .participantJoined = event, room.state.startedAt == nil {
+            // A new call forgets who left the last one, and with them the names the banned view shows.
+            room.dirtyUIDs.formUnion(room.state.banned)
+        }
         room.state.apply(entry)
         self.statistics.events += 1
         let message = JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
