@@ -133,13 +133,15 @@ public final class Gateway {
         }
         session.unwritableSince = nil
         let rooms = session.needsResync.sorted()
-        session.needsResync = []
         for roomID in rooms {
             guard let room = self.rooms[roomID], let subscription = session.subscriptions[roomID] else { continue }
+            // Pending changes go out first, while this session still skips them: the snapshot includes them.
             self.flush(room)
+            session.needsResync.remove(roomID)
             self.statistics.resyncSnapshots += 1
             self.sendSnapshot(to: session, room: room, view: subscription.view, recovered: nil, resync: true)
         }
+        session.needsResync = []
     }
 
     /// Runs what is due: authentication deadlines, reconnect grace periods, token expiry.
@@ -173,6 +175,16 @@ public final class Gateway {
                     to: room,
                     actor: nil
                 )
+            }
+            if let due = room.speakerDue, due <= now {
+                room.speakerDue = nil
+                let desired = room.state.activeSpeaker.flatMap { room.state.participants[$0]?.isJoined == true ? $0 : nil }
+                if desired != room.heldSpeaker {
+                    // The switch gets a sequence number of its own: patches always move the roster forward in
+                    // the log (`from` < `seq`), so a view never changes without one and resume stays exact.
+                    self.append(.activeSpeakerShown(uid: desired), to: room, actor: nil)
+                    self.flush(room)
+                }
             }
             if let due = room.flushDue, due <= now { self.flush(room) }
             room.log.trim(now: now)
@@ -415,8 +427,14 @@ public final class Gateway {
                 }
             }
         }
-        // Pending changes go out first, so the new subscriber's starting point is exactly what others have.
-        self.flush(room)
+        // Pending changes go out first, so the new subscriber starts where the others are and sees its own join.
+        // In a storm of joins (another join did this within the window) the joins coalesce like any change
+        // instead: the snapshot is then the view as last sent, which is where the next patch starts from.
+        let now = self.clock()
+        if room.lastJoinFlush.map({ now - $0 >= self.configuration.patchWindowMilliseconds }) ?? true {
+            room.lastJoinFlush = now
+            self.flush(room)
+        }
         let alreadySubscribed = session.subscriptions[roomID] != nil
         if !alreadySubscribed {
             session.subscriptions[roomID] = GatewaySession.Subscription(
@@ -710,6 +728,10 @@ public final class Gateway {
     ) -> UInt64 {
         let now = self.clock()
         let entry = room.log.append(event, time: now, actor: actor, reason: reason)
+        if case .participantJoined = event, room.state.startedAt == nil {
+            // A new call forgets who left the last one, and with them the names the banned view shows.
+            room.dirtyUIDs.formUnion(room.state.banned)
+        }
         room.state.apply(entry)
         self.statistics.events += 1
         let message = JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
@@ -751,6 +773,9 @@ public final class Gateway {
     /// The channel of a view in a room, created with the current roster when it does not exist yet.
     private func channel(_ spec: RosterViewSpec, in room: GatewayRoom) -> ViewChannel {
         if let channel = room.channels[spec] { return channel }
+        // A new view starts from the view as sent: pending changes (and a due speaker switch) go out first, or the
+        // next flush would change the new view without moving its sequence number.
+        self.flush(room)
         let view = RosterView.render(room.state, spec: spec, speaker: room.heldSpeaker,
                                      capacity: self.configuration.roomCapacity)
         let channel = ViewChannel(spec: spec, view: view, sequence: room.state.sequence)
@@ -772,7 +797,10 @@ public final class Gateway {
     private func updateHeldSpeaker(_ room: GatewayRoom, now: Int64) {
         var desired = room.state.activeSpeaker
         if let speaker = desired, room.state.participants[speaker]?.isJoined != true { desired = nil }
-        guard desired != room.heldSpeaker else { return }
+        guard desired != room.heldSpeaker else {
+            room.speakerDue = nil
+            return
+        }
         let heldIsGone = room.heldSpeaker.map { room.state.participants[$0]?.isJoined != true } ?? true
         let hold = self.configuration.speakerHoldMilliseconds
         if heldIsGone || now - room.heldSince >= hold {
@@ -780,11 +808,11 @@ public final class Gateway {
             if let next = desired { room.dirtyUIDs.insert(next) }
             room.heldSpeaker = desired
             room.heldSince = now
+            room.speakerDue = nil
             room.roomDirty = true
         } else {
-            // Keep the current speaker until the hold ends, then show whoever speaks then.
-            let due = room.heldSince + hold
-            room.flushDue = min(room.flushDue ?? due, due)
+            // Keep the current speaker until the hold ends, then show whoever speaks then (see `tick`).
+            room.speakerDue = room.heldSince + hold
         }
     }
 
@@ -923,6 +951,20 @@ public final class Gateway {
     /// A room's log, if the room exists (for checking the reducer against the log).
     func roomLog(_ id: String) -> RoomLog? {
         self.rooms[id]?.log
+    }
+
+    /// The roster view `spec` of a room as a snapshot rendered now would carry it (`{"room":...,"participants":...}`),
+    /// with the held active speaker; nil when the room does not exist. For checking mirrors against the server.
+    func renderedView(room id: String, spec: RosterViewSpec) -> JSONValue? {
+        guard let room = self.rooms[id] else { return nil }
+        return RosterView.render(room.state, spec: spec, speaker: room.heldSpeaker,
+                                 capacity: self.configuration.roomCapacity).json
+    }
+
+    /// Whether a room has roster changes (or a held speaker change) that have not gone out in patches yet.
+    func hasPendingRosterChanges(room id: String) -> Bool {
+        guard let room = self.rooms[id] else { return false }
+        return room.flushDue != nil || room.speakerDue != nil || room.hasPendingChanges
     }
 
     /// Ids of rooms that exist.

@@ -29,9 +29,13 @@ final class GatewayRoom {
     var roomDirty = false
     /// When the pending changes must be flushed (the end of the coalescing window), if any are pending.
     var flushDue: Int64?
+    /// When a join last sent the pending changes at once (in a storm of joins, the others coalesce).
+    var lastJoinFlush: Int64?
     /// The active speaker shown in the views, held for a minimum time so the spotlight never flickers.
     var heldSpeaker: String?
     var heldSince: Int64 = 0
+    /// When the hold of the shown speaker ends while another one is reported, if that is pending.
+    var speakerDue: Int64?
 
     init(id: String, retention: HistoryRetention) {
         self.state = RoomState(id: id)
@@ -53,7 +57,7 @@ final class GatewayRoom {
             self.everythingDirty = true
         case .participantConnectionClosed(let uid, _):
             self.dirtyUIDs.insert(uid)
-        case .activeSpeakerChanged, .recordingChanged, .audioModeChanged, .meetingMessage:
+        case .activeSpeakerChanged, .activeSpeakerShown, .recordingChanged, .audioModeChanged, .meetingMessage:
             break
         }
     }

@@ -56,6 +56,9 @@ public enum RoomEvent: Hashable, Sendable {
     case mediaIDChanged(uid: String, mid: String)
     /// The active speaker changed (nil: nobody).
     case activeSpeakerChanged(uid: String?)
+    /// The active speaker shown in the roster switched when its hold ran out, without a report at that moment: the
+    /// gateway logs the switch so the roster change has a sequence number of its own.
+    case activeSpeakerShown(uid: String?)
     case recordingChanged(isRecording: Bool)
     case audioModeChanged(mode: String)
     case cameraFacingChanged(uid: String, facing: String)

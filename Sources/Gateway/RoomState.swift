@@ -143,6 +143,9 @@ public struct RoomState: Hashable, Sendable {
             self.participants[uid]?.mid = mid
         case .activeSpeakerChanged(let uid):
             self.activeSpeaker = uid
+        case .activeSpeakerShown:
+            // The hold is the gateway's presentation of `activeSpeaker`; the state does not change.
+            break
         case .recordingChanged(let isRecording):
             self.isRecording = isRecording
         case .audioModeChanged(let mode):

@@ -143,6 +143,8 @@ enum ServerMessages {
             return ("participant.media_id_changed", withParticipant(uid, [("mid", .string(mid))]))
         case .activeSpeakerChanged(let uid):
             return ("participant.active_speaker_changed", .object(JSONObject([("uid", uid.map { .string($0) } ?? .null)])))
+        case .activeSpeakerShown(let uid):
+            return ("participant.active_speaker_shown", .object(JSONObject([("uid", uid.map { .string($0) } ?? .null)])))
         case .recordingChanged(let isRecording):
             return (isRecording ? "media.recording_started" : "media.recording_stopped", .object(JSONObject([])))
         case .audioModeChanged(let mode):

@@ -1,0 +1,392 @@
+import GatewayTesting
+import JSONCoding
+import RollcallClient
+import Testing
+import TokenAuth
+
+@testable import Gateway
+
+/// Why a random roster call stopped: the seed and step make it reproducible.
+struct RosterCallFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// A watcher of the random call: its view, its connection (nil while away) and the roster it mirrors.
+struct RosterObserver {
+    let uid: String
+    var view: JSONValue
+    var spec: RosterViewSpec
+    let events: EventMode
+    var session: SessionID?
+    var store: RosterStore?
+    /// The sequence number up to which this observer has seen the events its mode takes.
+    var lastEvent: UInt64 = 0
+}
+
+/// Plays random roster traffic through the gateway — joins from several devices, leaves, every state change,
+/// speaker reports, moderation, drops and closes with rejoins, time — while observers of every view type mirror
+/// the roster with `RosterStore`, disconnect and resume.
+final class RandomRosterCall {
+    static let users: [(uid: String, name: String, role: TokenRole)] = [
+        ("u-host", "Host", .moderator),
+        ("u-ann", "Ann Lee", .participant),
+        ("u-jo", "Joanna", .participant),
+        ("u-bob", "Bob", .participant),
+        ("u-bon", "Bonnie Boyd", .participant),
+        ("u-dan", "Dan", .participant),
+    ]
+
+    static let views: [(json: JSONValue, spec: RosterViewSpec)] = [
+        (["filter": "all"], RosterViewSpec()),
+        (["filter": "operators"], RosterViewSpec(filter: .operators)),
+        (["filter": "muted"], RosterViewSpec(filter: .muted)),
+        (["filter": "banned"], RosterViewSpec(filter: .banned)),
+        (["filter": "raised_hands"], RosterViewSpec(filter: .raisedHands)),
+        (["filter": "presenters"], RosterViewSpec(filter: .presenters)),
+        (["filter": "speakers"], RosterViewSpec(filter: .speakers)),
+        (["filter": "search", "query": "An"], RosterViewSpec(filter: .search, query: "An")),
+        (["filter": "search", "query": "bo", "match": "substring"],
+         RosterViewSpec(filter: .search, query: "bo", match: .substring)),
+        (["filter": "all", "limit": 2], RosterViewSpec(limit: 2)),
+        (["filter": "muted", "limit": 1], RosterViewSpec(filter: .muted, limit: 1)),
+    ]
+
+    static let advances: [Int64] = [5, 20, 49, 50, 51, 120, 499, 500, 501, 800, 1_600, 2_500]
+
+    let seed: UInt64
+    let harness: GatewayHarness
+    var generator: SplitMix64
+    /// Participant sessions by "uid/device".
+    var devices: [String: SessionID] = [:]
+    var observers: [RosterObserver] = []
+    var step = 0
+    /// What the run exercised, so the test can insist that it exercised something.
+    var checks = 0
+    var livePatches = 0
+    var recoveredResumes = 0
+    var snapshotResumes = 0
+
+    init(seed: UInt64) throws {
+        var generator = SplitMix64(seed: seed)
+        let window: Int64 = generator.next() % 2 == 0 ? 0 : 50
+        let immediateLeaves = generator.next() % 2 == 0
+        let shortHistory = generator.next() % 3 == 0
+        self.seed = seed
+        self.harness = try GatewayHarness {
+            $0.patchWindowMilliseconds = window
+            $0.immediateLeaves = immediateLeaves
+            $0.reconnectGraceMilliseconds = 1_500
+            $0.speakerHoldMilliseconds = 500
+            $0.roomCapacity = 20
+            if shortHistory { $0.history = HistoryRetention(maximumEntries: 12) }
+        }
+        let count = 3 + Int(generator.next() % 3)
+        for index in 0..<count {
+            let view = Self.views[Int(generator.next() % UInt64(Self.views.count))]
+            let events = [EventMode.all, .notable, .none][Int(generator.next() % 3)]
+            self.observers.append(RosterObserver(uid: "o-\(index)", view: view.json, spec: view.spec, events: events))
+        }
+        self.generator = generator
+    }
+
+    func fail(_ text: String) -> RosterCallFailure {
+        RosterCallFailure(description: "seed \(self.seed), step \(self.step): \(text)")
+    }
+
+    func random(_ bound: Int) -> Int { Int(self.generator.next() % UInt64(bound)) }
+
+    func pick<T>(_ choices: [T]) -> T { choices[self.random(choices.count)] }
+
+    // MARK: Steps
+
+    func run(steps: Int) throws {
+        for _ in 0..<steps {
+            self.step += 1
+            try self.playStep()
+            try self.deliver()
+            try self.checkMirrors()
+        }
+        // Let every window and hold run out, then every mirror must be the server's view.
+        self.harness.advance(milliseconds: 600)
+        // A device whose grace runs out opens one more window.
+        for _ in 0..<10 where self.harness.gateway.hasPendingRosterChanges(room: "r") {
+            self.harness.advance(milliseconds: 100)
+        }
+        try self.deliver()
+        if self.harness.gateway.hasPendingRosterChanges(room: "r") { throw self.fail("changes still pending") }
+        try self.checkMirrors()
+        try self.compareWithFreshObservers()
+    }
+
+    private func playStep() throws {
+        switch self.random(20) {
+        case 0, 1, 2:
+            try self.joinDevice()
+        case 3:
+            self.send(from: self.pickDevice(), ["type": "leave", "room": "r"])
+        case 4, 5, 6, 7:
+            self.changeState()
+        case 8, 9:
+            let uid = self.pick(Self.users.map(\.uid) + ["nobody"])
+            self.send(from: self.pickDevice(), ["type": "speaker", "room": "r", "uid": uid == "nobody" ? nil : .string(uid)])
+        case 10, 11, 12:
+            self.moderate()
+        case 13:
+            if let key = self.devices.keys.sorted().randomElement(using: &self.generator) {
+                self.harness.close(self.devices.removeValue(forKey: key)!, cleanly: self.random(2) == 0)
+            }
+        case 14, 15, 16:
+            self.harness.advance(milliseconds: self.pick(Self.advances))
+        case 17, 18:
+            try self.toggleObserver(self.random(self.observers.count))
+        default:
+            self.switchView(self.random(self.observers.count))
+        }
+    }
+
+    private func pickDevice() -> SessionID? {
+        self.devices.keys.sorted().randomElement(using: &self.generator).flatMap { self.devices[$0] }
+    }
+
+    private func send(from session: SessionID?, _ message: JSONValue) {
+        guard let session else { return }
+        self.harness.send(session, message)
+    }
+
+    private func joinDevice() throws {
+        let user = self.pick(Self.users)
+        let device = self.pick(["web", "phone"])
+        let key = "\(user.uid)/\(device)"
+        if let session = self.devices[key] {
+            self.harness.send(session, ["type": "state", "room": "r", "handRaised": .bool(self.random(2) == 0)])
+            return
+        }
+        let session = try self.harness.connect(user.uid, name: user.name, rooms: ["r": user.role])
+        self.harness.send(session, [
+            "type": "join", "room": "r", "device": .string(device),
+            "callType": .string(self.pick(["audio", "video"])),
+        ])
+        let answer = self.harness.transport.messages[session] ?? []
+        if answer.first?["type"] == "ack" {
+            self.devices[key] = session
+        } else {
+            // Banned, most likely: the connection stays open but is in no room.
+            self.harness.close(session, cleanly: true)
+        }
+    }
+
+    private func changeState() {
+        var fields: [(String, JSONValue)] = [("type", "state"), ("room", "r")]
+        let all = ["audioMuted", "videoPaused", "presenting", "handRaised", "mid", "cameraFacing"]
+        var chosen = Set([self.pick(all)])
+        if self.random(3) == 0 { chosen.insert(self.pick(all)) }
+        for field in all where chosen.contains(field) {
+            switch field {
+            case "mid": fields.append((field, .string(self.pick(["m1", "m2", "m3"]))))
+            case "cameraFacing": fields.append((field, .string(self.pick(["front", "back"]))))
+            default: fields.append((field, .bool(self.random(2) == 0)))
+            }
+        }
+        self.send(from: self.pickDevice(), .object(JSONObject(uniqueKeysWithValues: fields)))
+    }
+
+    private func moderate() {
+        let host = self.devices.filter { $0.key.hasPrefix("u-host/") }.sorted { $0.key < $1.key }.first?.value
+        let actions = ["mute", "mute", "mute_all", "spotlight", "unspotlight", "promote", "demote", "lower_hand",
+                       "ban", "unban", "unban", "remove"]
+        let action = self.pick(actions)
+        var fields: [(String, JSONValue)] = [("type", "action"), ("room", "r"), ("action", .string(action))]
+        if action != "mute_all" {
+            fields.append(("target", .string(self.pick(Self.users.dropFirst().map(\.uid)))))
+        }
+        if self.random(2) == 0 {
+            self.send(from: host, ["type": "media", "room": "r", "recording": .bool(self.random(2) == 0)])
+        }
+        self.send(from: host, .object(JSONObject(uniqueKeysWithValues: fields)))
+    }
+
+    /// Disconnects an observer, or brings it back: with `resume` when it mirrored the roster before.
+    private func toggleObserver(_ index: Int) throws {
+        if let session = self.observers[index].session {
+            try self.deliver()
+            self.harness.close(session, cleanly: self.random(2) == 0)
+            self.observers[index].session = nil
+            return
+        }
+        let observer = self.observers[index]
+        let session = try self.harness.connect(observer.uid, rooms: ["r": .viewer])
+        var fields: [(String, JSONValue)] = [
+            ("type", "join"), ("id", "j"), ("room", "r"), ("as", "observer"), ("view", observer.view),
+            ("events", .string(observer.events.rawValue)),
+        ]
+        let resuming = observer.store != nil && self.random(4) != 0
+        if resuming, let store = observer.store {
+            fields.append(("resume", .int(Int64(store.sequence))))
+            fields.append(("resumeEvents", .int(Int64(observer.lastEvent))))
+        } else {
+            self.observers[index].store = nil
+        }
+        // What a complete recovery must replay: every event after the last one seen that the mode takes.
+        let missedEvents = self.harness.gateway.roomLog("r")?.entries(after: observer.lastEvent)?
+            .filter { observer.events.includes($0.event) }.map(\.sequence)
+        self.observers[index].session = session
+        self.harness.send(session, .object(JSONObject(uniqueKeysWithValues: fields)))
+        let answer = self.harness.drainWithPatches(session)
+        guard answer.first?["type"] == "ack", let ackSequence = answer.first?["seq"]?.intValue else {
+            throw self.fail("observer join refused: \(answer)")
+        }
+        let rest = Array(answer.dropFirst())
+        if let resumed = rest.last, resumed["type"] == "resumed" {
+            guard resuming, resumed["recovered"] == true else { throw self.fail("unexpected resumed: \(answer)") }
+            let replayed = Array(rest.dropLast())
+            guard replayed.allSatisfy({ $0["recovered"] == true && $0["type"] != "snapshot" }) else {
+                throw self.fail("a recovery mixed with other messages: \(answer)")
+            }
+            let eventSequences = replayed.filter { $0["type"] == "event" }.compactMap { $0["seq"]?.intValue }
+            guard let missedEvents else { throw self.fail("recovered although events were trimmed: \(answer)") }
+            if eventSequences.map(UInt64.init) != missedEvents {
+                throw self.fail("recovered events \(eventSequences), missed \(missedEvents)")
+            }
+            let order = replayed.compactMap { $0["seq"]?.intValue }
+            if order != order.sorted() { throw self.fail("recovered messages out of log order: \(order)") }
+            try self.apply(replayed, to: index)
+            self.observers[index].lastEvent = UInt64(resumed["seq"]?.intValue ?? 0)
+            self.recoveredResumes += 1
+        } else {
+            guard rest.count == 1, rest[0]["type"] == "snapshot" else {
+                throw self.fail("expected one snapshot after the ack: \(answer)")
+            }
+            if resuming {
+                guard rest[0]["recovered"] == false else { throw self.fail("resume snapshot not marked: \(rest[0])") }
+                self.snapshotResumes += 1
+            }
+            try self.apply(rest, to: index)
+            self.observers[index].lastEvent = UInt64(ackSequence)
+        }
+    }
+
+    private func switchView(_ index: Int) {
+        guard let session = self.observers[index].session else { return }
+        let view = self.pick(Self.views)
+        self.observers[index].view = view.json
+        self.observers[index].spec = view.spec
+        self.harness.send(session, ["type": "view", "id": "v", "room": "r", "view": view.json])
+    }
+
+    // MARK: Mirrors
+
+    /// Drains every session; observers feed their stores.
+    private func deliver() throws {
+        for session in self.devices.values { _ = self.harness.drainWithPatches(session) }
+        for (key, session) in self.devices where self.harness.closeCode(session) != nil {
+            self.devices[key] = nil
+        }
+        for index in self.observers.indices {
+            guard let session = self.observers[index].session else { continue }
+            try self.apply(self.harness.drainWithPatches(session), to: index)
+        }
+    }
+
+    private func apply(_ messages: [JSONValue], to index: Int) throws {
+        for message in messages {
+            let recovered = message["recovered"] == true
+            switch message["type"]?.stringValue {
+            case "snapshot":
+                do {
+                    self.observers[index].store = try RosterStore(snapshot: message)
+                } catch {
+                    throw self.fail("\(self.observers[index].uid): \(error)")
+                }
+            case "patch":
+                guard var store = self.observers[index].store else { throw self.fail("a patch before a snapshot") }
+                if recovered, (message["seq"]?.intValue ?? 0) <= Int64(store.sequence) {
+                    throw self.fail("\(self.observers[index].uid) at \(store.sequence) got an old patch again: \(message)")
+                }
+                if !recovered, message["from"]?.intValue != Int64(store.sequence) {
+                    throw self.fail("\(self.observers[index].uid) at \(store.sequence) got a live patch \(message)")
+                }
+                do {
+                    try store.apply(patch: message)
+                } catch {
+                    throw self.fail("\(self.observers[index].uid) (\(self.observers[index].spec)): \(error)")
+                }
+                self.observers[index].store = store
+                if !recovered { self.livePatches += 1 }
+            case "event":
+                let sequence = UInt64(message["seq"]?.intValue ?? 0)
+                guard sequence > self.observers[index].lastEvent else {
+                    throw self.fail("\(self.observers[index].uid) got event \(sequence) again")
+                }
+                self.observers[index].lastEvent = sequence
+            case "ack", "resumed":
+                break
+            default:
+                throw self.fail("\(self.observers[index].uid) got \(message)")
+            }
+        }
+    }
+
+    /// Once nothing is pending, every connected observer's mirror is the view the server renders now.
+    private func checkMirrors() throws {
+        let gateway = self.harness.gateway
+        guard !gateway.hasPendingRosterChanges(room: "r") else { return }
+        for observer in self.observers {
+            guard observer.session != nil else { continue }
+            guard let store = observer.store else { throw self.fail("\(observer.uid) has no roster") }
+            let expected = gateway.renderedView(room: "r", spec: observer.spec)
+            guard JSONValue.object(store.roster) == expected else {
+                throw self.fail("""
+                    \(observer.uid) (\(observer.spec)) mirrors
+                    \(JSONValue.object(store.roster))
+                    but the server renders
+                    \(expected.map { "\($0)" } ?? "nothing")
+                    """)
+            }
+            self.checks += 1
+        }
+    }
+
+    /// A subscriber joining now with the same view gets a snapshot equal to each connected mirror.
+    private func compareWithFreshObservers() throws {
+        for observer in self.observers {
+            guard observer.session != nil, let store = observer.store else { continue }
+            let session = try self.harness.connect("o-fresh", rooms: ["r": .viewer])
+            self.harness.send(session, [
+                "type": "join", "room": "r", "as": "observer", "view": observer.view, "events": "none",
+            ])
+            let snapshot = self.harness.drainWithPatches(session).first(type: "snapshot")
+            guard snapshot?["roster"] == .object(store.roster), snapshot?["checksum"]?.stringValue == store.checksum
+            else { throw self.fail("\(observer.uid) differs from a fresh snapshot: \(snapshot.map { "\($0)" } ?? "none")") }
+            self.harness.close(session, cleanly: true)
+        }
+    }
+}
+
+@Suite struct RosterPropertyTests {
+    static let callsPerSlice = 100
+
+    /// 800 seeded calls of 30 to 80 steps in eight slices, so the slices can run side by side.
+    @Test(arguments: 0..<8)
+    func everyMirrorEqualsTheServersViewAfterEveryStep(slice: Int) throws {
+        let count = Self.callsPerSlice
+        var checks = 0
+        var livePatches = 0
+        var recovered = 0
+        var snapshots = 0
+        for index in 0..<count {
+            let seed = UInt64(slice * count + index + 1)
+            let call = try RandomRosterCall(seed: seed)
+            var lengths = SplitMix64(seed: seed ^ 0xA5A5)
+            try call.run(steps: 30 + Int(lengths.next() % 51))
+            checks += call.checks
+            livePatches += call.livePatches
+            recovered += call.recoveredResumes
+            snapshots += call.snapshotResumes
+        }
+        // The traffic must exercise the mirrors, the patches and both kinds of resume.
+        #expect(checks > count * 20)
+        #expect(livePatches > count * 10)
+        #expect(recovered > count / 10)
+        #expect(snapshots > 0)
+    }
+}
