@@ -62,7 +62,9 @@ import TokenAuth
         let answer = harness.drain(sender)
         #expect(answer.count == 1)
         #expect(answer.errorCodes == [code])
-        #expect(answer.first?["message"]?.stringValue?.contains(names) == true)
+        if !names.isEmpty {
+            #expect(answer.first?["message"]?.stringValue?.contains(names) == true)
+        }
         #expect(harness.closeCode(sender) == nil)
         #expect(harness.gateway.roomState("r") == state)
         #expect(harness.gateway.roomIDs == rooms)
