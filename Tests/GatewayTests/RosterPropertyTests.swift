@@ -363,9 +363,9 @@ final class RandomRosterCall {
 }
 
 @Suite struct RosterPropertyTests {
-    static let callsPerSlice = 100
+    static let callsPerSlice = 250
 
-    /// 800 seeded calls of 30 to 80 steps in eight slices, so the slices can run side by side.
+    /// 2,000 seeded calls of 30 to 80 steps in eight slices, so the slices can run side by side.
     @Test(arguments: 0..<8)
     func everyMirrorEqualsTheServersViewAfterEveryStep(slice: Int) throws {
         let count = Self.callsPerSlice
