@@ -16,11 +16,15 @@ final class ServerLoop {
         case protocolViolation
         case keepAliveTimeout
         case slowConsumerClosed
+        case rejectedPerAddress
+        case rejectedPendingHandshakes
+        case rateLimited
     }
 
     let loop: EventLoop
     let configuration: ServerConfiguration
     let statistics: ServerStatistics
+    let admission: ConnectionAdmission
     private let tlsContext: TLSContext?
     private var listeners: [Listener] = []
     private var endpoints: [String: any WebSocketEndpoint] = [:]
@@ -35,12 +39,14 @@ final class ServerLoop {
         tlsContext: TLSContext?,
         routes: [WebSocketRoute],
         httpRoutes: [HTTPRoute],
-        statistics: ServerStatistics
+        statistics: ServerStatistics,
+        admission: ConnectionAdmission
     ) {
         self.loop = loop
         self.configuration = configuration
         self.tlsContext = tlsContext
         self.statistics = statistics
+        self.admission = admission
         for route in routes { self.endpoints[route.path] = route.makeEndpoint(loop.index) }
         self.httpRoutes = Dictionary(httpRoutes.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
     }
@@ -77,12 +83,20 @@ final class ServerLoop {
                 Socket.close(fd)
                 continue
             }
+            if let refusal = self.admission.admit(address) {
+                self.statistics.openConnections.subtract(1, ordering: .relaxed)
+                self.count(refusal == .tooManyFromAddress ? .rejectedPerAddress : .rejectedPendingHandshakes)
+                Socket.close(fd)
+                continue
+            }
             Socket.setNoDelay(fd)
             var tls: TLSConnection?
             if listener.secure, let context = self.tlsContext {
                 tls = try? TLSConnection(context: context)
                 if tls == nil {
                     self.statistics.openConnections.subtract(1, ordering: .relaxed)
+                    self.admission.handshakeEnded()
+                    self.admission.connectionClosed(address)
                     Socket.close(fd)
                     continue
                 }
@@ -92,6 +106,7 @@ final class ServerLoop {
                 try self.loop.register(fd, for: [.readable, .readHangup], handler: connection)
             } catch {
                 self.statistics.openConnections.subtract(1, ordering: .relaxed)
+                connection.releaseAdmission()
                 Socket.close(fd)
                 continue
             }
@@ -139,6 +154,7 @@ final class ServerLoop {
             last.registryIndex = index
         }
         connection.registryIndex = -1
+        connection.releaseAdmission()
         self.statistics.openConnections.subtract(1, ordering: .relaxed)
         if self.isShuttingDown && self.connections.isEmpty { self.finishShutdown() }
     }

@@ -13,6 +13,9 @@ public final class ServerStatistics: Sendable {
     let protocolViolations = Atomic<Int>(0)
     let keepAliveTimeouts = Atomic<Int>(0)
     let slowConsumersClosed = Atomic<Int>(0)
+    let rejectedPerAddress = Atomic<Int>(0)
+    let rejectedPendingHandshakes = Atomic<Int>(0)
+    let rateLimited = Atomic<Int>(0)
 
     init() {}
 
@@ -27,6 +30,9 @@ public final class ServerStatistics: Sendable {
         case .protocolViolation: self.protocolViolations.add(1, ordering: .relaxed)
         case .keepAliveTimeout: self.keepAliveTimeouts.add(1, ordering: .relaxed)
         case .slowConsumerClosed: self.slowConsumersClosed.add(1, ordering: .relaxed)
+        case .rejectedPerAddress: self.rejectedPerAddress.add(1, ordering: .relaxed)
+        case .rejectedPendingHandshakes: self.rejectedPendingHandshakes.add(1, ordering: .relaxed)
+        case .rateLimited: self.rateLimited.add(1, ordering: .relaxed)
         }
     }
 
@@ -43,6 +49,9 @@ public final class ServerStatistics: Sendable {
             "protocol_violations": self.protocolViolations.load(ordering: .relaxed),
             "keepalive_timeouts": self.keepAliveTimeouts.load(ordering: .relaxed),
             "slow_consumers_closed": self.slowConsumersClosed.load(ordering: .relaxed),
+            "connections_rejected_per_address": self.rejectedPerAddress.load(ordering: .relaxed),
+            "connections_rejected_pending_handshakes": self.rejectedPendingHandshakes.load(ordering: .relaxed),
+            "connections_rate_limited": self.rateLimited.load(ordering: .relaxed),
         ]
     }
 }

@@ -37,6 +37,8 @@ final class BenchTestServer {
         configuration.eventLoopCount = 1
         configuration.shutdownGracePeriodMilliseconds = 300
         configuration.closeTimeoutMilliseconds = 1_000
+        // The load generator measures throughput: no per-connection rate limit.
+        configuration.maximumMessagesPerSecond = 0
         let server = Server(
             configuration: configuration,
             routes: [WebSocketRoute(path: "/lossy") { _ in LossyEchoEndpoint() }]
