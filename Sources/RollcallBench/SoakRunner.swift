@@ -91,8 +91,11 @@ public struct SoakReport: Sendable {
 
     /// The least-squares slope per hour of a series, over the samples after the first (which is taken before the
     /// clients connect): a leak shows as a steady positive slope.
-    public func slopePerHour(_ value: (SoakSample) -> Int?) -> Double? {
-        let points = self.samples.dropFirst().compactMap { sample in value(sample).map { (sample.elapsed / 3600, Double($0)) } }
+    /// With `lastHalfOnly`, over the second half of the run only: warm-up (history filling to its cap, allocator
+    /// pools growing) is left out, so what remains is the steady state.
+    public func slopePerHour(_ value: (SoakSample) -> Int?, lastHalfOnly: Bool = false) -> Double? {
+        let half = (self.samples.last?.elapsed ?? 0) / 2
+        let points = self.samples.dropFirst().filter { !lastHalfOnly || $0.elapsed >= half }.compactMap { sample in value(sample).map { (sample.elapsed / 3600, Double($0)) } }
         guard points.count >= 2 else { return nil }
         let meanX = points.map(\.0).reduce(0, +) / Double(points.count)
         let meanY = points.map(\.1).reduce(0, +) / Double(points.count)
@@ -101,11 +104,23 @@ public struct SoakReport: Sendable {
         return points.map { ($0.0 - meanX) * ($0.1 - meanY) }.reduce(0, +) / spread
     }
 
-    private var slopes: [(String, Double?)] {
+    private func slopes(lastHalfOnly: Bool = false) -> [(String, Double?)] {
         [
-            ("rssBytes", self.slopePerHour(\.rssBytes)), ("fds", self.slopePerHour(\.fds)),
-            ("rooms", self.slopePerHour(\.rooms)), ("roster", self.slopePerHour(\.roster)),
+            ("rssBytes", self.slopePerHour(\.rssBytes, lastHalfOnly: lastHalfOnly)),
+            ("fds", self.slopePerHour(\.fds, lastHalfOnly: lastHalfOnly)),
+            ("rooms", self.slopePerHour(\.rooms, lastHalfOnly: lastHalfOnly)),
+            ("roster", self.slopePerHour(\.roster, lastHalfOnly: lastHalfOnly)),
         ]
+    }
+
+    private static func json(_ slopes: [(String, Double?)]) -> JSONValue {
+        .object(JSONObject(uniqueKeysWithValues: slopes.map { name, slope in
+            (name, slope.map { .double(($0 * 10).rounded() / 10) } ?? .null)
+        }))
+    }
+
+    private static func text(_ slopes: [(String, Double?)]) -> String {
+        slopes.map { name, slope in "\(name) " + (slope.map { String(format1: $0) } ?? "?") }.joined(separator: ", ")
     }
 
     public var json: JSONValue {
@@ -114,18 +129,16 @@ public struct SoakReport: Sendable {
             ("elapsedSeconds", .double((self.elapsedSeconds * 10).rounded() / 10)),
             ("counts", .object(JSONObject(uniqueKeysWithValues: self.counts.map { ($0.0, .int(Int64($0.1))) }))),
             ("samples", .array(self.samples.map(\.json))),
-            ("slopePerHour", .object(JSONObject(uniqueKeysWithValues: self.slopes.map { name, slope in
-                (name, slope.map { .double(($0 * 10).rounded() / 10) } ?? .null)
-            }))),
+            ("slopePerHour", Self.json(self.slopes())),
+            ("slopePerHourLastHalf", Self.json(self.slopes(lastHalfOnly: true))),
         ]))
     }
 
     public var text: String {
         var lines = ["soak \(self.target): \(Int(self.elapsedSeconds.rounded())) s, \(self.samples.count) samples"]
         lines.append(self.counts.map { "\($0.0) \($0.1)" }.joined(separator: ", "))
-        lines.append("slope per hour: " + self.slopes.map { name, slope in
-            "\(name) " + (slope.map { String(format1: $0) } ?? "?")
-        }.joined(separator: ", "))
+        lines.append("slope per hour: " + Self.text(self.slopes()))
+        lines.append("slope per hour, second half: " + Self.text(self.slopes(lastHalfOnly: true)))
         return lines.joined(separator: "\n")
     }
 }

@@ -28,7 +28,8 @@ enum BenchCommand {
                     watch, state and speaker changes, leave and close, clean closes, dropped sockets that
                     reconnect); every --interval seconds a line with the server's VmRSS and open descriptors
                     (--server-pid, required), and the soak rooms with someone in the call and their roster
-                    entries (a bot's rooms query); --json ends with the series and each one's slope per hour.
+                    entries (a bot's rooms query); --json ends with the series and each one's slope per hour, over the
+                    whole run and over its second half (after warm-up).
                     --duration up to 21600 (6 h)
 
         OPTIONS:
