@@ -77,7 +77,10 @@ let package = Package(
         ),
         .testTarget(
             name: "WebSocketServerTests",
-            dependencies: ["WebSocketServer", "WebSocketCore", "WebSocketDeflate", "EventIO"]
+            dependencies: [
+                "WebSocketServer", "WebSocketCore", "WebSocketDeflate", "EventIO", "Gateway", "GatewayWebSocket",
+                "TokenAuth", "JSONCoding",
+            ]
         ),
     ],
     swiftLanguageModes: [.v5]

@@ -391,6 +391,9 @@ public final class Gateway {
         let uid = claims.subject
         // A banned user neither joins nor watches: the room's events are not theirs to see.
         if room.state.banned.contains(uid) { throw .banned }
+        if session.subscriptions[roomID] == nil, room.subscribers.count >= self.configuration.maximumSubscribersPerRoom {
+            throw .roomFull
+        }
         if kind == .participant {
             let key = GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)
             if let lost = room.lostDevices[key], lost.deadline <= self.clock() {

@@ -10,6 +10,9 @@ public struct GatewayConfiguration: Sendable {
     public var authenticationTimeoutMilliseconds: Int64 = 10_000
     /// Rooms one connection may join or watch at once.
     public var maximumRoomsPerSession: Int = 16
+    /// Subscribers (participants and observers, each connection once) one room may have; a join or watch beyond
+    /// it is refused with `ERR_ROOM_FULL`.
+    public var maximumSubscribersPerRoom: Int = 10_000
     /// History kept per room.
     public var history = HistoryRetention()
     /// Longest id (room, group, device, session) in characters.

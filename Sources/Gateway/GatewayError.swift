@@ -20,6 +20,7 @@ public struct GatewayError: Error, Hashable, Sendable, CustomStringConvertible {
     static let banned = GatewayError("ERR_BANNED", "you are banned from this room")
     static let notInRoom = GatewayError("ERR_NOT_IN_ROOM", "join or subscribe to the room first")
     static func notFound(_ message: String) -> GatewayError { GatewayError("ERR_NOT_FOUND", message) }
+    static let roomFull = GatewayError("ERR_ROOM_FULL", "the room has as many subscribers as it can take")
     static let tooManyRooms = GatewayError("ERR_TOO_MANY_ROOMS", "this connection is in too many rooms")
     static let rateLimited = GatewayError("ERR_RATE_LIMITED", "too many messages; slow down")
 }

@@ -64,6 +64,16 @@ struct MetricsReport {
         out.single("rollcall_connections_rejected_total", "counter",
                    "Connections closed at once because server.max_connections were open.",
                    snapshot["connections_rejected_over_limit"] ?? 0)
+        out.family("rollcall_connections_refused_total", "counter",
+                   "Connections closed at once by a limit: per_address (server.max_connections_per_ip) or "
+                       + "pending_handshakes (server.max_pending_handshakes).")
+        out.sample("rollcall_connections_refused_total", [("limit", "per_address")],
+                   snapshot["connections_rejected_per_address"] ?? 0)
+        out.sample("rollcall_connections_refused_total", [("limit", "pending_handshakes")],
+                   snapshot["connections_rejected_pending_handshakes"] ?? 0)
+        out.single("rollcall_rate_limited_total", "counter",
+                   "Connections closed with 1008 for sending more than limits.max_messages_per_second.",
+                   snapshot["connections_rate_limited"] ?? 0)
         out.single("rollcall_websocket_upgrades_total", "counter", "Completed WebSocket handshakes.",
                    snapshot["websocket_upgrades"] ?? 0)
         out.family("rollcall_handshakes_failed_total", "counter",

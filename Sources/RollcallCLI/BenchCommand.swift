@@ -23,6 +23,14 @@ enum BenchCommand {
                     --server-pid, reports the server's resident memory per connection
           connect   --connections parallel loops of connect, upgrade, close; reports handshakes/s and the
                     connect-to-101 latency (wss:// URLs run TLS without certificate verification)
+          soak      hours of churn through the rooms protocol (URL e.g. ws://127.0.0.1:8080/v1/ws): --rate
+                    actions per second over --connections client slots in --rooms rooms (connect and join or
+                    watch, state and speaker changes, leave and close, clean closes, dropped sockets that
+                    reconnect); every --interval seconds a line with the server's VmRSS and open descriptors
+                    (--server-pid, required), and the soak rooms with someone in the call and their roster
+                    entries (a bot's rooms query); --json ends with the series and each one's slope per hour, over the
+                    whole run and over its second half (after warm-up).
+                    --duration up to 21600 (6 h)
 
         OPTIONS:
           --connections N          connections (echo, idle) or parallel handshakes (connect) (default 10)
@@ -40,6 +48,8 @@ enum BenchCommand {
                                    address's ephemeral port range
           --compression            offer permessage-deflate: not supported yet, refused (the bench sends and
                                    expects uncompressed frames)
+          --interval SECONDS       soak: seconds between samples (default 10)
+          --seed N                 soak: seed of the action sequence (default 1)
           --json                   print the summary as one JSON object on stdout
           --quiet                  no progress lines on stderr
           -h, --help               show this help
@@ -77,8 +87,11 @@ enum BenchCommand {
             }
             index += 1
         }
+        if positional.count == 2, positional[0] == "soak" {
+            return Self.runSoak(url: positional[1], flags: flags, json: json, quiet: quiet)
+        }
         guard positional.count == 2, let scenario = BenchOptions.Scenario(rawValue: positional[0]) else {
-            return CommandRunner.fail("expected a scenario (echo, fanout, idle, connect) and a URL\n\n\(Self.help)")
+            return CommandRunner.fail("expected a scenario (echo, fanout, idle, connect, soak) and a URL\n\n\(Self.help)")
         }
         do {
             var options = BenchOptions(scenario: scenario, target: try BenchTarget(url: positional[1]))
@@ -127,6 +140,50 @@ enum BenchCommand {
             return report.counters.opened == 0 ? 1 : 0
         } catch let error as BenchError {
             return CommandRunner.fail(error.description)
+        } catch {
+            return CommandRunner.fail("\(error)")
+        }
+    }
+
+    static func runSoak(url: String, flags: [(String, String?)], json: Bool, quiet: Bool) -> Int32 {
+        do {
+            var options = SoakOptions(target: try BenchTarget(url: url))
+            for (flag, value) in flags {
+                let text = value ?? ""
+                func integer() throws(BenchError) -> Int {
+                    guard let number = Int(text.replacingOccurrences(of: "_", with: "")) else {
+                        throw BenchError("\(flag) needs an integer, got '\(text)'")
+                    }
+                    return number
+                }
+                func seconds() throws(BenchError) -> Double {
+                    guard let number = Double(text), number.isFinite else {
+                        throw BenchError("\(flag) needs a number of seconds, got '\(text)'")
+                    }
+                    return number
+                }
+                switch flag {
+                case "--duration": options.duration = try seconds()
+                case "--interval": options.interval = try seconds()
+                case "--connections": options.connections = try integer()
+                case "--rooms": options.rooms = try integer()
+                case "--rate": options.rate = try integer()
+                case "--key": options.key = text
+                case "--timeout": options.timeout = try seconds()
+                case "--seed":
+                    guard let seed = UInt64(text) else { throw BenchError("--seed needs a whole number") }
+                    options.seed = seed
+                case "--server-pid":
+                    guard let pid = Int32(text), pid > 0 else { throw BenchError("--server-pid needs a process id") }
+                    options.serverPID = pid
+                default: throw BenchError("\(flag) does not apply to soak")
+                }
+            }
+            let progress: ((String) -> Void)? =
+                quiet ? nil : { line in FileHandle.standardError.write(Data("\(line)\n".utf8)) }
+            let report = try SoakRunner.run(options, progress: progress)
+            print(json ? JSONWriter.string(report.json) : report.text)
+            return report.counts.contains { $0.0 == "connects" && $0.1 > 0 } ? 0 : 1
         } catch {
             return CommandRunner.fail("\(error)")
         }

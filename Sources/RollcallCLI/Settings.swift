@@ -20,6 +20,10 @@ enum Settings {
         list("server.listen", "plain ws:// listen addresses, comma-separated (IPv6 in brackets)", \.server.listen),
         integer("server.event_loops", "event loop threads; 0 = one per core", \.server.eventLoopCount, 0...1024),
         integer("server.max_connections", "open connections accepted in total", \.server.maximumConnections, 1...10_000_000),
+        integer("server.max_connections_per_ip", "open connections one client IP may hold; more are closed at once",
+                \.server.maximumConnectionsPerAddress, 1...10_000_000),
+        integer("server.max_pending_handshakes", "connections in their TLS/HTTP handshake at once; newer ones are closed",
+                \.server.maximumPendingHandshakes, 1...10_000_000),
         boolean("server.echo", "serve the echo endpoint (conformance and load tests)", \.server.echoEnabled),
         path("server.echo_path", "path of the echo endpoint", \.server.echoPath),
 
@@ -62,6 +66,10 @@ enum Settings {
                 \.server.writeQueueLowWatermark, 0...1_073_741_824),
         integer("limits.write_queue_limit_bytes", "a client that lets this much pile up is closed with 1008",
                 \.server.writeQueueLimit, 1...4_294_967_296),
+        integer("limits.max_messages_per_second", "messages and control frames per connection per second, on average "
+                    + "(close 1008 beyond); 0 = no limit", \.server.maximumMessagesPerSecond, 0...1_000_000),
+        integer("limits.message_burst", "messages a connection may send at once above the average rate",
+                \.server.messageBurst, 1...10_000_000),
 
         list("websocket.allowed_origins", "Origin values allowed to upgrade (403 otherwise); empty = any",
              \.server.allowedOrigins),
@@ -78,6 +86,8 @@ enum Settings {
                   \.rooms.authenticationTimeoutMilliseconds, 100...600_000),
         integer("rooms.max_rooms_per_connection", "rooms one connection may join or watch at once",
                 \.rooms.maximumRoomsPerSession, 1...10_000),
+        integer("rooms.max_subscribers", "participants and observers one room may have (ERR_ROOM_FULL beyond)",
+                \.rooms.maximumSubscribersPerRoom, 1...10_000_000),
         integer("rooms.history_max_events", "events kept per room for history and resume",
                 \.rooms.history.maximumEntries, 0...10_000_000),
         integer64("rooms.history_max_age_ms", "events older than this are dropped from the history (ms)",

@@ -13,6 +13,8 @@ public final class Server: Sendable {
     public let configuration: ServerConfiguration
     /// Transport counters.
     public let statistics: ServerStatistics
+    /// Open connections per client address and handshakes in progress, shared by the loops.
+    let admission: ConnectionAdmission
     private let state = Mutex<State>(State())
 
     private struct State: ~Copyable {
@@ -42,6 +44,10 @@ public final class Server: Sendable {
     public init(configuration: ServerConfiguration, routes: [WebSocketRoute] = [], httpRoutes: [HTTPRoute] = []) {
         self.configuration = configuration
         self.statistics = ServerStatistics(loopCount: configuration.effectiveEventLoopCount)
+        self.admission = ConnectionAdmission(
+            maximumConnectionsPerAddress: configuration.maximumConnectionsPerAddress,
+            maximumPendingHandshakes: configuration.maximumPendingHandshakes
+        )
         var routes = routes
         if configuration.echoEnabled {
             routes.append(WebSocketRoute(path: configuration.echoPath) { _ in EchoEndpoint() })
@@ -105,7 +111,8 @@ public final class Server: Sendable {
                     tlsContext: tlsContext,
                     routes: self.routes.value,
                     httpRoutes: self.httpRoutes.value,
-                    statistics: self.statistics
+                    statistics: self.statistics,
+                    admission: self.admission
                 )
                 try serverLoop.startListening(plain: plainSockets[loopIndex], secure: secureSockets[loopIndex])
                 boxes.append(LoopBox(loop: loop, serverLoop: serverLoop))
@@ -143,6 +150,9 @@ public final class Server: Sendable {
 
     /// Open connections over all loops.
     public var openConnectionCount: Int { self.statistics.openConnections.load(ordering: .relaxed) }
+
+    /// Connections still in their TLS or HTTP handshake, over all loops.
+    public var pendingHandshakeCount: Int { self.admission.pendingHandshakes }
 }
 
 /// Why the server could not start.

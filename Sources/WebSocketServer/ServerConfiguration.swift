@@ -18,6 +18,11 @@ public struct ServerConfiguration: Sendable {
 
     /// Open connections the whole server accepts; more are closed at once.
     public var maximumConnections: Int = 100_000
+    /// Open connections one client address (IP, without the port) may hold; more are closed at once.
+    public var maximumConnectionsPerAddress: Int = 1_000
+    /// Connections still in their TLS or HTTP handshake, over the whole server; a connection accepted beyond it is
+    /// closed at once (the newest goes, the handshakes already running keep their chance).
+    public var maximumPendingHandshakes: Int = 10_000
     /// Time a client has to complete the TLS and HTTP handshakes, in milliseconds.
     public var handshakeTimeoutMilliseconds: Int = 10_000
     /// A ping is sent after this long without any frame from the client, in milliseconds (0 turns pings off).
@@ -43,6 +48,11 @@ public struct ServerConfiguration: Sendable {
     public var writeQueueLowWatermark: Int = 64 * 1024
     /// Write queue size at which a connection that does not read is closed, in bytes.
     public var writeQueueLimit: Int = 4 * 1024 * 1024
+    /// Messages (and control frames) a connection may send per second on average, as a token bucket; a connection
+    /// over it is closed with 1008 ("rate limit"). 0 turns the limit off.
+    public var maximumMessagesPerSecond: Int = 100
+    /// The bucket's size: how many messages may come at once after a quiet spell.
+    public var messageBurst: Int = 200
 
     /// Origins allowed to upgrade (exact match of the `Origin` header); empty allows any. Requests without an
     /// `Origin` header (non-browser clients) are always allowed.

@@ -17,6 +17,9 @@ final class ServerLoop {
         case protocolViolation
         case keepAliveTimeout
         case slowConsumerClosed
+        case rejectedPerAddress
+        case rejectedPendingHandshakes
+        case rateLimited
     }
 
     let loop: EventLoop
@@ -24,6 +27,7 @@ final class ServerLoop {
     let statistics: ServerStatistics
     /// This loop's own counters (messages, bytes, connections).
     let loopStatistics: LoopStatistics
+    let admission: ConnectionAdmission
     private let tlsContext: TLSContext?
     private var listeners: [Listener] = []
     private var endpoints: [String: any WebSocketEndpoint] = [:]
@@ -39,13 +43,15 @@ final class ServerLoop {
         tlsContext: TLSContext?,
         routes: [WebSocketRoute],
         httpRoutes: [HTTPRoute],
-        statistics: ServerStatistics
+        statistics: ServerStatistics,
+        admission: ConnectionAdmission
     ) {
         self.loop = loop
         self.configuration = configuration
         self.tlsContext = tlsContext
         self.statistics = statistics
         self.loopStatistics = statistics.loops[max(0, loop.index) % statistics.loops.count]
+        self.admission = admission
         for route in routes { self.endpoints[route.path] = route.makeEndpoint(loop.index) }
         let exact = httpRoutes.filter { !$0.matchesSubpaths }
         self.httpRoutes = Dictionary(exact.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
@@ -85,12 +91,20 @@ final class ServerLoop {
                 Socket.close(fd)
                 continue
             }
+            if let refusal = self.admission.admit(address) {
+                self.statistics.openConnections.subtract(1, ordering: .relaxed)
+                self.count(refusal == .tooManyFromAddress ? .rejectedPerAddress : .rejectedPendingHandshakes)
+                Socket.close(fd)
+                continue
+            }
             Socket.setNoDelay(fd)
             var tls: TLSConnection?
             if listener.secure, let context = self.tlsContext {
                 tls = try? TLSConnection(context: context)
                 if tls == nil {
                     self.statistics.openConnections.subtract(1, ordering: .relaxed)
+                    self.admission.handshakeEnded()
+                    self.admission.connectionClosed(address)
                     Socket.close(fd)
                     continue
                 }
@@ -100,6 +114,7 @@ final class ServerLoop {
                 try self.loop.register(fd, for: [.readable, .readHangup], handler: connection)
             } catch {
                 self.statistics.openConnections.subtract(1, ordering: .relaxed)
+                connection.releaseAdmission()
                 Socket.close(fd)
                 continue
             }
@@ -155,6 +170,7 @@ final class ServerLoop {
             last.registryIndex = index
         }
         connection.registryIndex = -1
+        connection.releaseAdmission()
         self.statistics.openConnections.subtract(1, ordering: .relaxed)
         self.loopStatistics.openConnections.subtract(1, ordering: .relaxed)
         self.count(.closed(secure: connection.isSecure))

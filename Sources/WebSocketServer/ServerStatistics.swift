@@ -18,6 +18,9 @@ public final class ServerStatistics: Sendable {
     let slowConsumersClosed = Atomic<Int>(0)
     /// Refused upgrades by HTTP status; any other status is counted under 0.
     private let rejectedByStatus: [Int: Counter]
+    let rejectedPerAddress = Atomic<Int>(0)
+    let rejectedPendingHandshakes = Atomic<Int>(0)
+    let rateLimited = Atomic<Int>(0)
 
     /// The per-loop counters, by loop index.
     public let loops: [LoopStatistics]
@@ -55,6 +58,9 @@ public final class ServerStatistics: Sendable {
         case .protocolViolation: self.protocolViolations.add(1, ordering: .relaxed)
         case .keepAliveTimeout: self.keepAliveTimeouts.add(1, ordering: .relaxed)
         case .slowConsumerClosed: self.slowConsumersClosed.add(1, ordering: .relaxed)
+        case .rejectedPerAddress: self.rejectedPerAddress.add(1, ordering: .relaxed)
+        case .rejectedPendingHandshakes: self.rejectedPendingHandshakes.add(1, ordering: .relaxed)
+        case .rateLimited: self.rateLimited.add(1, ordering: .relaxed)
         }
     }
 
@@ -91,6 +97,9 @@ public final class ServerStatistics: Sendable {
             "messages_sent": self.loops.reduce(0) { $0 + $1.sentMessages },
             "bytes_received": self.loops.reduce(0) { $0 + $1.receivedBytes },
             "bytes_sent": self.loops.reduce(0) { $0 + $1.sentBytes },
+            "connections_rejected_per_address": self.rejectedPerAddress.load(ordering: .relaxed),
+            "connections_rejected_pending_handshakes": self.rejectedPendingHandshakes.load(ordering: .relaxed),
+            "connections_rate_limited": self.rateLimited.load(ordering: .relaxed),
         ]
     }
 }

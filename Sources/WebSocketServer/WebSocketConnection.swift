@@ -55,7 +55,19 @@ public final class WebSocketConnection {
     let fd: Int32
     unowned let server: ServerLoop
     var registryIndex = -1
-    private(set) var phase: Phase
+    private(set) var phase: Phase {
+        didSet {
+            if self.holdsHandshakeSlot && self.phase != .tlsHandshake && self.phase != .readingRequest {
+                self.holdsHandshakeSlot = false
+                self.server.admission.handshakeEnded()
+            }
+        }
+    }
+    /// Whether this connection still counts against the pending-handshake and per-address limits.
+    private var holdsHandshakeSlot = true
+    private var holdsAddressSlot = true
+    /// Messages and control frames from the peer, against `maximumMessagesPerSecond`.
+    private var rateLimiter: MessageRateLimiter
     private var tls: TLSConnection?
     private var requestParser: HTTPRequestParser?
     private var processor: WebSocketInboundProcessor?
@@ -97,6 +109,23 @@ public final class WebSocketConnection {
         self.createdAt = server.loop.now
         self.lastReceivedAt = server.loop.now
         self.lastMessageAt = server.loop.now
+        self.rateLimiter = MessageRateLimiter(
+            ratePerSecond: server.configuration.maximumMessagesPerSecond,
+            burst: server.configuration.messageBurst,
+            now: server.loop.now
+        )
+    }
+
+    /// Gives back the admission slots this connection holds (once; the loop calls it when the connection ends).
+    func releaseAdmission() {
+        if self.holdsHandshakeSlot {
+            self.holdsHandshakeSlot = false
+            self.server.admission.handshakeEnded()
+        }
+        if self.holdsAddressSlot {
+            self.holdsAddressSlot = false
+            self.server.admission.connectionClosed(self.remoteAddress)
+        }
     }
 
     // MARK: Sending (the endpoint's API)
@@ -473,6 +502,13 @@ public final class WebSocketConnection {
     }
 
     private func handle(_ event: WebSocketInboundProcessor.Event) {
+        if self.phase == .open, self.rateLimiter.isEnabled, event.countsAgainstRate,
+            !self.rateLimiter.admit(now: self.loop.now)
+        {
+            self.server.count(.rateLimited)
+            self.sendClose(code: .policyViolation, reason: "rate limit")
+            return
+        }
         switch event {
         case .text(let bytes):
             guard self.phase == .open else { return }

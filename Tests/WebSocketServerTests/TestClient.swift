@@ -66,12 +66,31 @@ final class TestClient {
     ///   - address: the server's address.
     ///   - tls: a client context for wss, or nil for plain TCP.
     ///   - timeout: the longest any operation waits, in seconds.
-    init(connectingTo address: SocketAddress, tls: TLSContext? = nil, timeout: Double = 5) throws {
+    ///   - source: an IPv4 address to connect from (e.g. `127.0.0.2`), or nil for the kernel's choice.
+    init(connectingTo address: SocketAddress, tls: TLSContext? = nil, timeout: Double = 5, source: String? = nil) throws {
         self.timeout = timeout
         let family = address.isIPv6 ? AF_INET6 : AF_INET
         let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestClientError("socket: errno \(errno)") }
         self.fd = fd
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            guard inet_pton(AF_INET, source, &local.sin_addr) == 1 else {
+                Glibc.close(fd)
+                throw TestClientError("bad source address \(source)")
+            }
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                let code = errno
+                Glibc.close(fd)
+                throw TestClientError("bind to \(source): errno \(code)")
+            }
+        }
         // A short receive timeout: reads are retried until the operation's own deadline.
         var receiveTimeout = timeval(tv_sec: 0, tv_usec: 50_000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &receiveTimeout, socklen_t(MemoryLayout<timeval>.size))

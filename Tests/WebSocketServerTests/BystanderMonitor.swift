@@ -1,0 +1,98 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Keeps a bystander doing round trips on its own thread while an attack runs, and records how many succeeded,
+/// how many failed and the slowest, so a test can check the bystander was served within a bound throughout.
+final class BystanderMonitor: @unchecked Sendable {
+    /// What the bystander saw.
+    struct Summary {
+        var rounds = 0
+        var failures = 0
+        var slowest: Double = 0
+    }
+
+    /// The generous bound on one bystander round trip while an attack runs, in seconds.
+    static let bound: Double = 1.0
+
+    private let lock = NSLock()
+    private var summary = Summary()
+    private var isRunning = true
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Starts round trips at most every `pause` seconds (well under the default message rate limit).
+    ///
+    /// - Parameter roundTrip: one round trip; true when the answer came back as expected.
+    init(pause: Double = 0.02, roundTrip: @escaping () -> Bool) {
+        let work = UncheckedSendable(roundTrip)
+        Thread.detachNewThread { [self] in
+            // At least one round, however short the attack.
+            repeat {
+                let started = Date()
+                let served = work.value()
+                let elapsed = Date().timeIntervalSince(started)
+                self.lock.withLock {
+                    self.summary.rounds += 1
+                    if !served { self.summary.failures += 1 }
+                    self.summary.slowest = max(self.summary.slowest, elapsed)
+                }
+                usleep(UInt32(pause * 1_000_000))
+            } while self.lock.withLock({ self.isRunning })
+            self.finished.signal()
+        }
+    }
+
+    /// Stops the round trips and returns what they saw.
+    func stop() -> Summary {
+        self.lock.withLock { self.isRunning = false }
+        _ = self.finished.wait(timeout: .now() + 10)
+        return self.lock.withLock { self.summary }
+    }
+
+    /// Stops, and checks that the bystander got answers, every one of them, each within `bound`.
+    func expectServed(sourceLocation: SourceLocation = #_sourceLocation) {
+        let summary = self.stop()
+        #expect(summary.rounds > 0, "the bystander made no round trip", sourceLocation: sourceLocation)
+        #expect(summary.failures == 0, "\(summary.failures) of \(summary.rounds) bystander round trips failed",
+                sourceLocation: sourceLocation)
+        #expect(summary.slowest < Self.bound, "the slowest bystander round trip took \(summary.slowest) s",
+                sourceLocation: sourceLocation)
+    }
+}
+
+/// Carries a value into a thread that is the only one to use it afterwards.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// Resident memory of this process, in bytes (from /proc/self/statm).
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+extension TestClient {
+    /// A client frame built byte by byte: the first header byte as given (FIN, RSV bits, opcode), a masked payload
+    /// of at most 125 bytes.
+    static func rawFrame(firstByte: UInt8, payload: [UInt8]) -> [UInt8] {
+        precondition(payload.count <= 125)
+        let key: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+        var bytes: [UInt8] = [firstByte, 0x80 | UInt8(payload.count)] + key
+        for (index, byte) in payload.enumerated() { bytes.append(byte ^ key[index % 4]) }
+        return bytes
+    }
+
+    /// Whether the server has closed the connection by now, without waiting (a reset counts as closed).
+    func isClosedByServer() -> Bool {
+        var byte: UInt8 = 0
+        while true {
+            let count = recv(self.fd, &byte, 1, Int32(MSG_DONTWAIT))
+            if count == 0 { return true }
+            if count > 0 { continue }
+            return errno == ECONNRESET
+        }
+    }
+}
