@@ -193,6 +193,16 @@ public final class Gateway {
                 if let idle = channel.idleSince, now - idle > maximumAge { room.channels[spec] = nil }
             }
             self.forgetTrimmedMessages(room)
+            // A room nobody is in or watching is forgotten once its history has aged out (bounded memory for
+            // servers that see many one-off rooms); it starts afresh if someone comes back.
+            let lastActivity = room.log.entries.last?.time ?? room.createdAt
+            if room.subscribers.isEmpty && room.lostDevices.isEmpty && room.state.joinedParticipants.isEmpty
+                && room.state.banned.isEmpty && room.state.operators.isEmpty
+                && now - lastActivity > self.configuration.history.maximumAgeMilliseconds
+            {
+                self.rooms[roomID] = nil
+                self.statistics.roomsExpired += 1
+            }
         }
     }
 
@@ -355,7 +365,7 @@ public final class Gateway {
 
     func room(_ id: String) -> GatewayRoom {
         if let room = self.rooms[id] { return room }
-        let room = GatewayRoom(id: id, retention: self.configuration.history)
+        let room = GatewayRoom(id: id, retention: self.configuration.history, createdAt: self.clock())
         self.rooms[id] = room
         return room
     }

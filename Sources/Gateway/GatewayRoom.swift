@@ -37,7 +37,11 @@ final class GatewayRoom {
     /// When the hold of the shown speaker ends while another one is reported, if that is pending.
     var speakerDue: Int64?
 
-    init(id: String, retention: HistoryRetention) {
+    /// When the room was created, in milliseconds (for expiry when nothing ever happens in it).
+    let createdAt: Int64
+
+    init(id: String, retention: HistoryRetention, createdAt: Int64 = 0) {
+        self.createdAt = createdAt
         self.state = RoomState(id: id)
         self.log = RoomLog(retention: retention)
     }

@@ -16,6 +16,8 @@ public struct GatewayStatistics: Hashable, Sendable {
     /// Fresh snapshots sent to subscribers that fell behind, and subscribers closed for not reading.
     public var resyncSnapshots = 0
     public var slowSubscribersClosed = 0
+    /// Rooms forgotten after nobody was in them for the history's maximum age.
+    public var roomsExpired = 0
 
     public init() {}
 }
