@@ -41,6 +41,10 @@ final class RosterDriver: BenchDriver {
     static let timeDigits = 20
     private static let midMarker = Array("\"mid\":\"b".utf8)
     private static let seqMarker = Array("\"seq\":".utf8)
+    /// Snapshots of a full room (a thousand participants) are far larger than the parser's defaults.
+    private static let parserLimits = JSONParser.Limits(
+        maxInputBytes: 16 << 20, maxDepth: 16, maxStringBytes: 64 * 1024, maxElementsPerContainer: 100_000,
+        maxTotalNodes: 4_000_000)
 
     private struct Participant {
         var global: Int
@@ -254,7 +258,7 @@ final class RosterDriver: BenchDriver {
             return
         }
         do {
-            let message = try JSONParser.parse(bytes)
+            let message = try JSONParser.parse(bytes, limits: Self.parserLimits)
             var store: RosterStore
             if isSnapshot {
                 store = try RosterStore(snapshot: message)
