@@ -36,8 +36,10 @@ let package = Package(
         // The Swift client library: a WebSocket client on the same protocol core, auth, subscriptions, and a live
         // roster store that applies snapshots and patches.
         .target(name: "RollcallClient", dependencies: ["JSONCoding", "WebSocketCore", "WebSocketDeflate", "EventIO"]),
-        // The load generator: client connections on EventIO loops, echo, fanout, idle and connect scenarios.
-        .target(name: "RollcallBench", dependencies: ["EventIO", "WebSocketCore", "TokenAuth", "JSONCoding"]),
+        // The load generator: client connections on EventIO loops, echo, fanout, roster, idle and connect scenarios.
+        .target(
+            name: "RollcallBench", dependencies: ["EventIO", "WebSocketCore", "TokenAuth", "JSONCoding", "RollcallClient"]
+        ),
         // The command line: subcommands and configuration loading (file, environment, flags).
         .target(
             name: "RollcallCLI",
@@ -60,7 +62,9 @@ let package = Package(
         .testTarget(name: "EventIOTests", dependencies: ["EventIO"]),
         .testTarget(
             name: "RollcallBenchTests",
-            dependencies: ["RollcallBench", "WebSocketServer", "WebSocketCore", "EventIO"]
+            dependencies: [
+                "RollcallBench", "WebSocketServer", "WebSocketCore", "EventIO", "Gateway", "GatewayWebSocket", "TokenAuth",
+            ]
         ),
         .testTarget(
             name: "RollcallClientTests",

@@ -94,6 +94,8 @@ public final class Gateway {
     ///     reload is not a leave); only a `leave` message leaves at once.
     public func sessionClosed(_ id: SessionID, cleanly: Bool) {
         guard let session = self.sessions.removeValue(forKey: id) else { return }
+        // The session is gone: no event from here on goes to it, whichever room's subscribers still list it.
+        for roomID in session.subscriptions.keys { self.rooms[roomID]?.subscriberEventModes = nil }
         if let claims = session.claims { self.removeFromGroups(session.id, claims: claims) }
         let now = self.clock()
         for (roomID, subscription) in session.subscriptions.sorted(by: { $0.key < $1.key }) {
@@ -240,6 +242,7 @@ public final class Gateway {
                 }
                 subscription.view = view
                 session.subscriptions[roomID] = subscription
+                room.subscriberEventModes = nil
                 let channel = self.channel(view, in: room)
                 channel.subscribers.append(session.id)
                 channel.idleSince = nil
@@ -453,7 +456,7 @@ public final class Gateway {
             session.subscriptions[roomID] = GatewaySession.Subscription(
                 kind: kind, deviceID: deviceID, view: view, events: events
             )
-            room.subscribers.append(session.id)
+            room.subscribers.append(session.id)  // Also drops room.subscriberEventModes.
             let channel = self.channel(view, in: room)
             channel.subscribers.append(session.id)
             channel.idleSince = nil
@@ -751,10 +754,9 @@ public final class Gateway {
         room.messages[entry.sequence] = message
         self.forgetTrimmedMessages(room)
         var recipients: [SessionID] = []
-        for id in room.subscribers {
-            guard let session = self.sessions[id], let subscription = session.subscriptions[room.state.id],
-                subscription.events.includes(event)
-            else { continue }
+        let modes = room.subscriberEventModes ?? self.subscriberEventModes(of: room)
+        recipients.reserveCapacity(modes.count)
+        for (id, events) in modes where events.includes(event) {
             recipients.append(id)
         }
         for id in extra where !recipients.contains(id) { recipients.append(id) }
@@ -771,6 +773,20 @@ public final class Gateway {
             self.statistics.coalescedChanges += 1
         }
         return entry.sequence
+    }
+
+    /// Builds and keeps `room.subscriberEventModes`: the subscribers that have a session and a subscription to
+    /// the room, with its event mode.
+    private func subscriberEventModes(of room: GatewayRoom) -> [(id: SessionID, events: EventMode)] {
+        let roomID = room.state.id
+        var modes: [(id: SessionID, events: EventMode)] = []
+        modes.reserveCapacity(room.subscribers.count)
+        for id in room.subscribers {
+            guard let subscription = self.sessions[id]?.subscriptions[roomID] else { continue }
+            modes.append((id, subscription.events))
+        }
+        room.subscriberEventModes = modes
+        return modes
     }
 
     /// Leaves, removals and moderation: the changes that can skip the coalescing window.

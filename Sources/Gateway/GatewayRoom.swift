@@ -15,7 +15,13 @@ final class GatewayRoom {
     var state: RoomState
     var log: RoomLog
     /// Every subscriber, in subscription order (deterministic fan-out order).
-    var subscribers: [SessionID] = []
+    var subscribers: [SessionID] = [] {
+        didSet { self.subscriberEventModes = nil }
+    }
+    /// The subscribers with the event mode of their subscription, in subscription order: what `append` needs per
+    /// event, without two dictionary lookups (one keyed by the room id string) per subscriber. Rebuilt after any
+    /// change of `subscribers`; nil until then.
+    var subscriberEventModes: [(id: SessionID, events: EventMode)]?
     /// Devices whose socket ended, with the time they leave unless they come back.
     var lostDevices: [DeviceKey: LostDevice] = [:]
     /// Each retained entry's event message as it was sent live, by sequence number, so that history and resume

@@ -184,14 +184,23 @@ final class LoopTransport: GatewayTransport {
 
     func send(_ text: [UInt8], to sessions: [SessionID]) {
         let frame = text.withUnsafeBytes { WebSocketFrameEncoder.encode(opcode: .text, payload: $0) }
-        var byLoop: [ObjectIdentifier: (EventLoop, [WebSocketConnection])] = [:]
+        // One group per loop, found by identity: there are only as many loops as cores, and a linear scan costs
+        // less per recipient than hashing into a dictionary.
+        var byLoop: [(loop: EventLoop, connections: [WebSocketConnection])] = []
         for id in sessions {
             guard let handle = self.handles[id] else { continue }
-            byLoop[ObjectIdentifier(handle.loop), default: (handle.loop, [])].1.append(handle.connection)
+            if let group = byLoop.firstIndex(where: { $0.loop === handle.loop }) {
+                byLoop[group].connections.append(handle.connection)
+            } else {
+                var connections: [WebSocketConnection] = []
+                connections.reserveCapacity(sessions.count)
+                connections.append(handle.connection)
+                byLoop.append((handle.loop, connections))
+            }
         }
         let handedOverAt = EventLoop.monotonicNow()
         let latency = self.latency
-        for (_, (loop, connections)) in byLoop {
+        for (loop, connections) in byLoop {
             let batch = UnsafeTransfer(connections)
             loop.execute {
                 for connection in batch.value { connection.send(frame: frame) }

@@ -24,10 +24,17 @@ final class BenchCounters: Sendable {
     let expected = Atomic<Int>(0)
     /// Participants ready for the load (fanout: observers joined and publishers connected).
     let ready = Atomic<Int>(0)
+    /// State changes acknowledged by the server (roster).
+    let acknowledged = Atomic<Int>(0)
+    /// Observers whose roster reached the last acknowledged sequence number after the load (roster).
+    let caughtUp = Atomic<Int>(0)
+    /// The highest room sequence number acknowledged to this loop's participants (roster; one writer).
+    let highestSequence = Atomic<Int>(0)
 
     /// Names the counters for `add`.
     enum Counter {
         case open, opened, connectFailures, errors, sent, received, lost, mismatched, outstanding, expected, ready
+        case acknowledged, caughtUp
     }
 
     @inline(__always)
@@ -44,6 +51,8 @@ final class BenchCounters: Sendable {
         case .outstanding: self.outstanding.wrappingAdd(amount, ordering: .relaxed)
         case .expected: self.expected.wrappingAdd(amount, ordering: .relaxed)
         case .ready: self.ready.wrappingAdd(amount, ordering: .relaxed)
+        case .acknowledged: self.acknowledged.wrappingAdd(amount, ordering: .relaxed)
+        case .caughtUp: self.caughtUp.wrappingAdd(amount, ordering: .relaxed)
         }
     }
 
@@ -60,7 +69,10 @@ final class BenchCounters: Sendable {
             mismatched: self.mismatched.load(ordering: .relaxed),
             outstanding: self.outstanding.load(ordering: .relaxed),
             expected: self.expected.load(ordering: .relaxed),
-            ready: self.ready.load(ordering: .relaxed)
+            ready: self.ready.load(ordering: .relaxed),
+            acknowledged: self.acknowledged.load(ordering: .relaxed),
+            caughtUp: self.caughtUp.load(ordering: .relaxed),
+            highestSequence: self.highestSequence.load(ordering: .relaxed)
         )
     }
 }
@@ -78,6 +90,10 @@ public struct BenchCounterValues: Sendable {
     public var outstanding = 0
     public var expected = 0
     public var ready = 0
+    public var acknowledged = 0
+    public var caughtUp = 0
+    /// The highest of the loops' values (not a sum).
+    public var highestSequence = 0
 
     static func + (lhs: BenchCounterValues, rhs: BenchCounterValues) -> BenchCounterValues {
         BenchCounterValues(
@@ -91,7 +107,10 @@ public struct BenchCounterValues: Sendable {
             mismatched: lhs.mismatched + rhs.mismatched,
             outstanding: lhs.outstanding + rhs.outstanding,
             expected: lhs.expected + rhs.expected,
-            ready: lhs.ready + rhs.ready
+            ready: lhs.ready + rhs.ready,
+            acknowledged: lhs.acknowledged + rhs.acknowledged,
+            caughtUp: lhs.caughtUp + rhs.caughtUp,
+            highestSequence: max(lhs.highestSequence, rhs.highestSequence)
         )
     }
 }

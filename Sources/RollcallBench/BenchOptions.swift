@@ -101,6 +101,9 @@ public struct BenchOptions: Sendable {
         case echo
         /// Meeting messages from one publisher per room to observers, through the rooms protocol.
         case fanout
+        /// Participants changing their state in one room while observers mirror its roster from snapshot and
+        /// patches; measures change-to-patch latency and checks every observer converged.
+        case roster
         /// Many upgraded connections doing nothing, to measure the server's memory per connection.
         case idle
         /// Open, upgrade and close, as fast as possible.
@@ -116,7 +119,7 @@ public struct BenchOptions: Sendable {
     public var connections = 10
     /// Seconds of load (idle: how long connections stay open).
     public var duration: Double = 5
-    /// Messages per second per publisher (fanout).
+    /// Messages per second per publisher (fanout), or state changes per second in total (roster).
     public var rate = 10
     /// Message payload bytes (echo; at least 16, for the sequence number and timestamp).
     public var size = 64
@@ -126,8 +129,10 @@ public struct BenchOptions: Sendable {
     public var threads = 1
     /// Rooms (fanout).
     public var rooms = 1
-    /// Observers per room (fanout).
+    /// Observers per room (fanout, roster).
     public var subscribers = 10
+    /// Participants changing their state (roster).
+    public var participants = 50
     /// The token key as `kid:secret` (fanout).
     public var key = "dev:rollcall-development-key-change-me"
     /// A server process whose VmRSS is read before and after opening connections (idle).
@@ -156,6 +161,7 @@ public struct BenchOptions: Sendable {
         guard (1...100_000).contains(self.rate) else { throw BenchError("--rate must be 1...100000 per second") }
         guard (1...10_000).contains(self.rooms) else { throw BenchError("--rooms must be 1...10000") }
         guard (1...100_000).contains(self.subscribers) else { throw BenchError("--subscribers must be 1...100000") }
+        guard (1...1000).contains(self.participants) else { throw BenchError("--participants must be 1...1000") }
         guard self.replyTimeout > 0, self.replyTimeout <= 60 else { throw BenchError("--timeout must be in (0, 60] seconds") }
         guard !self.compression else {
             throw BenchError("--compression is not supported yet: the bench sends and expects uncompressed frames")

@@ -14,6 +14,26 @@ public struct BenchReport: Sendable {
     /// Server resident set size before and after opening connections (idle with a server process).
     public var serverRSSBefore: Int?
     public var serverRSSAfter: Int?
+    /// How the observers' rosters ended (roster).
+    public var convergence: Convergence?
+
+    /// The observers' final rosters compared (roster).
+    public struct Convergence: Sendable {
+        /// Observers holding the reference roster (the most common one at the highest sequence number).
+        public var converged = 0
+        /// Observers holding another roster, or none.
+        public var divergent = 0
+        /// Distinct final rosters among the observers.
+        public var distinctRosters = 0
+        /// Participants whose entry in the reference roster differs from what they last asked for.
+        public var stateMismatches = 0
+        /// The reference roster's sequence number and checksum.
+        public var sequence: UInt64 = 0
+        public var checksum = ""
+
+        /// Every observer holds the same roster, and it shows every participant's last change.
+        public var isConverged: Bool { self.divergent == 0 && self.stateMismatches == 0 && self.converged > 0 }
+    }
 
     /// Messages (echo replies, deliveries) or handshakes per second.
     public var ratePerSecond: Double {
@@ -72,6 +92,22 @@ public struct BenchReport: Sendable {
                 ("serverRSSAfter", self.serverRSSAfter.map { .int(Int64($0)) } ?? .null),
                 ("bytesPerConnection", self.bytesPerConnection.map { .double($0.rounded()) } ?? .null),
             ]
+        case .roster:
+            let convergence = self.convergence ?? Convergence()
+            fields += [
+                ("changes", .int(Int64(self.counters.sent))),
+                ("acknowledged", .int(Int64(self.counters.acknowledged))),
+                ("patchDeliveries", .int(Int64(self.counters.received))),
+                ("patchDeliveriesPerSecond", .double(self.ratePerSecond.rounded())),
+                ("drifted", .int(Int64(self.counters.mismatched))),
+                ("observersConverged", .int(Int64(convergence.converged))),
+                ("observersDivergent", .int(Int64(convergence.divergent))),
+                ("distinctRosters", .int(Int64(convergence.distinctRosters))),
+                ("stateMismatches", .int(Int64(convergence.stateMismatches))),
+                ("finalSequence", .int(Int64(convergence.sequence))),
+                ("finalChecksum", .string(convergence.checksum)),
+                ("converged", .bool(convergence.isConverged)),
+            ]
         case .connect:
             fields += [
                 ("handshakes", .int(Int64(self.counters.received))),
@@ -121,6 +157,19 @@ public struct BenchReport: Sendable {
                 let perConnection = self.bytesPerConnection.map { String(Int($0.rounded())) } ?? "-"
                 lines.append("server RSS: \(before / 1024) KiB before, \(after / 1024) KiB after; \(perConnection) bytes per connection")
             }
+        case .roster:
+            let convergence = self.convergence ?? Convergence()
+            lines.append(
+                "changes: \(self.counters.sent) sent, \(self.counters.acknowledged) acknowledged; patches: "
+                    + "\(self.counters.received) delivered, \(Int(self.ratePerSecond.rounded())) deliveries/s, "
+                    + "\(self.counters.mismatched) drifted"
+            )
+            lines.append(
+                "convergence: \(convergence.isConverged ? "OK" : "FAILED"): \(convergence.converged) observers at seq "
+                    + "\(convergence.sequence) checksum \(convergence.checksum), \(convergence.divergent) divergent, "
+                    + "\(convergence.distinctRosters) distinct rosters, \(convergence.stateMismatches) participants "
+                    + "not showing their last change"
+            )
         case .connect:
             lines.append("handshakes: \(self.counters.received); \(Int(self.ratePerSecond.rounded())) handshakes/s")
         }

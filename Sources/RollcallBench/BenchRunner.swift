@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import EventIO
+import RollcallClient
 import TokenAuth
 
 /// Runs a scenario on client event loops and reports what it measured.
@@ -24,6 +25,7 @@ public enum BenchRunner {
         let totalConnections: Int
         switch options.scenario {
         case .fanout: totalConnections = options.rooms * (options.subscribers + 1)
+        case .roster: totalConnections = options.participants + options.subscribers
         default: totalConnections = options.connections
         }
         let fileLimit = System.raiseOpenFileLimit()
@@ -49,6 +51,7 @@ public enum BenchRunner {
         var drivers: [BenchDriver] = []
         var counters: [BenchCounters] = []
         let roomSpecs = options.scenario == .fanout ? try Self.roomSpecs(options) : []
+        let rosterSpec = options.scenario == .roster ? try Self.rosterSpec(options) : nil
         var firstIndex = 0
         for index in 0..<options.threads {
             let loop: EventLoop
@@ -74,6 +77,9 @@ public enum BenchRunner {
                 let mine = roomSpecs.enumerated().filter { $0.offset % options.threads == index }.map(\.element)
                 driver = FanoutDriver(loop: loop, options: options, counters: loopCounters, tlsContext: tlsContext,
                                       rooms: mine)
+            case .roster:
+                driver = RosterDriver(loop: loop, options: options, counters: loopCounters, tlsContext: tlsContext,
+                                      spec: rosterSpec!, loopIndex: index, loopCount: options.threads)
             }
             firstIndex += share
             loops.append(loop)
@@ -120,6 +126,21 @@ public enum BenchRunner {
             loadEnd = EventLoop.monotonicNow()
             onEachLoop { $0.stopLoad() }
             wait(seconds: options.replyTimeout) { let values = total(); return values.received + values.mismatched >= values.expected }
+        case .roster:
+            wait(seconds: Self.setupLimit) {
+                let values = total()
+                return values.ready + values.connectFailures + values.errors >= totalConnections
+            }
+            loadStart = EventLoop.monotonicNow()
+            onEachLoop { $0.startLoad() }
+            wait(seconds: options.duration)
+            loadEnd = EventLoop.monotonicNow()
+            onEachLoop { $0.stopLoad() }
+            // Every change acknowledged, then every observer at the last acknowledged sequence number (bounded).
+            wait(seconds: options.replyTimeout) { let values = total(); return values.acknowledged >= values.sent }
+            let target = UInt64(total().highestSequence)
+            onEachLoop { ($0 as! RosterDriver).awaitSequence(target) }
+            wait(seconds: options.replyTimeout) { total().caughtUp >= options.subscribers }
         case .connect:
             onEachLoop { $0.startLoad() }
             wait(seconds: options.duration)
@@ -152,6 +173,7 @@ public enum BenchRunner {
             latency.merge(driver.histogram)
             errors += driver.errorSamples
         }
+        let convergence = options.scenario == .roster ? Self.convergence(drivers.map { $0 as! RosterDriver }) : nil
         return BenchReport(
             scenario: options.scenario,
             target: options.target.description,
@@ -160,12 +182,94 @@ public enum BenchRunner {
             latency: latency,
             errorSamples: Array(errors.prefix(5)),
             serverRSSBefore: serverRSSBefore,
-            serverRSSAfter: serverRSSAfter
+            serverRSSAfter: serverRSSAfter,
+            convergence: convergence
         )
     }
 
-    /// Room ids and tokens for fanout: the publisher's token has the room in `groups`, observers get it as viewers.
-    static func roomSpecs(_ options: BenchOptions) throws(BenchError) -> [FanoutDriver.RoomSpec] {
+    /// Compares the observers' final rosters with each other and with what the participants last asked for.
+    ///
+    /// The reference is the roster most observers hold at the highest sequence number; an observer converged when
+    /// it holds a roster at that sequence number with the same checksum, and the reference itself is checked
+    /// against every participant's last requested flags and `mid`.
+    static func convergence(_ drivers: [RosterDriver]) -> BenchReport.Convergence {
+        var result = BenchReport.Convergence()
+        // Checksums are computed once per distinct roster value on each loop.
+        var finals: [(sequence: UInt64, checksum: String)?] = []
+        var rosters: [String: (count: Int, store: RosterStore)] = [:]
+        for driver in drivers {
+            var checksums: [Int: String] = [:]
+            for observer in driver.observers {
+                guard let store = observer.store else {
+                    finals.append(nil)
+                    continue
+                }
+                let checksum = checksums[observer.stateID] ?? store.checksum
+                checksums[observer.stateID] = checksum
+                finals.append((store.sequence, checksum))
+                rosters[checksum, default: (0, store)].count += 1
+            }
+        }
+        guard let reference = rosters.values.max(by: { ($0.store.sequence, $0.count) < ($1.store.sequence, $1.count) })?.store
+        else {
+            result.divergent = finals.count
+            return result
+        }
+        let referenceChecksum = reference.checksum
+        result.sequence = reference.sequence
+        result.checksum = referenceChecksum
+        for final in finals {
+            if let final, final.sequence == reference.sequence, final.checksum == referenceChecksum {
+                result.converged += 1
+            } else {
+                result.divergent += 1
+            }
+        }
+        result.distinctRosters = rosters.count
+        for driver in drivers {
+            for intended in driver.intendedStates {
+                guard let mirrored = reference[intended.uid] else {
+                    result.stateMismatches += 1
+                    continue
+                }
+                let flags = [mirrored.audioMuted, mirrored.handRaised, mirrored.videoPaused, mirrored.presenting]
+                if flags != intended.flags || (intended.mid != nil && mirrored.mid != intended.mid) {
+                    result.stateMismatches += 1
+                }
+            }
+        }
+        return result
+    }
+
+    /// The roster room's tokens: participants get the room as `participant`, observers as `viewer`.
+    static func rosterSpec(_ options: BenchOptions) throws(BenchError) -> RosterDriver.Spec {
+        let signer = try Self.signer(options)
+        let now = Int64(time(nil))
+        let expiry = now + Int64(BenchOptions.maximumDuration) + 3600
+        let room = "bench-roster"
+        var spec = RosterDriver.Spec(room: room, participantTokens: [], observerTokens: [], participantIDs: [])
+        do {
+            for index in 0..<options.participants {
+                let uid = "bench-participant-\(index)"
+                spec.participantIDs.append(uid)
+                spec.participantTokens.append(
+                    try signer.sign(TokenClaims(subject: uid, expiresAt: expiry, rooms: [room: .participant], issuedAt: now))
+                )
+            }
+            for index in 0..<options.subscribers {
+                spec.observerTokens.append(
+                    try signer.sign(
+                        TokenClaims(subject: "bench-observer-\(index)", expiresAt: expiry, rooms: [room: .viewer], issuedAt: now)
+                    )
+                )
+            }
+        } catch {
+            throw BenchError("cannot sign tokens: \(error)")
+        }
+        return spec
+    }
+
+    static func signer(_ options: BenchOptions) throws(BenchError) -> TokenSigner {
         let key: TokenKey
         do {
             if let colon = options.key.firstIndex(of: ":") {
@@ -176,7 +280,12 @@ public enum BenchRunner {
         } catch {
             throw BenchError("--key: \(error)")
         }
-        let signer = TokenSigner(key: key)
+        return TokenSigner(key: key)
+    }
+
+    /// Room ids and tokens for fanout: the publisher's token has the room in `groups`, observers get it as viewers.
+    static func roomSpecs(_ options: BenchOptions) throws(BenchError) -> [FanoutDriver.RoomSpec] {
+        let signer = try Self.signer(options)
         let now = Int64(time(nil))
         let expiry = now + Int64(BenchOptions.maximumDuration) + 3600
         var specs: [FanoutDriver.RoomSpec] = []
@@ -247,6 +356,7 @@ struct ProgressReporter {
         switch self.scenario {
         case .echo: unit = "msgs/s"
         case .fanout: unit = "deliveries/s"
+        case .roster: unit = "patches/s"
         case .connect: unit = "handshakes/s"
         case .idle: unit = "-"
         }

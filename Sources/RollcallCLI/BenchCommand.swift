@@ -19,6 +19,12 @@ enum BenchCommand {
           fanout    through the rooms protocol (URL e.g. ws://127.0.0.1:8080/v1/ws): per room, --subscribers
                     observers join with "as":"observer" and one publisher sends meeting messages at --rate per
                     second; reports deliveries/s, expected vs received deliveries, and delivery latency
+          roster    through the rooms protocol: --participants join one room and change their state (mute,
+                    hand, video, presenting) at --rate changes per second in total, while --subscribers
+                    observers mirror the roster from its snapshot and patches (checksums verified on every
+                    step); reports change-to-patch latency (each change also sets the participant's mid to
+                    its send time), patch deliveries/s, and whether every observer converged to the same
+                    roster showing every participant's last change (exit status 1 when not)
           idle      opens --connections upgraded connections and keeps them idle for --duration; with
                     --server-pid, reports the server's resident memory per connection
           connect   --connections parallel loops of connect, upgrade, close; reports handshakes/s and the
@@ -37,10 +43,12 @@ enum BenchCommand {
           --duration SECONDS       length of the load, at most 600 (default 5)
           --size BYTES             echo message size, at least 16 (default 64)
           --in-flight N            echo messages in flight per connection (default 1)
-          --rate N                 meeting messages per second per room (fanout, default 10)
+          --rate N                 meeting messages per second per room (fanout), or state changes per
+                                   second in total (roster) (default 10)
+          --participants N         participants changing their state (roster, default 50)
           --rooms N                rooms (fanout, default 1)
-          --subscribers N          observers per room (fanout, default 10)
-          --key KID:SECRET         token signing key (fanout, default the development key)
+          --subscribers N          observers per room (fanout, roster, default 10)
+          --key KID:SECRET         token signing key (fanout, roster, default the development key)
           --threads N              client event loop threads (default 1)
           --timeout SECONDS        wait for an echo before counting it lost, and for the drain (default 2)
           --server-pid PID         read VmRSS of PID before and after opening connections (idle)
@@ -91,7 +99,9 @@ enum BenchCommand {
             return Self.runSoak(url: positional[1], flags: flags, json: json, quiet: quiet)
         }
         guard positional.count == 2, let scenario = BenchOptions.Scenario(rawValue: positional[0]) else {
-            return CommandRunner.fail("expected a scenario (echo, fanout, idle, connect, soak) and a URL\n\n\(Self.help)")
+            return CommandRunner.fail(
+                "expected a scenario (echo, fanout, roster, idle, connect, soak) and a URL\n\n\(Self.help)"
+            )
         }
         do {
             var options = BenchOptions(scenario: scenario, target: try BenchTarget(url: positional[1]))
@@ -117,6 +127,7 @@ enum BenchCommand {
                 case "--rate": options.rate = try integer()
                 case "--rooms": options.rooms = try integer()
                 case "--subscribers": options.subscribers = try integer()
+                case "--participants": options.participants = try integer()
                 case "--key": options.key = text
                 case "--threads": options.threads = try integer()
                 case "--timeout": options.replyTimeout = try seconds()
@@ -137,6 +148,7 @@ enum BenchCommand {
                 print(report.text)
             }
             // Nothing connected at all: the run measured nothing, which a script should notice.
+            if let convergence = report.convergence, !convergence.isConverged { return 1 }
             return report.counters.opened == 0 ? 1 : 0
         } catch let error as BenchError {
             return CommandRunner.fail(error.description)

@@ -97,6 +97,12 @@ public final class WebSocketConnection {
     private var pingSentAt: UInt64?
     private var closeStartedAt: UInt64 = 0
 
+    // The write queue's bounds, read on every enqueue and flush: copied out of the server's configuration once,
+    // since reading them through it copies (retains and releases) the whole configuration each time.
+    private let writeQueueLimit: Int
+    private let writeQueueHighWatermark: Int
+    private let writeQueueLowWatermark: Int
+
     init(fd: Int32, remoteAddress: SocketAddress?, tls: TLSConnection?, server: ServerLoop) {
         self.fd = fd
         self.remoteAddress = remoteAddress
@@ -105,7 +111,11 @@ public final class WebSocketConnection {
         self.server = server
         self.loop = server.loop
         self.phase = tls == nil ? .readingRequest : .tlsHandshake
-        self.requestParser = HTTPRequestParser(limits: server.configuration.httpLimits)
+        let configuration = server.configuration
+        self.requestParser = HTTPRequestParser(limits: configuration.httpLimits)
+        self.writeQueueLimit = configuration.writeQueueLimit
+        self.writeQueueHighWatermark = configuration.writeQueueHighWatermark
+        self.writeQueueLowWatermark = configuration.writeQueueLowWatermark
         self.createdAt = server.loop.now
         self.lastReceivedAt = server.loop.now
         self.lastMessageAt = server.loop.now
@@ -618,11 +628,10 @@ public final class WebSocketConnection {
 
     private func checkQueueLimits() {
         let queued = self.outbound.byteCount
-        let configuration = self.server.configuration
-        if queued > configuration.writeQueueLimit && self.phase == .open {
+        if queued > self.writeQueueLimit && self.phase == .open {
             self.server.count(.slowConsumerClosed)
             self.sendClose(code: .policyViolation, reason: "write queue limit reached", discardingQueued: true)
-        } else if self.isWritable && queued > configuration.writeQueueHighWatermark {
+        } else if self.isWritable && queued > self.writeQueueHighWatermark {
             self.isWritable = false
             self.endpoint?.connection(self, writabilityDidChange: false)
         }
@@ -673,7 +682,7 @@ public final class WebSocketConnection {
                 break
             }
         }
-        if !self.isWritable && self.outbound.byteCount <= self.server.configuration.writeQueueLowWatermark {
+        if !self.isWritable && self.outbound.byteCount <= self.writeQueueLowWatermark {
             self.isWritable = true
             self.endpoint?.connection(self, writabilityDidChange: true)
         }
