@@ -38,7 +38,8 @@ let package = Package(
         .target(name: "RollcallClient", dependencies: ["JSONCoding", "WebSocketCore", "WebSocketDeflate", "EventIO"]),
         // The load generator: client connections on EventIO loops, echo, fanout, roster, idle and connect scenarios.
         .target(
-            name: "RollcallBench", dependencies: ["EventIO", "WebSocketCore", "TokenAuth", "JSONCoding", "RollcallClient"]
+            name: "RollcallBench",
+            dependencies: ["EventIO", "WebSocketCore", "TokenAuth", "JSONCoding", "RollcallClient", "Gateway"]
         ),
         // The command line: subcommands and configuration loading (file, environment, flags).
         .target(

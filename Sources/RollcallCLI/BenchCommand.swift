@@ -6,6 +6,11 @@ import RollcallBench
 enum BenchCommand {
     static let help = """
         USAGE: rollcall bench SCENARIO URL [OPTIONS]
+               rollcall bench roster-wire [--participants N] [--storm N] [--storm-ms MS] [--window MS] [--json]
+
+        roster-wire needs no server: it measures in-process, with a manual clock, the bytes one mute costs a
+        subscriber of an N-participant room (patch against full snapshot) and the frames and bytes a subscriber
+        receives during a storm of joins (coalesced with --window, and without coalescing).
 
         Generates load against a server on this machine and reports what it measured. Only loopback targets
         (127.0.0.0/8, ::1, localhost) are accepted. Every run ends by itself: setup waits at most 10 s, the load
@@ -94,6 +99,9 @@ enum BenchCommand {
                 positional.append(argument)
             }
             index += 1
+        }
+        if positional.first == "roster-wire" {
+            return Self.runRosterWire(flags: flags, json: json)
         }
         if positional.count == 2, positional[0] == "soak" {
             return Self.runSoak(url: positional[1], flags: flags, json: json, quiet: quiet)
@@ -198,6 +206,36 @@ enum BenchCommand {
             return report.counts.contains { $0.0 == "connects" && $0.1 > 0 } ? 0 : 1
         } catch {
             return CommandRunner.fail("\(error)")
+        }
+    }
+
+    /// `rollcall bench roster-wire`: the wire cost of roster traffic, measured in-process (no server needed).
+    static func runRosterWire(flags: [(String, String?)], json: Bool) -> Int32 {
+        var participants = 1000
+        var storm = 1000
+        var stormMilliseconds: Int64 = 1000
+        var window: Int64 = 50
+        for (flag, value) in flags {
+            guard let number = Int(value ?? ""), number >= 0 else {
+                return CommandRunner.fail("\(flag) needs a whole number")
+            }
+            switch flag {
+            case "--participants": participants = max(1, min(number, 100_000))
+            case "--storm": storm = max(1, min(number, 100_000))
+            case "--storm-ms": stormMilliseconds = Int64(max(1, min(number, 600_000)))
+            case "--window": window = Int64(min(number, 10_000))
+            default: return CommandRunner.fail("unknown option '\(flag)' for roster-wire")
+            }
+        }
+        do {
+            let report = try RosterWireBenchmark.run(
+                participants: participants, stormJoins: storm, stormMilliseconds: stormMilliseconds,
+                windowMilliseconds: window
+            )
+            print(json ? report.json : report.text)
+            return 0
+        } catch {
+            return CommandRunner.fail("roster-wire: \(error)")
         }
     }
 }
