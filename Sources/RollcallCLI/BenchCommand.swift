@@ -115,18 +115,8 @@ enum BenchCommand {
             var options = BenchOptions(scenario: scenario, target: try BenchTarget(url: positional[1]))
             for (flag, value) in flags {
                 let text = value ?? ""
-                func integer() throws(BenchError) -> Int {
-                    guard let number = Int(text.replacingOccurrences(of: "_", with: "")) else {
-                        throw BenchError("\(flag) needs an integer, got '\(text)'")
-                    }
-                    return number
-                }
-                func seconds() throws(BenchError) -> Double {
-                    guard let number = Double(text), number.isFinite else {
-                        throw BenchError("\(flag) needs a number of seconds, got '\(text)'")
-                    }
-                    return number
-                }
+                func integer() throws(BenchError) -> Int { try Self.integer(flag, text) }
+                func seconds() throws(BenchError) -> Double { try Self.seconds(flag, text) }
                 switch flag {
                 case "--connections": options.connections = try integer()
                 case "--duration": options.duration = try seconds()
@@ -170,18 +160,8 @@ enum BenchCommand {
             var options = SoakOptions(target: try BenchTarget(url: url))
             for (flag, value) in flags {
                 let text = value ?? ""
-                func integer() throws(BenchError) -> Int {
-                    guard let number = Int(text.replacingOccurrences(of: "_", with: "")) else {
-                        throw BenchError("\(flag) needs an integer, got '\(text)'")
-                    }
-                    return number
-                }
-                func seconds() throws(BenchError) -> Double {
-                    guard let number = Double(text), number.isFinite else {
-                        throw BenchError("\(flag) needs a number of seconds, got '\(text)'")
-                    }
-                    return number
-                }
+                func integer() throws(BenchError) -> Int { try Self.integer(flag, text) }
+                func seconds() throws(BenchError) -> Double { try Self.seconds(flag, text) }
                 switch flag {
                 case "--duration": options.duration = try seconds()
                 case "--interval": options.interval = try seconds()
@@ -237,5 +217,21 @@ enum BenchCommand {
         } catch {
             return CommandRunner.fail("roster-wire: \(error)")
         }
+    }
+
+    /// A flag's whole-number value (underscores allowed as separators).
+    static func integer(_ flag: String, _ text: String) throws(BenchError) -> Int {
+        guard let number = Int(text.replacingOccurrences(of: "_", with: "")) else {
+            throw BenchError("\(flag) needs an integer, got '\(text)'")
+        }
+        return number
+    }
+
+    /// A flag's value in seconds.
+    static func seconds(_ flag: String, _ text: String) throws(BenchError) -> Double {
+        guard let number = Double(text), number.isFinite else {
+            throw BenchError("\(flag) needs a number of seconds, got '\(text)'")
+        }
+        return number
     }
 }
