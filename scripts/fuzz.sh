@@ -42,6 +42,9 @@ max_len_for() {
     esac
 }
 
+# The Swift backtracer runs inside the crashing process and trips AddressSanitizer; libFuzzer reports enough.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
+
 SANITIZERS=${FUZZ_SANITIZERS:-fuzzer,address}
 SWIFT_FLAGS=(-swift-version 5 -parse-as-library -O -g -sanitize="$SANITIZERS")
 LINKER=()

@@ -108,7 +108,9 @@ public struct HTTPRequestParser: Sendable {
         while index < size && bytes[index] != 0x0D { index += 1 }
         let version = versionStart..<index
         guard index + 1 < size, bytes[index + 1] == 0x0A else { return .failure(.badRequest) }
-        guard version.count == 8, matches(bytes, version, prefix: "HTTP/1.") else { return .failure(.badRequest) }
+        // HTTP-version = "HTTP/" DIGIT "." DIGIT; checking the last byte too keeps a bare LF out of the request line.
+        guard version.count == 8, matches(bytes, version, prefix: "HTTP/1."), isDigit(bytes[version.upperBound - 1])
+        else { return .failure(.badRequest) }
         guard index <= limits.maximumRequestLineLength else { return .failure(.uriTooLong) }
         index += 2
 
@@ -154,6 +156,10 @@ public struct HTTPRequestParser: Sendable {
         let start = prefix.utf8Start
         for index in 0..<count where bytes[range.lowerBound + index] != start[index] { return false }
         return true
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }
 
     /// RFC 9110 §5.6.2 tchar.

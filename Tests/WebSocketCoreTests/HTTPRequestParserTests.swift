@@ -267,6 +267,15 @@ func request(_ line: String = "GET / HTTP/1.1", _ fields: [String] = ["Host: a"]
         #expect(expectSameOutcomeInEveryFeedingMode(bytes) == .failure(400))
     }
 
+    @Test func versionEndingInABareLineFeedIsRefusedHoweverTheBytesArrive() {
+        // Found by fuzzing: "HTTP/1." followed by LF passed the version check (8 bytes, "HTTP/1." prefix) when the
+        // head arrived whole, so a request line ending in a bare LF was accepted, yet refused when read in pieces.
+        let bytes: [UInt8] = Array("GET / HTTP/1.\n\r\nHoxt: com\r\nqUttp://ex\"54\"\r\n\r\n".utf8)
+        #expect(ParseOutcome(parseWhole(bytes)) == .failure(400))
+        #expect(expectSameOutcomeInEveryFeedingMode(bytes) == .failure(400))
+        #expect(ParseOutcome(parseWhole(request("GET / HTTP/1.x"))) == .failure(400))
+    }
+
     // MARK: Limits
 
     @Test func overLongRequestLineIsRefusedWith414() {
