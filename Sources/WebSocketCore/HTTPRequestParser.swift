@@ -92,6 +92,11 @@ public struct HTTPRequestParser: Sendable {
     }
 
     private static func parseHead(_ bytes: UnsafeRawBufferPointer, size: Int, limits: Limits) -> Result {
+        // A request line too long to end within the limit is refused as 414 before its syntax is looked at, as
+        // `parse` does when the head arrives in pieces, so the status never depends on how the bytes arrive.
+        if Self.firstLineFeed(bytes, upTo: min(size, limits.maximumRequestLineLength + 2)) == nil {
+            return .failure(.uriTooLong)
+        }
         // Request line: method SP request-target SP HTTP-version CRLF.
         var index = 0
         let methodStart = index
