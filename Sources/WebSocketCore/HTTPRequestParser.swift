@@ -92,6 +92,11 @@ public struct HTTPRequestParser: Sendable {
     }
 
     private static func parseHead(_ bytes: UnsafeRawBufferPointer, size: Int, limits: Limits) -> Result {
+        // A request line too long to end within the limit is refused as 414 before its syntax is looked at, as
+        // `parse` does when the head arrives in pieces, so the status never depends on how the bytes arrive.
+        if Self.firstLineFeed(bytes, upTo: min(size, limits.maximumRequestLineLength + 2)) == nil {
+            return .failure(.uriTooLong)
+        }
         // Request line: method SP request-target SP HTTP-version CRLF.
         var index = 0
         let methodStart = index
@@ -108,7 +113,9 @@ public struct HTTPRequestParser: Sendable {
         while index < size && bytes[index] != 0x0D { index += 1 }
         let version = versionStart..<index
         guard index + 1 < size, bytes[index + 1] == 0x0A else { return .failure(.badRequest) }
-        guard version.count == 8, matches(bytes, version, prefix: "HTTP/1.") else { return .failure(.badRequest) }
+        // HTTP-version = "HTTP/" DIGIT "." DIGIT; checking the last byte too keeps a bare LF out of the request line.
+        guard version.count == 8, matches(bytes, version, prefix: "HTTP/1."), isDigit(bytes[version.upperBound - 1])
+        else { return .failure(.badRequest) }
         guard index <= limits.maximumRequestLineLength else { return .failure(.uriTooLong) }
         index += 2
 
@@ -154,6 +161,10 @@ public struct HTTPRequestParser: Sendable {
         let start = prefix.utf8Start
         for index in 0..<count where bytes[range.lowerBound + index] != start[index] { return false }
         return true
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }
 
     /// RFC 9110 §5.6.2 tchar.

@@ -267,6 +267,15 @@ func request(_ line: String = "GET / HTTP/1.1", _ fields: [String] = ["Host: a"]
         #expect(expectSameOutcomeInEveryFeedingMode(bytes) == .failure(400))
     }
 
+    @Test func versionEndingInABareLineFeedIsRefusedHoweverTheBytesArrive() {
+        // Found by fuzzing: "HTTP/1." followed by LF passed the version check (8 bytes, "HTTP/1." prefix) when the
+        // head arrived whole, so a request line ending in a bare LF was accepted, yet refused when read in pieces.
+        let bytes: [UInt8] = Array("GET / HTTP/1.\n\r\nHoxt: com\r\nqUttp://ex\"54\"\r\n\r\n".utf8)
+        #expect(ParseOutcome(parseWhole(bytes)) == .failure(400))
+        #expect(expectSameOutcomeInEveryFeedingMode(bytes) == .failure(400))
+        #expect(ParseOutcome(parseWhole(request("GET / HTTP/1.x"))) == .failure(400))
+    }
+
     // MARK: Limits
 
     @Test func overLongRequestLineIsRefusedWith414() {
@@ -284,6 +293,74 @@ func request(_ line: String = "GET / HTTP/1.1", _ fields: [String] = ["Host: a"]
         let endless = Array(("GET /" + String(repeating: "a", count: 500)).utf8)
         #expect(ParseOutcome(parseWhole(endless, limits: limits)) == .failure(414))
         #expect(parseIncrementally(endless, mode: .byteByByte, limits: limits).count == 102)
+    }
+
+    @Test func longMalformedRequestLineGets414HoweverTheBytesArrive() {
+        // Found by fuzzing: a request line of 5578 bytes that is not a valid request line, then CRLF CRLF. Read in
+        // pieces it was refused with 414 (too long to end within the limit); read whole, its syntax was checked
+        // first and it got 400.
+        let requestLine = [
+            "Gx_window_bitsge-deflate;rver.uxamplssage-deflatpermessagezdeflateext_takeover; client_nermessagezde",
+            "flateext_takeover; client_no_eover; client_no_context_takeover; server_max_window_bits=18; client_m,",
+            "x_window_bitsge-deflateo_eover; client_no_conte server_max_window_bits=18; client_m,x_window_bitsge-",
+            "deflate;t-deflate-frame, permesdeflatpermessagezdeflateext_message-deflatpermessagezdeflateext_takeo",
+            "ver; clkent_no_eoveext_takeover; server_max_window_bits=18; client_m,x_window_bitsge-deflate;rver.ux",
+            "amplssage-deflatpermessagezdeflatnt_no_context_takeover; server_max_window_bits=18; client_m,x_windo",
+            "w_bitsge-deflate;t-deflate-frame, permesdeflatpermessagezdeflateext_message-deflatpermessagezdeflate",
+            "ext_takeover; client_ver; client_no_context_takeover; server_max_window_bits=18; client_m,x_window_b",
+            "itsge-deflate;rver.uxamplssage-deflatpermessagezdeflatnt_no_context_takeover; server_max_window_bits",
+            "=18; client_m,x_window_bitsge-deflate;t-deflate-frame, permesdeflatpermesser; client_no_context_take",
+            "over; server_max_window_bits=18; client_m,x_window_bitsge-deflate;rver.uxamplssage-deflatpermessagez",
+            "deflateext_takeover; client_nermessagezdeflateext_takeover; client_no_eover; client_no_context_takeo",
+            "ver; server_max_window_bits=18; client_m,x_window_bitsge-deflateo_eover; client_no_context_takeover;",
+            " server_max_window_bits=18; client_m,x_window_bitsge-deflate;t-deflate-frame, permesdeflatpermessage",
+            "zdeflateext_message-deflatpzermessagezdeflateext_takeover; client_no_eover; client_no_cont;rver.uxan",
+            "t_no_context_takeover; server_max_window_bits=18; client_m,x_window_bitsge-deflate;t-deflate-frame, ",
+            "permesdeflatpermesser; client_no_context_takeover; server_max_window_bits=18; client_m,x_window_bits",
+            "ge-deflate;rver.uxamplssage-deflatpermessagezdeflateext_takeover; client_no_eover;m,x_window_bitsge-",
+            "deflate;t-deflate-frame, permesdeflatpermesser; client_no_context_takeover; server_max_window_bits=1",
+            "8; client_m,xxt_takeover; server_max_window_s=18; client_m,x_window_bitsge-deflate;t-deflate-frame, ",
+            "permesdeflatpermesser; client_no_context_takeover; server_max_window_bits=18; client_m,x_window_bits",
+            "ge-deflate;rver.uxamplssage-deflatpermessagezdeflateext_takeover; client_no_eover; client_no_context",
+            "_takeover; server_max_window_bits=18; client_m,x_window_bitsge-deflate;t-deflate-frame, permesdeflat",
+            "permessagezdeflateext_message-deflatpermessagezdeflateext_takeover; clkent_no_eoveext_takeover; serv",
+            "er_max_window_bits=18; client_m,x_window_bitsge-deflate;rver.uxamplssage-deflatpermessagezdeflatnt_n",
+            "o_context_takeover; server_max_window_bits=18; client_m,x_window_bitsge-deflate;t-deflate-frame, per",
+            "mesdeflatpermessagezdeflateext_message-deflatpermessagezdeflateext_takeover; client_ver; client_no_c",
+            "ontext_takeover; server_max_window_bits=18; client_m,x_window_bitsge-deflate;rver.uxamplssage-deflat",
+            "permessagezdeflatnt_no_context_takeover; server_max_window_bits=18; client_m,x_window_bitsge-deflate",
+            ";t-deflate-frame, permesdeflatpermesser; client_no_context_takeover; server_max_window_bits=18; clie",
+            "nt_m,x_window_bitsge-deflate;rver.uxamplssage-deflatpermessagezdeflateext_takeover; client_nermessag",
+            "ezdeflateext_takeover; client_no_eover; client_no_context_takeover; server_max_window_bits=18; clien",
+            "t_m,x_window_bitsge-deflateo_eover; client_no_context_takeover; server_max_window_bits=18; client_m,",
+            "x_window_bitsge-deflate;t-deflate-frame, permesdeflatpermessagezdeflateext_message-deflatpzermessage",
+            "zdeflateext_takeover; client_no_eover; client_no_cont;rver.uxant_no_context_takeover; server_max_win",
+            "dow_bits=18; client_m,x_window_bitsge-deflate;t-deflate-frame, permesdeflatpermesser; client_no_cont",
+            "ext_takeover; server_max_window_bits=18; client_m,x_window_bitsge-deflate;rver.uxamplssage-deflatper",
+            "messagezdeflateext_takeover; client_no_eover;m,x_window_bitsge-deflate;t-deflate-frame, permesdeflat",
+            "permesser; client_no_context_takeover; server_max_window_bits=18; client_m,x_window_bitsge-deflate;r",
+            "ver.uxamplssage-deflatpermessagezdeflateext_takeover; client_no_eover;_m,x_window_bitsge-deflate;rve",
+            "r.uxamplssage-deflatpermessagezdeflateext_takeover; client_no_eover; client_no_context_takeover; ser",
+            "ver_max_window_bits=18; client_m,x_window_bitsge-deflate;t-deflate-frame, permesdeflatpermessagezdef",
+            "lateext_takeover; client_no_eover; client_no_context_takeover; server_max_window_bits=18; client_m,x",
+            "_window_bitsge-deflate;rver.uxamplssage-deflatpermessagezdeflateext_takeover; cliesage-e; server_%%%",
+            "%%%%%indow_indow_btakeover; client_no_eover; client_no_context_takeover_context_takeover; server_max",
+            "_window_bits=18; client_m,x_window_bitsge-deflate;rver.uxamplssage-deflatpermessagezdeflateext_takeo",
+            "ver; client_no_eover;m,x_window_bitsge-deflate;t-deflate-frame, permesdeflatpermesser; client_no_con",
+            "text_takeover; server_max_window_bits=18; client_m,x_window_bitsge-deflate;rver.uxamplssage-deflatpe",
+            "rmessagezdeflateext_takeover; client_no_eover;_m,x_window_bitsge-deflate;rver.uxamplssage-deflatperm",
+            "essagezdeflateext_takeover; client_no_eover; client_no_context_takeover; server_max_window_bits=18; ",
+            "client_m,x_window_bitsge-deflate;t-deflate-frame, permesdeflatpermessagezdeflateext_takeover; client",
+            "_no_eover; client_no_context_takeover; server_max_window_bits=18; client_m,x_window_bitsge-deflate;r",
+            "ver.uxamplssage-deflatpermessagezdeflateext_takeover; cliesage-e; server_%%%%%%%%indow_indow_btakeov",
+            "er; client_no_eover; client_no_context_takeover; server_max_window_bits=18; client_m,x_window_bitsge",
+            "-deflate;rver.uxamplssage-deflatpermessagezdeflateext_takeover; cliesage-e; server_%%%%%%%%indow_ind",
+            "ow_bits=\"24t-deflate-frame, permessage-e; server_%%%%%%%%indow_indow_bits=\"24\"",
+        ].joined()
+        #expect(requestLine.utf8.count == 5578)
+        let bytes = Array((requestLine + "\r\n\r\n").utf8)
+        #expect(ParseOutcome(parseWhole(bytes)) == .failure(414))
+        #expect(expectSameOutcomeInEveryFeedingMode(bytes) == .failure(414))
     }
 
     @Test func headOverTheSizeLimitIsRefusedWith431() {
