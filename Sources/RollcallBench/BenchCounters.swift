@@ -51,7 +51,7 @@ final class BenchCounters: Sendable {
         case .outstanding: self.outstanding.wrappingAdd(amount, ordering: .relaxed)
         case .expected: self.expected.wrappingAdd(amount, ordering: .relaxed)
         case .ready: self.ready.wrappingAdd(amount, ordering: .relaxed)
-        case .acknowledged: self.acknowledged.wrappingAdd(amount, ordering: .relaxed)
+        case .acknowledged: self.acknowledged.wrappingAdd(amount, ordering: .releasing)
         case .caughtUp: self.caughtUp.wrappingAdd(amount, ordering: .relaxed)
         }
     }
@@ -70,7 +70,8 @@ final class BenchCounters: Sendable {
             outstanding: self.outstanding.load(ordering: .relaxed),
             expected: self.expected.load(ordering: .relaxed),
             ready: self.ready.load(ordering: .relaxed),
-            acknowledged: self.acknowledged.load(ordering: .relaxed),
+            // Acquiring: the highest sequence number, stored before each acknowledgement, is read after it.
+            acknowledged: self.acknowledged.load(ordering: .acquiring),
             caughtUp: self.caughtUp.load(ordering: .relaxed),
             highestSequence: self.highestSequence.load(ordering: .relaxed)
         )

@@ -215,7 +215,6 @@ final class RosterDriver: BenchDriver {
                 self.participants[local].joined = true
                 self.counters.add(.ready)
             } else if let at = Self.find(Self.seqMarker, in: bytes, from: 0) {
-                self.counters.add(.acknowledged)
                 var sequence: UInt64 = 0
                 var index = at
                 while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 {
@@ -224,8 +223,11 @@ final class RosterDriver: BenchDriver {
                 }
                 if sequence > self.highestAcknowledged {
                     self.highestAcknowledged = sequence
-                    self.counters.highestSequence.store(Int(sequence), ordering: .relaxed)
+                    self.counters.highestSequence.store(Int(sequence), ordering: .releasing)
                 }
+                // Counted after the sequence number is published: whoever sees every change acknowledged also sees
+                // the highest sequence number among them (the drain's target).
+                self.counters.add(.acknowledged)
             }
             return
         }
