@@ -68,7 +68,7 @@ extension JSONScanner {
         return index + 2
     }
 
-    /// Decodes `\uXXXX`, or a `\uXXXX\uXXXX` surrogate pair, at `index` into `scratch` as UTF-8.
+    /// Decodes a `\u` escape (four hex digits), or a surrogate pair of two, at `index` into `scratch` as UTF-8.
     ///
     /// - Returns: the offset just past the escape or pair.
     mutating func decodeUnicodeEscape(at index: Int) throws(JSONError) -> Int {

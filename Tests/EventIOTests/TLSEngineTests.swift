@@ -9,7 +9,7 @@ private struct CertificateDirectory {
     let certificate: TLSSelfSignedCertificate
 
     init() throws {
-        var template = Array("/tmp/rollcall-tls-XXXXXX".utf8CString)
+        var template = Array(("/tmp/rollcall-tls-" + String(repeating: "X", count: 6)).utf8CString)  // mkdtemp template
         let created = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard created != nil else {
             throw TLSError(.certificateGenerationFailed, "cannot create a temporary directory")

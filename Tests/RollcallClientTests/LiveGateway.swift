@@ -42,7 +42,7 @@ final class LiveGateway: @unchecked Sendable {
         configuration.compression.isEnabled = compression
         if tls {
             let base = NSTemporaryDirectory().hasSuffix("/") ? NSTemporaryDirectory() : NSTemporaryDirectory() + "/"
-            var template = Array((base + "rollcall-client-XXXXXX").utf8CString)
+            var template = Array((base + "rollcall-client-" + String(repeating: "X", count: 6)).utf8CString)  // mkdtemp template
             guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
                 throw LiveGatewayError(description: "cannot create a temporary directory")
             }

@@ -505,7 +505,7 @@ struct TemporaryCertificate {
 
     init() throws {
         let base = NSTemporaryDirectory().hasSuffix("/") ? NSTemporaryDirectory() : NSTemporaryDirectory() + "/"
-        var template = Array((base + "rollcall-live-XXXXXX").utf8CString)
+        var template = Array((base + "rollcall-live-" + String(repeating: "X", count: 6)).utf8CString)  // mkdtemp template
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
             throw TestClientError("cannot create a temporary directory")
         }
