@@ -80,7 +80,7 @@ enum Base64URL {
             input.removeLast()
             padding += 1
         }
-        // The padding must complete exactly the last group: "xx==" or "xxx=", never "xxxx=" or "x===".
+        // The padding must complete exactly the last group: two characters and "==", or three and "=".
         guard padding == 0 || input.count % 4 == 4 - padding else {
             return nil
         }
