@@ -1,4 +1,4 @@
-/// The role a token grants its holder in one room.
+/// The role a token grants its holder in one room; what each role may do is decided by the rooms, not here.
 ///
 /// Only the five roles below exist; `init(rawValue:)` returns nil for any other string, and verification refuses a
 /// token that names one. Raw values are compared exactly, so `Admin` is not `admin`.
@@ -22,13 +22,13 @@ public struct TokenRole: RawRepresentable, Hashable, Sendable, CustomStringConve
         self.rawValue = rawValue
     }
 
-    /// Runs the room: everything a moderator can, and ending the meeting.
+    /// The room's owner.
     public static let admin = TokenRole(known: "admin")
-    /// Keeps order: mutes, removes, admits and promotes participants.
+    /// Keeps order in the room on the owner's behalf.
     public static let moderator = TokenRole(known: "moderator")
-    /// Takes part: speaks, publishes and chats.
+    /// Takes part in the meeting.
     public static let participant = TokenRole(known: "participant")
-    /// Watches and listens without publishing.
+    /// Follows the meeting without taking part.
     public static let viewer = TokenRole(known: "viewer")
     /// An automated client, limited to the capabilities of its token's `caps` claim.
     public static let bot = TokenRole(known: "bot")
