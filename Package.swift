@@ -49,6 +49,8 @@ let package = Package(
                 "TokenAuth", "RollcallBench", "JSONCoding",
             ]
         ),
+        // Cluster mode over Redis: the RESP wire format (a bounded incremental parser and an encoder), no I/O.
+        .target(name: "Cluster"),
         .executableTarget(name: "rollcall", dependencies: ["RollcallCLI"]),
         // An in-memory transport and a manual clock, so gateway scenarios run without sockets.
         .target(name: "GatewayTesting", dependencies: ["Gateway", "JSONCoding"]),
@@ -56,6 +58,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: ["Gateway", "GatewayTesting", "TokenAuth", "JSONCoding", "RollcallClient"]
         ),
+        .testTarget(name: "ClusterTests", dependencies: ["Cluster"]),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
         .testTarget(name: "TokenAuthTests", dependencies: ["TokenAuth", "JSONCoding"]),
         .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore"]),
