@@ -67,20 +67,22 @@ let package = Package(
         .testTarget(
             name: "RollcallBenchTests",
             dependencies: [
-                "RollcallBench", "WebSocketServer", "WebSocketCore", "EventIO", "Gateway", "GatewayWebSocket", "TokenAuth",
+                "RollcallBench", "WebSocketServer", "WebSocketCore", "EventIO", "Gateway", "GatewayWebSocket",
+                "TokenAuth",
             ]
         ),
         .testTarget(
             name: "RollcallClientTests",
             dependencies: [
-                "RollcallClient", "WebSocketServer", "GatewayWebSocket", "Gateway", "TokenAuth", "EventIO", "JSONCoding",
+                "RollcallClient", "WebSocketServer", "GatewayWebSocket", "Gateway", "TokenAuth", "EventIO",
+                "JSONCoding",
             ]
         ),
         .testTarget(
             name: "RollcallCLITests",
             dependencies: [
-                "RollcallCLI", "GatewayWebSocket", "Gateway", "WebSocketServer", "WebSocketCore", "EventIO", "TokenAuth",
-                "JSONCoding",
+                "RollcallCLI", "GatewayWebSocket", "Gateway", "WebSocketServer", "WebSocketCore", "EventIO",
+                "TokenAuth", "JSONCoding",
             ]
         ),
         .testTarget(
