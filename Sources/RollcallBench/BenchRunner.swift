@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import EventIO
+import Synchronization
 import RollcallClient
 import TokenAuth
 
@@ -90,6 +91,21 @@ public enum BenchRunner {
         func onEachLoop(_ body: @escaping (BenchDriver) -> Void) {
             for (loop, driver) in zip(loops, drivers) { loop.execute { body(driver) } }
         }
+        /// Stops the load on every loop and waits (bounded) until each loop has done so, so nothing is sent after
+        /// the counters are read for the drain.
+        let stoppedLoops = Atomic<Int>(0)
+        func stopLoadEverywhere() {
+            stoppedLoops.store(0, ordering: .relaxed)
+            onEachLoop { driver in
+                driver.stopLoad()
+                stoppedLoops.add(1, ordering: .releasing)
+            }
+            let deadline = EventLoop.monotonicNow() + 5_000_000_000
+            while stoppedLoops.load(ordering: .acquiring) < loops.count && EventLoop.monotonicNow() < deadline {
+                var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+                nanosleep(&pause, nil)
+            }
+        }
         func total() -> BenchCounterValues { counters.reduce(BenchCounterValues()) { $0 + $1.snapshot() } }
 
         var reporter = ProgressReporter(scenario: options.scenario, sink: progress)
@@ -113,7 +129,7 @@ public enum BenchRunner {
             onEachLoop { $0.startLoad() }
             wait(seconds: options.duration)
             loadEnd = EventLoop.monotonicNow()
-            onEachLoop { $0.stopLoad() }
+            stopLoadEverywhere()
             wait(seconds: options.replyTimeout + 0.5) { total().outstanding == 0 }
         case .fanout:
             wait(seconds: Self.setupLimit) {
@@ -124,7 +140,7 @@ public enum BenchRunner {
             onEachLoop { $0.startLoad() }
             wait(seconds: options.duration)
             loadEnd = EventLoop.monotonicNow()
-            onEachLoop { $0.stopLoad() }
+            stopLoadEverywhere()
             wait(seconds: options.replyTimeout) { let values = total(); return values.received + values.mismatched >= values.expected }
         case .roster:
             wait(seconds: Self.setupLimit) {
@@ -135,7 +151,7 @@ public enum BenchRunner {
             onEachLoop { $0.startLoad() }
             wait(seconds: options.duration)
             loadEnd = EventLoop.monotonicNow()
-            onEachLoop { $0.stopLoad() }
+            stopLoadEverywhere()
             // Every change acknowledged, then every observer at the last acknowledged sequence number (bounded).
             wait(seconds: options.replyTimeout) { let values = total(); return values.acknowledged >= values.sent }
             let target = UInt64(total().highestSequence)
@@ -145,7 +161,7 @@ public enum BenchRunner {
             onEachLoop { $0.startLoad() }
             wait(seconds: options.duration)
             loadEnd = EventLoop.monotonicNow()
-            onEachLoop { $0.stopLoad() }
+            stopLoadEverywhere()
         case .idle:
             onEachLoop { $0.startLoad() }
             wait(seconds: options.duration) { let values = total(); return values.opened + values.connectFailures >= totalConnections }
