@@ -590,12 +590,11 @@ public final class WebSocketConnection {
     }
 
     private func enqueue(_ frame: WebSocketOutboundFrame) {
-        frame.storage.withUnsafeBytes { bytes in
-            if self.tls != nil {
-                self.writeRaw(UnsafeRawBufferPointer(rebasing: bytes[frame.startIndex...]))
-            }
-        }
-        if self.tls == nil {
+        if self.tls != nil {
+            // TLS encrypts now; the ciphertext is what gets queued.
+            frame.storage.withUnsafeBytes { self.writeRaw(UnsafeRawBufferPointer(rebasing: $0[frame.startIndex...])) }
+        } else {
+            // The frame's storage is shared, not copied: the same bytes may be queued to many connections.
             self.outbound.append(frame.storage, range: frame.startIndex..<frame.storage.count)
             self.scheduleFlush()
         }

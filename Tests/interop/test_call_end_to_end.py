@@ -55,24 +55,34 @@ class RunningServer:
         self._drainer.start()
 
     def _drain(self):
-        pending = b""
-        while chunk := os.read(self.process.stderr.fileno(), 4096):
-            pending += chunk
-            *lines, pending = pending.split(b"\n")
-            self.log_lines.extend(line.decode(errors="replace") for line in lines)
+        drain_stderr(self.process, self.log_lines)
 
     def stop(self):
         """Sends SIGTERM and returns the exit status (None when it had to be killed)."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout=SHUTDOWN_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=SHUTDOWN_TIMEOUT)
-            return None
-        finally:
-            self._drainer.join(timeout=SHUTDOWN_TIMEOUT)
+        return terminate(self.process, self._drainer)
+
+
+def drain_stderr(process, log_lines):
+    """Reads the server's stderr to the end (so the pipe never fills), appending each line to `log_lines`."""
+    pending = b""
+    while chunk := os.read(process.stderr.fileno(), 4096):
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        log_lines.extend(line.decode(errors="replace") for line in lines)
+
+
+def terminate(process, drainer):
+    """Sends SIGTERM and returns the exit status (None when the process had to be killed)."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+    try:
+        return process.wait(timeout=SHUTDOWN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=SHUTDOWN_TIMEOUT)
+        return None
+    finally:
+        drainer.join(timeout=SHUTDOWN_TIMEOUT)
 
 
 def read_first_line(process, timeout):

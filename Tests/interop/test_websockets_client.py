@@ -12,17 +12,17 @@ Set up the environment with scripts/python-venv.sh, build with `swift build`, th
 import json
 import os
 import re
-import select
 import signal
 import ssl
 import subprocess
 import threading
-import time
 from pathlib import Path
 
 import pytest
 from websockets.exceptions import ConnectionClosed, ConnectionClosedError
 from websockets.sync.client import connect
+
+from test_call_end_to_end import drain_stderr, read_first_line, terminate
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 BINARY = Path(os.environ.get("ROLLCALL_BIN", PROJECT_ROOT / ".build" / "debug" / "rollcall")).resolve()
@@ -42,11 +42,7 @@ class RunningServer:
 
     def _drain(self):
         # Keeps the pipe from filling up and records what the server logs after its first line.
-        pending = b""
-        while chunk := os.read(self.process.stderr.fileno(), 4096):
-            pending += chunk
-            *lines, pending = pending.split(b"\n")
-            self.log_lines.extend(line.decode(errors="replace") for line in lines)
+        drain_stderr(self.process, self.log_lines)
 
     def url(self, scheme, path="/echo"):
         matches = [address for address in self.addresses if address.startswith(scheme + "://")]
@@ -55,35 +51,7 @@ class RunningServer:
 
     def stop(self):
         """Sends SIGTERM and returns the exit status (killing the process if it does not exit in time)."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout=SHUTDOWN_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=SHUTDOWN_TIMEOUT)
-            return None
-        finally:
-            self._drainer.join(timeout=SHUTDOWN_TIMEOUT)
-
-
-def read_first_line(process, timeout):
-    """Reads the first stderr line of `process`, waiting at most `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    line = b""
-    fd = process.stderr.fileno()
-    while not line.endswith(b"\n"):
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise AssertionError(f"the server logged no complete line within {timeout} s: {line!r}")
-        ready, _, _ = select.select([fd], [], [], remaining)
-        if not ready:
-            continue
-        byte = os.read(fd, 1)
-        if not byte:
-            raise AssertionError(f"the server exited before logging its addresses: {line!r}")
-        line += byte
-    return line.decode()
+        return terminate(self.process, self._drainer)
 
 
 def parse_addresses(line):
