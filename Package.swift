@@ -49,8 +49,9 @@ let package = Package(
                 "TokenAuth", "RollcallBench", "JSONCoding",
             ]
         ),
-        // Cluster mode over Redis: the RESP wire format (a bounded incremental parser and an encoder), no I/O.
-        .target(name: "Cluster"),
+        // Cluster mode over Redis: the RESP wire format (a bounded incremental parser and an encoder) and a Redis
+        // client on an EventIO loop (pipelining, deadlines, reconnects with backoff, pub/sub).
+        .target(name: "Cluster", dependencies: ["EventIO"]),
         .executableTarget(name: "rollcall", dependencies: ["RollcallCLI"]),
         // An in-memory transport and a manual clock, so gateway scenarios run without sockets.
         .target(name: "GatewayTesting", dependencies: ["Gateway", "JSONCoding"]),
