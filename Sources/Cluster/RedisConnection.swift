@@ -87,7 +87,7 @@ final class RedisConnection: EventLoopHandler, EventLoopFlushable {
             let result: IOResult<Int>
             do {
                 result = try self.output.withUnsafeBytes { bytes throws(IOError) in
-                    try Socket.write(self.fd, UnsafeRawBufferPointer(rebasing: bytes[start...]))
+                    try Socket.send(self.fd, UnsafeRawBufferPointer(rebasing: bytes[start...]))
                 }
             } catch {
                 self.fail(.connectionLost)
