@@ -1,0 +1,61 @@
+import Dispatch
+import EventIO
+import Foundation
+
+/// An `EventLoop` running on its own thread for one test, with a way to run code on it and wait.
+final class LoopHarness: @unchecked Sendable {
+    let loop: EventLoop
+    private let thread: EventLoopThread
+    private var isShutDown = false
+
+    init() throws {
+        let loop = try EventLoop()
+        self.loop = loop
+        self.thread = EventLoopThread(name: "redis-test") { loop.run() }
+    }
+
+    /// Runs `body` on the loop's thread and waits (at most ten seconds) for its result.
+    @discardableResult
+    func onLoop<T>(_ body: @escaping () -> T) -> T {
+        let box = ResultBox<T>()
+        self.loop.execute { box.put(body()) }
+        guard let value = box.wait(seconds: 10) else { preconditionFailure("the event loop did not answer") }
+        return value
+    }
+
+    /// Stops the loop and joins its thread.
+    func shutDown() {
+        guard !self.isShutDown else { return }
+        self.isShutDown = true
+        self.loop.stop()
+        self.thread.join()
+    }
+}
+
+/// One value handed from one thread to another, waited for with a deadline.
+final class ResultBox<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private let semaphore = DispatchSemaphore(value: 0)
+    private var value: T?
+
+    func put(_ value: T) {
+        self.lock.withLock { self.value = value }
+        self.semaphore.signal()
+    }
+
+    /// The value, or nil when none came within `seconds`.
+    func wait(seconds: Double) -> T? {
+        guard self.semaphore.wait(timeout: .now() + seconds) == .success else { return nil }
+        return self.lock.withLock { self.value }
+    }
+}
+
+/// Polls `condition` every few milliseconds until it holds or `seconds` pass; returns whether it held.
+func waitUntil(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        Thread.sleep(forTimeInterval: 0.005)
+    }
+    return condition()
+}
