@@ -77,11 +77,6 @@ extension RedisClientConfiguration {
         }
     }
 
-    /// Whether `host` is `localhost` or an IP literal the client can connect to.
-    var isValidHost: Bool {
-        self.host.lowercased() == "localhost" || Self.isIPv4Literal(self.host) || Self.isIPv6Literal(self.host)
-    }
-
     static func isIPv4Literal(_ text: String) -> Bool {
         var address = in_addr()
         return inet_pton(AF_INET, text, &address) == 1

@@ -32,24 +32,6 @@ final class LoopHarness: @unchecked Sendable {
     }
 }
 
-/// One value handed from one thread to another, waited for with a deadline.
-final class ResultBox<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private let semaphore = DispatchSemaphore(value: 0)
-    private var value: T?
-
-    func put(_ value: T) {
-        self.lock.withLock { self.value = value }
-        self.semaphore.signal()
-    }
-
-    /// The value, or nil when none came within `seconds`.
-    func wait(seconds: Double) -> T? {
-        guard self.semaphore.wait(timeout: .now() + seconds) == .success else { return nil }
-        return self.lock.withLock { self.value }
-    }
-}
-
 /// Polls `condition` every few milliseconds until it holds or `seconds` pass; returns whether it held.
 func waitUntil(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
