@@ -15,6 +15,8 @@ final class RedisConnection: EventLoopHandler, EventLoopFlushable {
 
     private let loop: EventLoop
     private var fd: Int32 = -1
+    /// The server, for messages.
+    private var address: SocketAddress?
     private var parser: RESPParser
     private var output: [UInt8] = []
     private var outputStart = 0
@@ -40,6 +42,7 @@ final class RedisConnection: EventLoopHandler, EventLoopFlushable {
     ///
     /// - Parameter address: the server.
     func start(to address: SocketAddress) throws(IOError) {
+        self.address = address
         self.fd = try Socket.connect(to: address)
         Socket.setNoDelay(self.fd)
         do {
@@ -127,7 +130,8 @@ final class RedisConnection: EventLoopHandler, EventLoopFlushable {
             guard !events.isDisjoint(with: [.writable, .error, .hangup]) else { return }
             let error = Socket.pendingError(self.fd)
             guard error == 0 else {
-                self.fail(.connectFailed("\(IOError(errnoCode: error, function: "connect"))"))
+                let cause = IOError(errnoCode: error, function: "connect")
+                self.fail(.connectFailed("\(self.address.map { "\($0)" } ?? "?"): \(cause)"))
                 return
             }
             self.isOpen = true

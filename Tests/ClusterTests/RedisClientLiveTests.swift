@@ -59,6 +59,27 @@ private func configuration(for server: RedisServerProcess) -> RedisClientConfigu
         #expect(probe.request(["GET", "counter"])?.text == String(count))
     }
 
+    @Test func aLargeValueCrossesManyReadsAndWrites() throws {
+        let server = try RedisServerProcess()
+        defer { server.shutDown() }
+        let harness = try LoopHarness()
+        defer { harness.shutDown() }
+        let probe = ClientProbe(harness, configuration(for: server))
+        defer { probe.stop() }
+        #expect(probe.startAndWaitUntilConnected())
+
+        // 8 MiB: more than the socket buffers take at once, and far more than one read.
+        let value = String(repeating: "0123456789abcdef", count: 512 * 1024)
+        let small = probe.sendWithoutWaiting(["SET", "small", "1"])
+        #expect(probe.request(["SET", "large", value], seconds: 30)?.text == "OK")
+        #expect(small.wait(seconds: 1)?.text == "OK")
+        #expect(probe.request(["STRLEN", "large"]).map(integer) == 8 * 1024 * 1024)
+        let echoed = probe.request(["GET", "large"], seconds: 30)?.text
+        #expect(echoed?.count == value.count)
+        #expect(echoed == value)
+        #expect(probe.connectCount == 1)
+    }
+
     @Test func anErrorReplySurfacesAsAServerErrorWithItsText() throws {
         let server = try RedisServerProcess()
         defer { server.shutDown() }
@@ -97,7 +118,8 @@ private func configuration(for server: RedisServerProcess) -> RedisClientConfigu
         let result = probe.request(["PING"], seconds: 1)
         #expect(result?.error == .notConnected)
         #expect(Date().timeIntervalSince(started) < 0.5)
-        #expect(probe.errors.allSatisfy { $0.description.contains("cannot connect to Redis") })
+        #expect(probe.errors.allSatisfy { $0.description.contains("cannot connect to Redis: 127.0.0.1:") })
+        #expect(probe.errors.first?.description.contains("Connection refused") == true)
         #expect(!probe.states.contains(.connected))
 
         // The completion never runs inside send.
