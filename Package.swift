@@ -49,16 +49,20 @@ let package = Package(
                 "TokenAuth", "RollcallBench", "JSONCoding",
             ]
         ),
-        // Cluster mode over Redis: the RESP wire format (a bounded incremental parser and an encoder), no I/O.
-        .target(name: "Cluster"),
+        // Cluster mode over Redis: the RESP wire format (a bounded incremental parser and an encoder) and a Redis
+        // client on an EventIO loop (pipelining, deadlines, reconnects with backoff, pub/sub).
+        .target(name: "Cluster", dependencies: ["EventIO"]),
         .executableTarget(name: "rollcall", dependencies: ["RollcallCLI"]),
         // An in-memory transport and a manual clock, so gateway scenarios run without sockets.
         .target(name: "GatewayTesting", dependencies: ["Gateway", "JSONCoding"]),
+        // A real redis-server for tests: started on a free loopback port in a temporary directory, stopped, killed
+        // and restarted on demand.
+        .target(name: "ClusterTesting"),
         .testTarget(
             name: "GatewayTests",
             dependencies: ["Gateway", "GatewayTesting", "TokenAuth", "JSONCoding", "RollcallClient"]
         ),
-        .testTarget(name: "ClusterTests", dependencies: ["Cluster"]),
+        .testTarget(name: "ClusterTests", dependencies: ["Cluster", "ClusterTesting", "EventIO"]),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
         .testTarget(name: "TokenAuthTests", dependencies: ["TokenAuth", "JSONCoding"]),
         .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore"]),

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite needs when they are missing: the C libraries the package links
-# (OpenSSL, zlib), Python's venv, the openssl command (test certificates) and Chromium (the dashboard test).
+# (OpenSSL, zlib), Python's venv, the openssl command (test certificates), Chromium (the dashboard test) and
+# redis-server (the cluster-mode Redis client tests).
 # Quiet and quick when everything is there.
 set -euo pipefail
 
-packages=(libssl-dev zlib1g-dev python3-venv openssl chromium)
+packages=(libssl-dev zlib1g-dev python3-venv openssl chromium redis-server)
 missing=()
 for package in "${packages[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

@@ -137,6 +137,13 @@ public enum Socket {
         try systemCall("write") { Glibc.write(fd, bytes.baseAddress, bytes.count) }
     }
 
+    /// Writes from one buffer with `send` and MSG_NOSIGNAL: a peer that reset the connection makes the call fail
+    /// with EPIPE instead of raising SIGPIPE, whatever the process does with that signal.
+    @inline(__always)
+    public static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(IOError) -> IOResult<Int> {
+        try systemCall("send") { Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
+    }
+
     /// Turns off Nagle's algorithm: frames go out when written.
     public static func setNoDelay(_ fd: Int32) {
         var one: Int32 = 1
