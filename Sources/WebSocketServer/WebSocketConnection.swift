@@ -53,7 +53,12 @@ public final class WebSocketConnection {
     public private(set) var isWritable = true
 
     let fd: Int32
-    unowned let server: ServerLoop
+    /// The loop's server state. Not reference counted: the server loop owns its connections and closes every one
+    /// of them before it goes away, and a closed connection never touches it again (every use is guarded by the
+    /// phase). A checked `unowned` reference cost a strong retain and release on each message.
+    unowned(unsafe) let server: ServerLoop
+    /// The loop's counters, kept here so the per-message path does not go through `server`.
+    private let statistics: LoopStatistics
     var registryIndex = -1
     private(set) var phase: Phase {
         didSet {
@@ -109,6 +114,7 @@ public final class WebSocketConnection {
         self.tls = tls
         self.isSecure = tls != nil
         self.server = server
+        self.statistics = server.loopStatistics
         self.loop = server.loop
         self.phase = tls == nil ? .readingRequest : .tlsHandshake
         let configuration = server.configuration
@@ -157,7 +163,7 @@ public final class WebSocketConnection {
             frame.appendPayload(payload)
             frame.finish(opcode: opcode)
         }
-        self.server.loopStatistics.messagesSent.add(1, ordering: .relaxed)
+        self.statistics.messagesSent.add(1, ordering: .relaxed)
         self.enqueue(frame)
     }
 
@@ -173,7 +179,7 @@ public final class WebSocketConnection {
     /// - Parameter frame: a finished frame.
     public func send(frame: WebSocketOutboundFrame) {
         guard self.phase == .open else { return }
-        self.server.loopStatistics.messagesSent.add(1, ordering: .relaxed)
+        self.statistics.messagesSent.add(1, ordering: .relaxed)
         self.enqueue(frame)
     }
 
@@ -224,7 +230,7 @@ public final class WebSocketConnection {
             }
             self.lastReceivedAt = self.loop.now
             self.pingSentAt = nil
-            self.server.loopStatistics.bytesReceived.add(count, ordering: .relaxed)
+            self.statistics.bytesReceived.add(count, ordering: .relaxed)
             if let tls = self.tls {
                 tls.receiveCiphertext(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                 self.drainTLS(tls)
@@ -522,12 +528,12 @@ public final class WebSocketConnection {
         switch event {
         case .text(let bytes):
             guard self.phase == .open else { return }
-            self.server.loopStatistics.messagesReceived.add(1, ordering: .relaxed)
+            self.statistics.messagesReceived.add(1, ordering: .relaxed)
             self.lastMessageAt = self.loop.now
             self.endpoint?.connection(self, didReceive: .text(bytes))
         case .binary(let bytes):
             guard self.phase == .open else { return }
-            self.server.loopStatistics.messagesReceived.add(1, ordering: .relaxed)
+            self.statistics.messagesReceived.add(1, ordering: .relaxed)
             self.lastMessageAt = self.loop.now
             self.endpoint?.connection(self, didReceive: .binary(bytes))
         case .ping(let bytes):
@@ -653,7 +659,7 @@ public final class WebSocketConnection {
             self.abort(detail: "write failed: \(error)")
             return
         }
-        self.server.loopStatistics.bytesSent.add(queuedBefore - self.outbound.byteCount, ordering: .relaxed)
+        self.statistics.bytesSent.add(queuedBefore - self.outbound.byteCount, ordering: .relaxed)
         switch outcome {
         case .pending:
             if !self.isWatchingWritability {
