@@ -85,6 +85,9 @@ public final class WebSocketConnection {
     private var expectedFrameSize: Int?
     private var outbound = OutboundQueue()
     private var isFlushScheduled = false
+    /// Whether anything was written since the last sweep; a connection that wrote nothing gives back the write
+    /// queue's reusable buffers, so idle connections hold none.
+    private var wroteSinceSweep = false
     private var isWatchingWritability = false
     private var closeReason: WebSocketCloseReason?
     /// A plain HTTP request whose body is being read, its route, and the body so far.
@@ -153,6 +156,21 @@ public final class WebSocketConnection {
     ///   - payload: the message.
     public func send(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer) {
         guard self.phase == .open else { return }
+        if self.tls == nil && self.deflate?.shouldCompress(messageLength: payload.count) != true {
+            // The common case: the frame is written straight into the write queue's own buffer, no allocation.
+            let header = WebSocketFrameHeader(opcode: opcode, payloadLength: payload.count)
+            let headerSize = header.encodedSize
+            self.outbound.appendBytes(count: headerSize + payload.count) { buffer in
+                WebSocketFrameEncoder.writeHeader(header, into: buffer, endingAt: headerSize)
+                if let source = payload.baseAddress {
+                    (buffer.baseAddress! + headerSize).copyMemory(from: source, byteCount: payload.count)
+                }
+            }
+            self.statistics.messagesSent.add(1, ordering: .relaxed)
+            self.scheduleFlush()
+            self.checkQueueLimits()
+            return
+        }
         var frame = WebSocketOutboundFrame(payloadCapacity: payload.count)
         if let deflate = self.deflate, deflate.shouldCompress(messageLength: payload.count) {
             let deflater = self.deflater ?? deflate.makeDeflater()
@@ -626,7 +644,7 @@ public final class WebSocketConnection {
                 }
             }
         } else {
-            self.outbound.append(Array(bytes))
+            self.outbound.append(copying: bytes)
         }
         self.scheduleFlush()
     }
@@ -650,6 +668,7 @@ public final class WebSocketConnection {
 
     fileprivate func flushNow() {
         self.isFlushScheduled = false
+        self.wroteSinceSweep = true
         guard self.phase != .closed else { return }
         let outcome: OutboundQueue.WriteOutcome
         let queuedBefore = self.outbound.byteCount
@@ -696,6 +715,8 @@ public final class WebSocketConnection {
     // MARK: Timers (called by the loop's sweep)
 
     func checkTimers(now: UInt64) {
+        if !self.wroteSinceSweep { self.outbound.releaseUnusedStorage() }
+        self.wroteSinceSweep = false
         let configuration = self.server.configuration
         switch self.phase {
         case .tlsHandshake, .readingRequest:
