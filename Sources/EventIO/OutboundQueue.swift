@@ -118,10 +118,10 @@ public struct OutboundQueue {
     @inline(__always)
     public mutating func appendBytes(count: Int, _ body: (UnsafeMutableRawBufferPointer) -> Void) {
         guard count > 0 else { return }
-        let storage = self.ownedStorage(reserving: count)
-        let start = storage.count
-        body(UnsafeMutableRawBufferPointer(start: storage.base + start, count: count))
-        storage.count = start + count
+        self.reserveOwned(count)
+        let start = self.owned.unsafelyUnwrapped.count
+        body(UnsafeMutableRawBufferPointer(start: self.owned.unsafelyUnwrapped.base + start, count: count))
+        self.owned.unsafelyUnwrapped.count = start + count
         self.byteCount += count
         // Copied bytes always end the buffer, so they extend the last chunk when it is copied bytes too.
         if self.tail > self.head && self.chunks[self.tail - 1].shared == nil {
@@ -183,17 +183,15 @@ public struct OutboundQueue {
         self.tail += 1
     }
 
-    /// The copied-bytes buffer, unique to this queue, with room for `count` more bytes.
+    /// Makes the copied-bytes buffer unique to this queue, with room for `count` more bytes.
     @inline(__always)
-    private mutating func ownedStorage(reserving count: Int) -> OwnedBytes {
+    private mutating func reserveOwned(_ count: Int) {
         if !isKnownUniquelyReferenced(&self.owned) {
             self.owned = self.owned?.copy() ?? OwnedBytes(capacity: max(count, Self.minimumOwnedCapacity))
         }
-        let storage = self.owned.unsafelyUnwrapped
-        if storage.capacity - storage.count < count {
-            storage.grow(toFit: storage.count + count)
+        if self.owned.unsafelyUnwrapped.capacity - self.owned.unsafelyUnwrapped.count < count {
+            self.owned.unsafelyUnwrapped.grow(toFit: self.owned.unsafelyUnwrapped.count + count)
         }
-        return storage
     }
 
     /// Fills the vectors, pinning each shared chunk's storage with `withUnsafeBytes` (recursively, so every
@@ -208,21 +206,19 @@ public struct OutboundQueue {
     ) -> Result<IOResult<Int>, IOError> {
         var filled = filled
         while filled < count {
-            let chunk = self.chunks[first + filled]
-            if let shared = chunk.shared {
+            let start = self.chunks[first + filled].start
+            let length = self.chunks[first + filled].end - start
+            if self.chunks[first + filled].shared != nil {
                 let index = filled
-                return shared.withUnsafeBytes { bytes in
+                return self.chunks[first + filled].shared.unsafelyUnwrapped.withUnsafeBytes { bytes in
                     vectors[index] = iovec(
-                        iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + chunk.start),
-                        iov_len: chunk.end - chunk.start
+                        iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress! + start),
+                        iov_len: length
                     )
                     return self.writeVectors(fd, vectors, first: first, filled: index + 1, count: count)
                 }
             }
-            vectors[filled] = iovec(
-                iov_base: self.owned.unsafelyUnwrapped.base + chunk.start,
-                iov_len: chunk.end - chunk.start
-            )
+            vectors[filled] = iovec(iov_base: self.owned.unsafelyUnwrapped.base + start, iov_len: length)
             filled += 1
         }
         return Result { () throws(IOError) in

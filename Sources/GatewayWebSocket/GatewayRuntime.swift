@@ -185,17 +185,25 @@ final class LoopTransport: GatewayTransport {
     func send(_ text: [UInt8], to sessions: [SessionID]) {
         let frame = text.withUnsafeBytes { WebSocketFrameEncoder.encode(opcode: .text, payload: $0) }
         // One group per loop, found by identity: there are only as many loops as cores, and a linear scan costs
-        // less per recipient than hashing into a dictionary.
+        // less per recipient than hashing into a dictionary. Consecutive recipients are mostly on the same loop, so
+        // the last group is tried first; only the connection is taken out of the table (one retain per recipient).
         var byLoop: [(loop: EventLoop, connections: [WebSocketConnection])] = []
+        var current = -1
         for id in sessions {
-            guard let handle = self.handles[id] else { continue }
-            if let group = byLoop.firstIndex(where: { $0.loop === handle.loop }) {
-                byLoop[group].connections.append(handle.connection)
+            guard let index = self.handles.index(forKey: id) else { continue }
+            let connection = self.handles.values[index].connection
+            let loop = ObjectIdentifier(connection.loop)
+            if current < 0 || ObjectIdentifier(byLoop[current].loop) != loop {
+                current = byLoop.firstIndex { ObjectIdentifier($0.loop) == loop } ?? -1
+            }
+            if current >= 0 {
+                byLoop[current].connections.append(connection)
             } else {
                 var connections: [WebSocketConnection] = []
                 connections.reserveCapacity(sessions.count)
-                connections.append(handle.connection)
-                byLoop.append((handle.loop, connections))
+                connections.append(connection)
+                byLoop.append((connection.loop, connections))
+                current = byLoop.count - 1
             }
         }
         let handedOverAt = EventLoop.monotonicNow()

@@ -526,8 +526,9 @@ public final class WebSocketConnection {
     }
 
     private func processFrames(_ bytes: UnsafeMutableRawBufferPointer) -> Int {
-        guard var processor = self.processor else { return bytes.count }
-        self.processor = nil
+        // Moved out (not copied, which would retain and release its references) while it runs: an endpoint
+        // callback may close this connection, which must not touch the processor meanwhile.
+        guard var processor = self.processor.take() else { return bytes.count }
         let progress = processor.process(bytes) { event in self.handle(event) }
         self.processor = processor
         if progress.isFinished { return bytes.count }
