@@ -151,9 +151,15 @@ public struct OutboundQueue {
     /// - Parameter fd: the socket.
     public mutating func write(to fd: Int32) throws(IOError) -> WriteOutcome {
         while self.head < self.tail {
-            let vectorCount = min(Self.vectorsPerCall, self.tail - self.head)
-            let result = withUnsafeTemporaryAllocation(of: iovec.self, capacity: vectorCount) { vectors in
-                self.writeVectors(fd, vectors, first: self.head, filled: 0, count: vectorCount)
+            let result: Result<IOResult<Int>, IOError>
+            if self.tail - self.head == 1 {
+                // One chunk (a fan-out frame, or a connection's copied frames): a plain send, no vectors.
+                result = self.writeSingle(fd)
+            } else {
+                let vectorCount = min(Self.vectorsPerCall, self.tail - self.head)
+                result = withUnsafeTemporaryAllocation(of: iovec.self, capacity: vectorCount) { vectors in
+                    self.writeVectors(fd, vectors, first: self.head, filled: 0, count: vectorCount)
+                }
             }
             guard case .processed(var written) = try result.get() else { return .pending }
             self.byteCount -= written
@@ -191,6 +197,21 @@ public struct OutboundQueue {
         }
         if self.owned.unsafelyUnwrapped.capacity - self.owned.unsafelyUnwrapped.count < count {
             self.owned.unsafelyUnwrapped.grow(toFit: self.owned.unsafelyUnwrapped.count + count)
+        }
+    }
+
+    /// Writes the chunk at `head` on its own.
+    @inline(__always)
+    private func writeSingle(_ fd: Int32) -> Result<IOResult<Int>, IOError> {
+        let start = self.chunks[self.head].start
+        let length = self.chunks[self.head].end - start
+        if self.chunks[self.head].shared == nil {
+            let bytes = UnsafeRawBufferPointer(start: self.owned.unsafelyUnwrapped.base + start, count: length)
+            return Result { () throws(IOError) in try Socket.send(fd, bytes) }
+        }
+        return self.chunks[self.head].shared.unsafelyUnwrapped.withUnsafeBytes { bytes in
+            let range = UnsafeRawBufferPointer(start: bytes.baseAddress! + start, count: length)
+            return Result { () throws(IOError) in try Socket.send(fd, range) }
         }
     }
 

@@ -131,6 +131,12 @@ public enum Socket {
         return try systemCall("sendmsg") { sendmsg(fd, &message, Int32(MSG_NOSIGNAL)) }
     }
 
+    /// Writes from one buffer with `send` and MSG_NOSIGNAL (as `writev`: EPIPE instead of SIGPIPE).
+    @inline(__always)
+    static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(IOError) -> IOResult<Int> {
+        try systemCall("send") { Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
+    }
+
     /// Writes from one buffer.
     @inline(__always)
     public static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(IOError) -> IOResult<Int> {
