@@ -3,13 +3,13 @@ internal import Glibc
 #endif
 internal import CWebSocket
 
-/// A connection's queue of bytes waiting for the socket, written with `writev`.
+/// A connection's queue of bytes waiting for the socket, written with `send` (one chunk) or `sendmsg` (several).
 ///
 /// Two kinds of bytes are queued, in order. Shared chunks are copy-on-write arrays: a frame encoded once for a room
 /// is queued to every subscriber without a copy, as one reference and a range. Bytes meant for this connection
-/// only (an echoed frame, a handshake response) are copied into the queue's own buffer, which is reused once
-/// everything is written, so a steady stream of small frames costs no allocation; consecutive copied bytes go out
-/// as one vector. The queue counts its bytes so the layer above can apply watermarks and limits.
+/// only (an echoed frame) can be copied into the queue's own buffer, which is reused once everything is written, so
+/// a steady stream of small frames costs no allocation; consecutive copied bytes go out as one vector. The queue
+/// counts its bytes so the layer above can apply watermarks and limits.
 public struct OutboundQueue {
     private struct Chunk {
         /// The shared storage, or nil for bytes in the queue's own buffer.
@@ -64,7 +64,7 @@ public struct OutboundQueue {
     /// How many chunks go into one `writev`.
     private static let vectorsPerCall = 16
     /// The first allocation of the copied-bytes buffer.
-    private static let minimumOwnedCapacity = 512
+    private static let minimumOwnedCapacity = 256
     /// Buffers above these sizes are released once drained instead of being kept for reuse.
     private static let retainedOwnedCapacity = 64 * 1024
     private static let retainedChunkCapacity = 64

@@ -645,7 +645,9 @@ public final class WebSocketConnection {
                 }
             }
         } else {
-            self.outbound.append(copying: bytes)
+            // An exact-size array, not the queue's reusable buffer: most connections write a handshake response
+            // and then stay idle, and a freed buffer per idle connection would still cost resident memory.
+            self.outbound.append(Array(bytes))
         }
         self.scheduleFlush()
     }
