@@ -165,7 +165,8 @@ struct UnsafeTransfer<Value>: @unchecked Sendable {
 
 /// The gateway's transport: groups recipients by event loop and hands each loop one frame.
 final class LoopTransport: GatewayTransport {
-    private var handles: [SessionID: ConnectionHandle] = [:]
+    /// Each session's connection (its loop is `connection.loop`), looked up once per recipient of every event.
+    private var connections = SessionTable<WebSocketConnection>()
     private let latency: LatencyHistogram
     private let logger: GatewayLogger
 
@@ -175,27 +176,34 @@ final class LoopTransport: GatewayTransport {
     }
 
     func register(_ id: SessionID, _ handle: ConnectionHandle) {
-        self.handles[id] = handle
+        self.connections.insert(handle.connection, for: id)
     }
 
     func unregister(_ id: SessionID) {
-        self.handles[id] = nil
+        self.connections.removeValue(for: id)
     }
 
     func send(_ text: [UInt8], to sessions: [SessionID]) {
         let frame = text.withUnsafeBytes { WebSocketFrameEncoder.encode(opcode: .text, payload: $0) }
         // One group per loop, found by identity: there are only as many loops as cores, and a linear scan costs
-        // less per recipient than hashing into a dictionary.
+        // less per recipient than hashing into a dictionary. Consecutive recipients are mostly on the same loop, so
+        // the last group is tried first; only the connection is taken out of the table (one retain per recipient).
         var byLoop: [(loop: EventLoop, connections: [WebSocketConnection])] = []
+        var current = -1
         for id in sessions {
-            guard let handle = self.handles[id] else { continue }
-            if let group = byLoop.firstIndex(where: { $0.loop === handle.loop }) {
-                byLoop[group].connections.append(handle.connection)
+            guard let connection = self.connections[id] else { continue }
+            let loop = ObjectIdentifier(connection.loop)
+            if current < 0 || ObjectIdentifier(byLoop[current].loop) != loop {
+                current = byLoop.firstIndex { ObjectIdentifier($0.loop) == loop } ?? -1
+            }
+            if current >= 0 {
+                byLoop[current].connections.append(connection)
             } else {
                 var connections: [WebSocketConnection] = []
                 connections.reserveCapacity(sessions.count)
-                connections.append(handle.connection)
-                byLoop.append((handle.loop, connections))
+                connections.append(connection)
+                byLoop.append((connection.loop, connections))
+                current = byLoop.count - 1
             }
         }
         let handedOverAt = EventLoop.monotonicNow()
@@ -210,14 +218,14 @@ final class LoopTransport: GatewayTransport {
     }
 
     func close(_ id: SessionID, code: UInt16, reason: String) {
-        guard let handle = self.handles.removeValue(forKey: id) else { return }
+        guard let connection = self.connections.removeValue(for: id) else { return }
         if code == GatewayCloseCode.unauthorized {
             // The token itself is never logged.
             self.logger.log(.info, "authentication failed", [("session", id.description), ("reason", reason)])
         }
-        let connection = UnsafeTransfer(handle.connection)
-        handle.loop.execute {
-            connection.value.close(code: WebSocketCloseCode(rawValue: code), reason: reason)
+        let transfer = UnsafeTransfer(connection)
+        connection.loop.execute {
+            transfer.value.close(code: WebSocketCloseCode(rawValue: code), reason: reason)
         }
     }
 }

@@ -53,7 +53,12 @@ public final class WebSocketConnection {
     public private(set) var isWritable = true
 
     let fd: Int32
-    unowned let server: ServerLoop
+    /// The loop's server state. Not reference counted: the server loop owns its connections and closes every one
+    /// of them before it goes away, and a closed connection never touches it again (every use is guarded by the
+    /// phase). A checked `unowned` reference cost a strong retain and release on each message.
+    unowned(unsafe) let server: ServerLoop
+    /// The loop's counters, kept here so the per-message path does not go through `server`.
+    private let statistics: LoopStatistics
     var registryIndex = -1
     private(set) var phase: Phase {
         didSet {
@@ -80,6 +85,9 @@ public final class WebSocketConnection {
     private var expectedFrameSize: Int?
     private var outbound = OutboundQueue()
     private var isFlushScheduled = false
+    /// Whether anything was written since the last sweep; a connection that wrote nothing gives back the write
+    /// queue's reusable buffers, so idle connections hold none.
+    private var wroteSinceSweep = false
     private var isWatchingWritability = false
     private var closeReason: WebSocketCloseReason?
     /// A plain HTTP request whose body is being read, its route, and the body so far.
@@ -109,6 +117,7 @@ public final class WebSocketConnection {
         self.tls = tls
         self.isSecure = tls != nil
         self.server = server
+        self.statistics = server.loopStatistics
         self.loop = server.loop
         self.phase = tls == nil ? .readingRequest : .tlsHandshake
         let configuration = server.configuration
@@ -147,6 +156,21 @@ public final class WebSocketConnection {
     ///   - payload: the message.
     public func send(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer) {
         guard self.phase == .open else { return }
+        if self.tls == nil && self.deflate?.shouldCompress(messageLength: payload.count) != true {
+            // The common case: the frame is written straight into the write queue's own buffer, no allocation.
+            let header = WebSocketFrameHeader(opcode: opcode, payloadLength: payload.count)
+            let headerSize = header.encodedSize
+            self.outbound.appendBytes(count: headerSize + payload.count) { buffer in
+                WebSocketFrameEncoder.writeHeader(header, into: buffer, endingAt: headerSize)
+                if let source = payload.baseAddress {
+                    (buffer.baseAddress! + headerSize).copyMemory(from: source, byteCount: payload.count)
+                }
+            }
+            self.statistics.messagesSent.add(1, ordering: .relaxed)
+            self.scheduleFlush()
+            self.checkQueueLimits()
+            return
+        }
         var frame = WebSocketOutboundFrame(payloadCapacity: payload.count)
         if let deflate = self.deflate, deflate.shouldCompress(messageLength: payload.count) {
             let deflater = self.deflater ?? deflate.makeDeflater()
@@ -157,7 +181,7 @@ public final class WebSocketConnection {
             frame.appendPayload(payload)
             frame.finish(opcode: opcode)
         }
-        self.server.loopStatistics.messagesSent.add(1, ordering: .relaxed)
+        self.statistics.messagesSent.add(1, ordering: .relaxed)
         self.enqueue(frame)
     }
 
@@ -173,7 +197,7 @@ public final class WebSocketConnection {
     /// - Parameter frame: a finished frame.
     public func send(frame: WebSocketOutboundFrame) {
         guard self.phase == .open else { return }
-        self.server.loopStatistics.messagesSent.add(1, ordering: .relaxed)
+        self.statistics.messagesSent.add(1, ordering: .relaxed)
         self.enqueue(frame)
     }
 
@@ -224,7 +248,7 @@ public final class WebSocketConnection {
             }
             self.lastReceivedAt = self.loop.now
             self.pingSentAt = nil
-            self.server.loopStatistics.bytesReceived.add(count, ordering: .relaxed)
+            self.statistics.bytesReceived.add(count, ordering: .relaxed)
             if let tls = self.tls {
                 tls.receiveCiphertext(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                 self.drainTLS(tls)
@@ -502,8 +526,9 @@ public final class WebSocketConnection {
     }
 
     private func processFrames(_ bytes: UnsafeMutableRawBufferPointer) -> Int {
-        guard var processor = self.processor else { return bytes.count }
-        self.processor = nil
+        // Moved out (not copied, which would retain and release its references) while it runs: an endpoint
+        // callback may close this connection, which must not touch the processor meanwhile.
+        guard var processor = self.processor.take() else { return bytes.count }
         let progress = processor.process(bytes) { event in self.handle(event) }
         self.processor = processor
         if progress.isFinished { return bytes.count }
@@ -522,12 +547,12 @@ public final class WebSocketConnection {
         switch event {
         case .text(let bytes):
             guard self.phase == .open else { return }
-            self.server.loopStatistics.messagesReceived.add(1, ordering: .relaxed)
+            self.statistics.messagesReceived.add(1, ordering: .relaxed)
             self.lastMessageAt = self.loop.now
             self.endpoint?.connection(self, didReceive: .text(bytes))
         case .binary(let bytes):
             guard self.phase == .open else { return }
-            self.server.loopStatistics.messagesReceived.add(1, ordering: .relaxed)
+            self.statistics.messagesReceived.add(1, ordering: .relaxed)
             self.lastMessageAt = self.loop.now
             self.endpoint?.connection(self, didReceive: .binary(bytes))
         case .ping(let bytes):
@@ -620,6 +645,8 @@ public final class WebSocketConnection {
                 }
             }
         } else {
+            // An exact-size array, not the queue's reusable buffer: most connections write a handshake response
+            // and then stay idle, and a freed buffer per idle connection would still cost resident memory.
             self.outbound.append(Array(bytes))
         }
         self.scheduleFlush()
@@ -644,6 +671,7 @@ public final class WebSocketConnection {
 
     fileprivate func flushNow() {
         self.isFlushScheduled = false
+        self.wroteSinceSweep = true
         guard self.phase != .closed else { return }
         let outcome: OutboundQueue.WriteOutcome
         let queuedBefore = self.outbound.byteCount
@@ -653,7 +681,7 @@ public final class WebSocketConnection {
             self.abort(detail: "write failed: \(error)")
             return
         }
-        self.server.loopStatistics.bytesSent.add(queuedBefore - self.outbound.byteCount, ordering: .relaxed)
+        self.statistics.bytesSent.add(queuedBefore - self.outbound.byteCount, ordering: .relaxed)
         switch outcome {
         case .pending:
             if !self.isWatchingWritability {
@@ -690,6 +718,8 @@ public final class WebSocketConnection {
     // MARK: Timers (called by the loop's sweep)
 
     func checkTimers(now: UInt64) {
+        if !self.wroteSinceSweep { self.outbound.releaseUnusedStorage() }
+        self.wroteSinceSweep = false
         let configuration = self.server.configuration
         switch self.phase {
         case .tlsHandshake, .readingRequest:

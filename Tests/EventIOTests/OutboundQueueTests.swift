@@ -1,0 +1,130 @@
+import Glibc
+import Testing
+
+@testable import EventIO
+
+/// A connected pair of non-blocking Unix stream sockets, closed by `close()`.
+private struct SocketPair {
+    let writer: Int32
+    let reader: Int32
+
+    init() {
+        var fds: [Int32] = [0, 0]
+        let created = fds.withUnsafeMutableBufferPointer {
+            socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, $0.baseAddress)
+        }
+        precondition(created == 0, "socketpair failed")
+        self.writer = fds[0]
+        self.reader = fds[1]
+    }
+
+    /// Everything readable now.
+    func readAvailable() -> [UInt8] {
+        var result: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(self.reader, $0.baseAddress, $0.count) }
+            guard count > 0 else { return result }
+            result.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    func close() {
+        Glibc.close(self.writer)
+        Glibc.close(self.reader)
+    }
+}
+
+@Suite struct OutboundQueueTests {
+    @Test func sharedAndCopiedBytesGoOutInOrder() throws {
+        let pair = SocketPair()
+        defer { pair.close() }
+        var queue = OutboundQueue()
+        let shared: [UInt8] = Array("__shared__".utf8)
+        Array("one ".utf8).withUnsafeBytes { queue.append(copying: $0) }
+        Array("two ".utf8).withUnsafeBytes { queue.append(copying: $0) }
+        queue.append(shared, range: 2..<8)
+        queue.appendBytes(count: 6) { buffer in
+            for (index, byte) in " three".utf8.enumerated() { buffer[index] = byte }
+        }
+        queue.append(Array(" four".utf8))
+        #expect(queue.byteCount == 4 + 4 + 6 + 6 + 5)
+        #expect(try queue.write(to: pair.writer) == .drained)
+        #expect(queue.isEmpty)
+        #expect(String(decoding: pair.readAvailable(), as: UTF8.self) == "one two shared three four")
+    }
+
+    @Test func reusesItsBufferAfterDraining() throws {
+        let pair = SocketPair()
+        defer { pair.close() }
+        var queue = OutboundQueue()
+        for round in 0..<100 {
+            let text = "message \(round);"
+            for _ in 0..<3 { Array(text.utf8).withUnsafeBytes { queue.append(copying: $0) } }
+            #expect(try queue.write(to: pair.writer) == .drained)
+            #expect(String(decoding: pair.readAvailable(), as: UTF8.self) == text + text + text)
+        }
+        queue.releaseUnusedStorage()
+        #expect(queue.isEmpty)
+    }
+
+    @Test func keepsOrderAcrossPartialWritesAndManyChunks() throws {
+        let pair = SocketPair()
+        defer { pair.close() }
+        var small: Int32 = 4096
+        setsockopt(pair.writer, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        var queue = OutboundQueue()
+        var expected: [UInt8] = []
+        // More than the socket buffer, alternating shared and copied chunks, more chunks than one writev takes.
+        let frame = [UInt8](repeating: 0x41, count: 3000)
+        for index in 0..<400 {
+            if index % 2 == 0 {
+                queue.append(frame, range: 0..<(1000 + index))
+                expected.append(contentsOf: frame[0..<(1000 + index)])
+            } else {
+                let bytes = [UInt8](repeating: UInt8(index & 0x3F) + 0x30, count: 500 + index)
+                bytes.withUnsafeBytes { queue.append(copying: $0) }
+                expected.append(contentsOf: bytes)
+            }
+        }
+        var received: [UInt8] = []
+        var rounds = 0
+        while try queue.write(to: pair.writer) == .pending {
+            received.append(contentsOf: pair.readAvailable())
+            // More bytes queued while a write is pending go after what is already queued.
+            if rounds < 3 {
+                let bytes = [UInt8](repeating: 0x7A, count: 777)
+                bytes.withUnsafeBytes { queue.append(copying: $0) }
+                expected.append(contentsOf: bytes)
+            }
+            rounds += 1
+        }
+        received.append(contentsOf: pair.readAvailable())
+        #expect(rounds > 0)
+        #expect(queue.isEmpty)
+        #expect(received == expected)
+    }
+
+    @Test func aCopiedQueueDoesNotShareItsBuffer() throws {
+        let pair = SocketPair()
+        defer { pair.close() }
+        var first = OutboundQueue()
+        Array("abc".utf8).withUnsafeBytes { first.append(copying: $0) }
+        var second = first
+        Array("def".utf8).withUnsafeBytes { second.append(copying: $0) }
+        Array("xyz".utf8).withUnsafeBytes { first.append(copying: $0) }
+        #expect(try second.write(to: pair.writer) == .drained)
+        #expect(String(decoding: pair.readAvailable(), as: UTF8.self) == "abcdef")
+        #expect(try first.write(to: pair.writer) == .drained)
+        #expect(String(decoding: pair.readAvailable(), as: UTF8.self) == "abcxyz")
+    }
+
+    @Test func removeAllDropsEverything() throws {
+        var queue = OutboundQueue()
+        Array("abc".utf8).withUnsafeBytes { queue.append(copying: $0) }
+        queue.append(Array("def".utf8))
+        queue.removeAll()
+        #expect(queue.isEmpty)
+        #expect(queue.byteCount == 0)
+    }
+}
