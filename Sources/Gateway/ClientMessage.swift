@@ -79,6 +79,23 @@ enum ModeratorAction: String, Hashable, CaseIterable {
     }
 }
 
+extension ClientMessage {
+    /// The rooms the message reads or changes, in the order a cluster node loads them before handling it.
+    var roomIDs: [String] {
+        switch self {
+        case .authenticate, .ping, .query(.rooms): return []
+        case .join(let room, _, _, _, _, _, _), .changeView(let room, _), .leave(let room),
+            .updateState(let room, _, _, _), .activeSpeaker(let room, _), .media(let room, _, _),
+            .action(let room, _, _, _):
+            return [room]
+        case .meeting(let group, _, _, _, _): return [group]
+        case .query(.activeMeeting(let room)), .query(.members(let room)), .query(.operators(let room)),
+            .query(.muted(let room)), .query(.banned(let room)), .query(.history(let room, _, _)):
+            return [room]
+        }
+    }
+}
+
 /// A decoded request: the message and the client's correlation id (echoed in the ack or error).
 struct ClientRequest {
     var id: JSONValue?

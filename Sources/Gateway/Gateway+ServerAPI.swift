@@ -27,21 +27,33 @@ extension Gateway {
     }
 
     /// A room's state and roster, as a subscriber's snapshot of the `all` view shows them, or nil when the room does
-    /// not exist.
+    /// not exist. In a cluster the room is loaded from the shared log first.
     ///
-    /// - Parameter id: the room.
-    public func apiRoom(_ id: String) -> JSONValue? {
-        guard let room = self.rooms[id] else { return nil }
-        let capacity = self.configuration.roomCapacity
-        var message = ServerMessages.snapshot(room.state, capacity: capacity, now: self.clock(), recovered: nil)
-        if case .object(var object) = message {
-            object["type"] = nil
-            object["roster"] = RosterView.render(room.state, spec: .all, speaker: room.heldSpeaker,
-                                                 capacity: capacity).json
-            object["subscribers"] = .int(Int64(room.subscribers.count))
-            message = .object(object)
+    /// - Parameters:
+    ///   - id: the room.
+    ///   - completion: the room, nil when it does not exist, or the error (the shared log cannot be reached).
+    public func apiRoom(_ id: String, completion: @escaping (Result<JSONValue?, GatewayError>) -> Void) {
+        guard self.rooms[id] != nil || self.sharedLog != nil else {
+            completion(.success(nil))
+            return
         }
-        return message
+        let room = self.room(id)
+        self.whenIdle(room, {
+            guard room.state.sequence > 0 || !room.subscribers.isEmpty else {
+                completion(.success(nil))
+                return
+            }
+            let capacity = self.configuration.roomCapacity
+            var message = ServerMessages.snapshot(room.state, capacity: capacity, now: self.clock(), recovered: nil)
+            if case .object(var object) = message {
+                object["type"] = nil
+                object["roster"] = RosterView.render(room.state, spec: .all, speaker: room.heldSpeaker,
+                                                     capacity: capacity).json
+                object["subscribers"] = .int(Int64(room.subscribers.count))
+                message = .object(object)
+            }
+            completion(.success(message))
+        }, fail: { completion(.failure($0)) })
     }
 
     /// Publishes a meeting message into a room (created when it does not exist, as for a client), to its subscribers
@@ -51,8 +63,13 @@ extension Gateway {
     ///   - roomID: the room (the meeting's group).
     ///   - body: the request body.
     ///   - sender: recorded as the message's sender and the event's actor, e.g. `api:backend`.
-    /// - Returns: `{"room", "seq"}` with the event's sequence number.
-    public func apiPublishMeeting(room roomID: String, body: JSONValue, sender: String) throws(GatewayError) -> JSONValue {
+    ///   - completion: `{"room", "seq", "changed"}` with the event's sequence number, or the error.
+    public func apiPublishMeeting(
+        room roomID: String,
+        body: JSONValue,
+        sender: String,
+        completion: @escaping (Result<JSONValue, GatewayError>) -> Void
+    ) throws(GatewayError) {
         let request = try self.decodeAPIRequest(body, type: "meeting", roomField: "group", roomID: roomID)
         guard case .meeting(let group, let sessionID, let callType, let isActive, let text) = request.message else {
             throw .badRequest("not a meeting message")
@@ -60,9 +77,11 @@ extension Gateway {
         let room = self.room(group)
         let message = MeetingMessage(sessionID: sessionID, callType: callType, sender: sender, text: text,
                                      isActive: isActive)
-        let sequence = self.append(.meetingMessage(message), to: room, actor: sender,
-                                   alsoTo: self.groupSessions[group] ?? [])
-        return Self.apiResult(room: room, sequence: sequence, changed: true)
+        self.whenIdle(room, {
+            self.record([ProposedEvent(.meetingMessage(message), actor: sender)], in: room) { result in
+                completion(Self.apiResult(room: room, result, changed: true))
+            }
+        }, fail: { completion(.failure($0)) })
     }
 
     /// Publishes a room event: `{"type":"media","recording":true}`, `{"type":"media","audioMode":"music"}` or
@@ -72,8 +91,13 @@ extension Gateway {
     ///   - roomID: an existing room.
     ///   - body: the request body.
     ///   - actor: recorded as the events' actor.
-    /// - Returns: `{"room", "seq", "changed"}`.
-    public func apiPublishEvent(room roomID: String, body: JSONValue, actor: String) throws(GatewayError) -> JSONValue {
+    ///   - completion: `{"room", "seq", "changed"}`, or the error.
+    public func apiPublishEvent(
+        room roomID: String,
+        body: JSONValue,
+        actor: String,
+        completion: @escaping (Result<JSONValue, GatewayError>) -> Void
+    ) throws(GatewayError) {
         guard case .object(let object) = body, case .string(let type)? = object["type"] else {
             throw .badRequest("the body must be a JSON object with a 'type' of media or speaker")
         }
@@ -81,30 +105,32 @@ extension Gateway {
             throw .badRequest("'type' must be media or speaker")
         }
         let request = try self.decodeAPIRequest(body, type: type, roomField: "room", roomID: roomID)
-        guard let room = self.rooms[roomID] else { throw .notFound("no room '\(roomID)'") }
-        var changed = false
-        switch request.message {
-        case .media(_, let recording, let audioMode):
-            if let recording, room.state.isRecording != recording {
-                self.append(.recordingChanged(isRecording: recording), to: room, actor: actor)
-                changed = true
+        let room = try self.existingRoom(roomID)
+        self.whenIdle(room, {
+            do throws(GatewayError) {
+                guard room.state.sequence > 0 else { throw .notFound("no room '\(roomID)'") }
+                var events: [RoomEvent] = []
+                switch request.message {
+                case .media(_, let recording, let audioMode):
+                    if let recording, room.state.isRecording != recording {
+                        events.append(.recordingChanged(isRecording: recording))
+                    }
+                    if let audioMode, room.state.audioMode != audioMode { events.append(.audioModeChanged(mode: audioMode)) }
+                case .activeSpeaker(_, let uid):
+                    if let uid, room.state.participants[uid]?.isJoined != true {
+                        throw .notFound("'\(uid)' is not in the call")
+                    }
+                    if room.state.activeSpeaker != uid { events.append(.activeSpeakerChanged(uid: uid)) }
+                default:
+                    throw .badRequest("'type' must be media or speaker")
+                }
+                self.record(events.map { ProposedEvent($0, actor: actor) }, in: room) { result in
+                    completion(Self.apiResult(room: room, result, changed: !events.isEmpty))
+                }
+            } catch {
+                completion(.failure(error))
             }
-            if let audioMode, room.state.audioMode != audioMode {
-                self.append(.audioModeChanged(mode: audioMode), to: room, actor: actor)
-                changed = true
-            }
-        case .activeSpeaker(_, let uid):
-            if let uid, room.state.participants[uid]?.isJoined != true {
-                throw .notFound("'\(uid)' is not in the call")
-            }
-            if room.state.activeSpeaker != uid {
-                self.append(.activeSpeakerChanged(uid: uid), to: room, actor: actor)
-                changed = true
-            }
-        default:
-            throw .badRequest("'type' must be media or speaker")
-        }
-        return Self.apiResult(room: room, sequence: room.state.sequence, changed: changed)
+        }, fail: { completion(.failure($0)) })
     }
 
     /// Performs a moderator action with the rights of an admin: `{"action", "target"?, "reason"?}` as in the
@@ -114,16 +140,42 @@ extension Gateway {
     ///   - roomID: an existing room.
     ///   - body: the request body.
     ///   - actor: recorded as the actor, e.g. `api:backend`.
-    /// - Returns: `{"room", "seq", "changed"}`.
-    public func apiModerate(room roomID: String, body: JSONValue, actor: String) throws(GatewayError) -> JSONValue {
+    ///   - completion: `{"room", "seq", "changed"}`, or the error.
+    public func apiModerate(
+        room roomID: String,
+        body: JSONValue,
+        actor: String,
+        completion: @escaping (Result<JSONValue, GatewayError>) -> Void
+    ) throws(GatewayError) {
         let request = try self.decodeAPIRequest(body, type: "action", roomField: "room", roomID: roomID)
         guard case .action(_, let action, let target, let reason) = request.message else {
             throw .badRequest("not an action")
         }
-        guard let room = self.rooms[roomID] else { throw .notFound("no room '\(roomID)'") }
-        let changed = try self.performModeration(action, target: target, reason: reason, in: room, actor: actor,
-                                                 actorIsAdmin: true)
-        return Self.apiResult(room: room, sequence: room.state.sequence, changed: changed)
+        let room = try self.existingRoom(roomID)
+        self.whenIdle(room, {
+            do throws(GatewayError) {
+                guard room.state.sequence > 0 else { throw .notFound("no room '\(roomID)'") }
+                try self.performModeration(action, target: target, reason: reason, in: room, actor: actor,
+                                           actorIsAdmin: true) { result in
+                    completion(result.map { changed in
+                        .object(JSONObject([
+                            ("room", .string(room.state.id)), ("seq", .int(Int64(room.state.sequence))),
+                            ("changed", .bool(changed)),
+                        ]))
+                    })
+                }
+            } catch {
+                completion(.failure(error))
+            }
+        }, fail: { completion(.failure($0)) })
+    }
+
+    /// A room that exists here, or in a cluster one to load from the shared log (whether it exists is known once
+    /// it is loaded).
+    private func existingRoom(_ roomID: String) throws(GatewayError) -> GatewayRoom {
+        if let room = self.rooms[roomID] { return room }
+        guard self.sharedLog != nil else { throw .notFound("no room '\(roomID)'") }
+        return self.room(roomID)
     }
 
     /// Closes every connection of a user with `GatewayCloseCode.disconnected` (4009). Their rooms see the
@@ -158,9 +210,19 @@ extension Gateway {
         return try self.decoder.decode(.object(object))
     }
 
-    private static func apiResult(room: GatewayRoom, sequence: UInt64, changed: Bool) -> JSONValue {
-        .object(JSONObject([
-            ("room", .string(room.state.id)), ("seq", .int(Int64(sequence))), ("changed", .bool(changed)),
-        ]))
+    private static func apiResult(
+        room: GatewayRoom,
+        _ result: Result<Void, LogAppendFailure>,
+        changed: Bool
+    ) -> Result<JSONValue, GatewayError> {
+        switch result {
+        case .success, .failure(.conditionFailed):
+            return .success(.object(JSONObject([
+                ("room", .string(room.state.id)), ("seq", .int(Int64(room.state.sequence))),
+                ("changed", .bool(changed && result.isSuccess)),
+            ])))
+        case .failure(.refused(let error)):
+            return .failure(error)
+        }
     }
 }

@@ -20,7 +20,17 @@ public final class Gateway {
     /// Told about every moderator action that was carried out (from a client or the server API), for the log.
     public var onModeration: ((ModerationRecord) -> Void)?
     /// Counters for metrics and tests.
-    public private(set) var statistics = GatewayStatistics()
+    public internal(set) var statistics = GatewayStatistics()
+    /// The log this gateway shares with the other nodes of a cluster; nil (the default) keeps every room's log in
+    /// this process. Set it before the first session opens.
+    public var sharedLog: (any SharedRoomLog)?
+    /// How long a shown active speaker stays, in log time: the configured hold counts from when the speaker went out
+    /// to subscribers, which is up to one coalescing window after the report was logged.
+    var speakerHold: Int64 {
+        self.configuration.speakerHoldMilliseconds + self.configuration.patchWindowMilliseconds
+    }
+    /// Most requests that may wait for one room on this node in a cluster; beyond it a request gets `ERR_BUSY`.
+    static let maximumWaitingRequests = 1024
 
     /// - Parameters:
     ///   - configuration: capacity, grace period, limits.
@@ -73,7 +83,7 @@ public final class Gateway {
         let requestID = ClientMessageDecoder.requestID(value)
         do {
             let request = try self.decoder.decode(value)
-            try self.handle(request, from: session)
+            try self.dispatch(request, from: session)
         } catch {
             self.reply(session, ServerMessages.error(id: requestID, error))
         }
@@ -111,7 +121,7 @@ public final class Gateway {
             let event: RoomEvent = cleanly
                 ? .participantConnectionClosed(uid: uid, deviceID: subscription.deviceID)
                 : .connectionLost(uid: uid, deviceID: subscription.deviceID)
-            self.append(event, to: room, actor: nil)
+            self.record([ProposedEvent(event, actor: nil, requiresDeviceOwnership: true)], in: room)
         }
         for (roomID, subscription) in session.subscriptions {
             self.rooms[roomID]?.channels[subscription.view]?.subscribers.removeAll { $0 == id }
@@ -169,27 +179,35 @@ public final class Gateway {
         }
         for roomID in self.rooms.keys.sorted() {
             guard let room = self.rooms[roomID] else { continue }
+            guard room.isReady else { continue }
             let due = room.lostDevices.filter { $0.value.deadline <= now }.keys.sorted { ($0.uid, $0.deviceID) < ($1.uid, $1.deviceID) }
             for key in due {
-                let closedCleanly = room.lostDevices.removeValue(forKey: key)?.closedCleanly ?? false
-                self.append(
-                    .participantLeft(uid: key.uid, deviceID: key.deviceID, reason: closedCleanly ? .connectionClosed : .timedOut),
-                    to: room,
-                    actor: nil
+                guard let lost = room.lostDevices.removeValue(forKey: key) else { continue }
+                let leave = RoomEvent.participantLeft(
+                    uid: key.uid, deviceID: key.deviceID, reason: lost.closedCleanly ? .connectionClosed : .timedOut
                 )
+                self.record([ProposedEvent(leave, actor: nil, requiresDeviceOwnership: true)], in: room) { result in
+                    // When the shared store could not be reached, try again shortly (unless the device came back).
+                    guard case .failure(.refused) = result,
+                        room.state.participants[key.uid]?.devices.contains(where: { $0.deviceID == key.deviceID && !$0.isConnected }) == true
+                    else { return }
+                    room.lostDevices[key] = GatewayRoom.LostDevice(deadline: self.clock() + 1000, closedCleanly: lost.closedCleanly)
+                }
             }
-            if let due = room.speakerDue, due <= now {
-                room.speakerDue = nil
+            if let due = room.replica.speakerDue, due <= now, !room.speakerSwitchProposed {
                 let desired = room.state.activeSpeaker.flatMap { room.state.participants[$0]?.isJoined == true ? $0 : nil }
-                if desired != room.heldSpeaker {
-                    // The switch gets a sequence number of its own: patches always move the roster forward in
-                    // the log (`from` < `seq`), so a view never changes without one and resume stays exact.
-                    self.append(.activeSpeakerShown(uid: desired), to: room, actor: nil)
-                    self.flush(room)
+                // The switch gets a sequence number of its own: patches always move the roster forward in the log
+                // (`from` < `seq`), so a view never changes without one and resume stays exact. In a cluster every
+                // node may propose it at the same moment: only the first proposal at this sequence number wins.
+                room.speakerSwitchProposed = true
+                self.record([ProposedEvent(.activeSpeakerShown(uid: desired), actor: nil)], in: room,
+                            expectedSequence: room.state.sequence) { result in
+                    room.speakerSwitchProposed = false
+                    if case .success = result { self.flush(room) }
                 }
             }
             if let due = room.flushDue, due <= now { self.flush(room) }
-            room.log.trim(now: now)
+            self.trimLog(of: room, now: now)
             let maximumAge = self.configuration.history.maximumAgeMilliseconds
             for (spec, channel) in room.channels where spec != .all && channel.subscribers.isEmpty {
                 if let idle = channel.idleSince, now - idle > maximumAge { room.channels[spec] = nil }
@@ -198,8 +216,19 @@ public final class Gateway {
             // A room nobody is in or watching is forgotten once its history has aged out (bounded memory for
             // servers that see many one-off rooms); it starts afresh if someone comes back.
             let lastActivity = room.log.entries.last?.time ?? room.createdAt
-            if room.subscribers.isEmpty && room.lostDevices.isEmpty && room.state.joinedParticipants.isEmpty
-                && room.state.banned.isEmpty && room.state.operators.isEmpty
+            if !room.subscribers.isEmpty || !room.lostDevices.isEmpty { room.lastLocalUse = now }
+            guard room.subscribers.isEmpty && room.lostDevices.isEmpty && room.appendsInFlight == 0
+                && room.waitingRequests.isEmpty && room.sequenceWaiters.isEmpty
+            else { continue }
+            if let sharedLog = self.sharedLog {
+                // In a cluster the room lives in the shared log: this node forgets it when nobody here has used it
+                // for the history age (its shared records expire on their own once no node keeps them alive).
+                if now - room.lastLocalUse > self.configuration.history.maximumAgeMilliseconds {
+                    self.rooms[roomID] = nil
+                    sharedLog.unfollow(roomID)
+                    self.statistics.roomsExpired += 1
+                }
+            } else if room.state.joinedParticipants.isEmpty && room.state.banned.isEmpty && room.state.operators.isEmpty
                 && now - lastActivity > self.configuration.history.maximumAgeMilliseconds
             {
                 self.rooms[roomID] = nil
@@ -209,6 +238,164 @@ public final class Gateway {
     }
 
     // MARK: Requests
+
+    /// Handles a request, or in a cluster queues it behind the loading of its room and this node's previous change
+    /// to the room, so that each request is checked against the room as this node's own changes left it.
+    private func dispatch(
+        _ request: ClientRequest,
+        from session: GatewaySession,
+        resuming resumedRoom: GatewayRoom? = nil
+    ) throws(GatewayError) {
+        if self.sharedLog != nil, let claims = session.claims {
+            var roomIDs = request.message.roomIDs
+            if case .query(.rooms) = request.message { roomIDs = Set(claims.groups + Array(claims.rooms.keys)).sorted() }
+            for roomID in roomIDs where self.role(of: claims, in: roomID) != nil {
+                let room = self.room(roomID)
+                guard room.isBusy, room !== resumedRoom || !room.isReady || room.appendsInFlight > 0 else { continue }
+                guard room.waitingRequests.count < Self.maximumWaitingRequests else { throw .busy }
+                if room === resumedRoom {
+                    room.waitingRequests.insert(.request(session.id, request), at: 0)
+                } else {
+                    room.waitingRequests.append(.request(session.id, request))
+                }
+                return
+            }
+        }
+        try self.handle(request, from: session)
+    }
+
+    /// Handles the requests that waited for a room, in order, until one of them makes the room wait again.
+    private func runWaitingRequests(of room: GatewayRoom) {
+        while room.isReady, room.appendsInFlight == 0, !room.waitingRequests.isEmpty {
+            switch room.waitingRequests.removeFirst() {
+            case .request(let id, let request):
+                guard let session = self.sessions[id] else { continue }
+                do {
+                    try self.dispatch(request, from: session, resuming: room)
+                } catch {
+                    self.reply(session, ServerMessages.error(id: request.id, error))
+                }
+            case .call(let run, _):
+                run()
+            }
+        }
+    }
+
+    /// Runs `body` with the room once it is loaded and no earlier work of this node waits for it (at once in a
+    /// single process); in a cluster, `fail` gets the error when the room cannot be loaded or too much waits.
+    func whenIdle(_ room: GatewayRoom, _ body: @escaping () -> Void, fail: @escaping (GatewayError) -> Void) {
+        guard room.isBusy else {
+            body()
+            return
+        }
+        guard room.waitingRequests.count < Self.maximumWaitingRequests else {
+            fail(.busy)
+            return
+        }
+        room.waitingRequests.append(.call(run: body, fail: fail))
+    }
+
+    // MARK: The shared log (cluster)
+
+    /// The shared log loaded a room this gateway follows: its latest checkpoint (nil when the room's log starts at
+    /// 1) and the retained entries (oldest first; they may start before the checkpoint, for history). When the room
+    /// was loaded before (the shared log lost entries this node had not applied), its subscribers get a fresh
+    /// snapshot.
+    ///
+    /// - Parameters:
+    ///   - roomID: the room.
+    ///   - checkpoint: the replica at the checkpoint's sequence number, if there is one.
+    ///   - entries: the retained entries, contiguous, reaching at least from the checkpoint on.
+    public func sharedLogLoaded(room roomID: String, checkpoint: RoomReplica?, entries: [RoomLogEntry]) {
+        guard let room = self.rooms[roomID] else { return }
+        let wasReady = room.isReady
+        var replica = checkpoint ?? RoomReplica(state: RoomState(id: roomID))
+        replica.state.id = roomID
+        let firstSequence = entries.first?.sequence ?? replica.state.sequence + 1
+        var log = RoomLog(retention: self.configuration.history, after: firstSequence - 1)
+        let hold = self.speakerHold
+        for entry in entries where entry.sequence == log.lastSequence + 1 {
+            log.insert(entry)
+            if entry.sequence == replica.state.sequence + 1 { replica.apply(entry, speakerHold: hold) }
+        }
+        room.replica = replica
+        room.base = checkpoint ?? RoomReplica(state: RoomState(id: roomID))
+        room.base.state.id = roomID
+        for entry in log.entries where entry.sequence == room.base.state.sequence + 1 && entry.sequence <= firstSequence - 1 {
+            room.base.apply(entry, speakerHold: hold)
+        }
+        room.log = log
+        room.messages = [:]
+        room.lostDevices = room.lostDevices.filter { key, _ in
+            room.state.participants[key.uid]?.devices.contains { $0.deviceID == key.deviceID } == true
+        }
+        room.isReady = true
+        if wasReady {
+            // Reloaded after a gap: every view starts again from the room as it is now.
+            self.statistics.sharedLogReloads += 1
+            let subscribers = room.channels.values.flatMap(\.subscribers)
+            room.channels = [:]
+            room.dirtyUIDs = []
+            room.everythingDirty = false
+            room.roomDirty = false
+            room.flushDue = nil
+            for id in subscribers {
+                guard let session = self.sessions[id], let subscription = session.subscriptions[roomID] else { continue }
+                let channel = self.channel(subscription.view, in: room)
+                channel.subscribers.append(id)
+                self.statistics.resyncSnapshots += 1
+                self.sendSnapshot(to: session, room: room, view: subscription.view, recovered: nil, resync: true)
+            }
+            let waiters = room.sequenceWaiters
+            room.sequenceWaiters = []
+            for waiter in waiters { waiter.action() }
+        }
+        self.runWaitingRequests(of: room)
+    }
+
+    /// The shared log delivers the next entries of a room this gateway follows, in order.
+    ///
+    /// - Parameters:
+    ///   - roomID: the room.
+    ///   - entries: entries that follow the room's last applied one without a gap (older ones are ignored).
+    public func sharedLogReceived(room roomID: String, entries: [RoomLogEntry]) {
+        guard let room = self.rooms[roomID], room.isReady else { return }
+        for entry in entries where entry.sequence == room.log.lastSequence + 1 {
+            room.log.insert(entry)
+            self.statistics.sharedLogEntries += 1
+            self.apply(entry, to: room)
+        }
+    }
+
+    /// The shared log could not load a room: the requests waiting for it are answered with `ERR_UNAVAILABLE` and
+    /// the room is forgotten here, so the next request tries again.
+    ///
+    /// - Parameter roomID: the room.
+    public func sharedLogFailed(room roomID: String) {
+        guard let room = self.rooms[roomID], !room.isReady else { return }
+        self.rooms[roomID] = nil
+        self.sharedLog?.unfollow(roomID)
+        self.statistics.sharedLogFailures += 1
+        for work in room.waitingRequests {
+            switch work {
+            case .request(let id, let request):
+                guard let session = self.sessions[id] else { continue }
+                self.reply(session, ServerMessages.error(id: request.id, .unavailable))
+            case .call(_, let fail):
+                fail(.unavailable)
+            }
+        }
+        room.waitingRequests = []
+    }
+
+    /// The room's replica as this node holds it now, for the shared log's checkpoints; nil when the room is not
+    /// loaded here.
+    ///
+    /// - Parameter roomID: the room.
+    public func replica(of roomID: String) -> RoomReplica? {
+        guard let room = self.rooms[roomID], room.isReady else { return nil }
+        return room.replica
+    }
 
     private func handle(_ request: ClientRequest, from session: GatewaySession) throws(GatewayError) {
         if case .authenticate(let token) = request.message {
@@ -253,55 +440,47 @@ public final class Gateway {
             try self.leave(session, claims: claims, roomID: roomID, requestID: request.id)
         case .updateState(let roomID, let flags, let mid, let facing):
             let room = try self.participantRoom(session, roomID)
-            var last: UInt64?
+            let uid = claims.subject
+            var events: [RoomEvent] = []
             for flag in ParticipantFlag.allCases {
-                guard let value = flags[flag], room.state.participants[claims.subject].map({ self.flag(flag, of: $0) }) != value
+                guard let value = flags[flag], room.state.participants[uid].map({ self.flag(flag, of: $0) }) != value
                 else { continue }
-                last = self.append(.flagChanged(uid: claims.subject, flag: flag, value: value), to: room, actor: claims.subject)
+                events.append(.flagChanged(uid: uid, flag: flag, value: value))
             }
-            if let mid, room.state.participants[claims.subject]?.mid != mid {
-                last = self.append(.mediaIDChanged(uid: claims.subject, mid: mid), to: room, actor: claims.subject)
+            if let mid, room.state.participants[uid]?.mid != mid {
+                events.append(.mediaIDChanged(uid: uid, mid: mid))
             }
-            if let facing, room.state.participants[claims.subject]?.cameraFacing != facing {
-                last = self.append(.cameraFacingChanged(uid: claims.subject, facing: facing), to: room, actor: claims.subject)
+            if let facing, room.state.participants[uid]?.cameraFacing != facing {
+                events.append(.cameraFacingChanged(uid: uid, facing: facing))
             }
-            self.ack(session, request.id, room: room, changed: last != nil)
+            self.record(events, in: room, actor: uid, answering: session, request.id)
         case .activeSpeaker(let roomID, let uid):
             let room = try self.participantRoom(session, roomID)
             if let uid, room.state.participants[uid]?.isJoined != true {
                 throw .notFound("'\(uid)' is not in the call")
             }
-            var changed = false
-            if room.state.activeSpeaker != uid {
-                self.append(.activeSpeakerChanged(uid: uid), to: room, actor: claims.subject)
-                changed = true
-            }
-            self.ack(session, request.id, room: room, changed: changed)
+            let events: [RoomEvent] = room.state.activeSpeaker != uid ? [.activeSpeakerChanged(uid: uid)] : []
+            self.record(events, in: room, actor: claims.subject, answering: session, request.id)
         case .media(let roomID, let recording, let audioMode):
             let room = try self.participantRoom(session, roomID)
-            var changed = false
+            var events: [RoomEvent] = []
             if let recording {
                 let isRecordingBot = self.role(of: claims, in: roomID) == .bot && claims.capabilities.contains("record")
                 guard room.state.isOperator(claims.subject) || isRecordingBot else {
                     throw .forbidden("only moderators start or stop recording")
                 }
-                if room.state.isRecording != recording {
-                    self.append(.recordingChanged(isRecording: recording), to: room, actor: claims.subject)
-                    changed = true
-                }
+                if room.state.isRecording != recording { events.append(.recordingChanged(isRecording: recording)) }
             }
             if let audioMode, room.state.audioMode != audioMode {
-                self.append(.audioModeChanged(mode: audioMode), to: room, actor: claims.subject)
-                changed = true
+                events.append(.audioModeChanged(mode: audioMode))
             }
-            self.ack(session, request.id, room: room, changed: changed)
+            self.record(events, in: room, actor: claims.subject, answering: session, request.id)
         case .meeting(let group, let sessionID, let callType, let isActive, let text):
             guard self.role(of: claims, in: group) != nil else { throw .notGroupMember }
             let room = self.room(group)
             let message = MeetingMessage(sessionID: sessionID, callType: callType, sender: claims.subject,
                                          text: text, isActive: isActive)
-            self.append(.meetingMessage(message), to: room, actor: claims.subject, alsoTo: self.groupSessions[group] ?? [])
-            self.ack(session, request.id, room: room, changed: true)
+            self.record([.meetingMessage(message)], in: room, actor: claims.subject, answering: session, request.id)
         case .action(let roomID, let action, let target, let reason):
             try self.moderate(session, claims: claims, roomID: roomID, action: action, target: target,
                               reason: reason, requestID: request.id)
@@ -370,6 +549,11 @@ public final class Gateway {
         if let room = self.rooms[id] { return room }
         let room = GatewayRoom(id: id, retention: self.configuration.history, createdAt: self.clock())
         self.rooms[id] = room
+        if let sharedLog = self.sharedLog {
+            // In a cluster a room starts as the shared log has it: requests for it wait until it is loaded.
+            room.isReady = false
+            sharedLog.follow(id)
+        }
         return room
     }
 
@@ -407,32 +591,72 @@ public final class Gateway {
         if session.subscriptions[roomID] == nil, room.subscribers.count >= self.configuration.maximumSubscribersPerRoom {
             throw .roomFull
         }
+        var proposed: [ProposedEvent] = []
         if kind == .participant {
             let key = GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)
+            var participant = room.state.participants[uid]
             if let lost = room.lostDevices[key], lost.deadline <= self.clock() {
                 // The grace period is over even if the tick that ends it has not run yet: leave, then join afresh.
                 room.lostDevices[key] = nil
-                self.append(
-                    .participantLeft(uid: uid, deviceID: deviceID, reason: lost.closedCleanly ? .connectionClosed : .timedOut),
-                    to: room,
-                    actor: nil
-                )
+                let reason: LeaveReason = lost.closedCleanly ? .connectionClosed : .timedOut
+                proposed.append(ProposedEvent(.participantLeft(uid: uid, deviceID: deviceID, reason: reason), actor: nil))
+                participant?.devices.removeAll { $0.deviceID == deviceID }
             }
-            let participant = room.state.participants[uid]
-            let deviceIsIn = participant?.devices.contains { $0.deviceID == deviceID } ?? false
-            if room.lostDevices.removeValue(forKey: key) != nil, deviceIsIn {
-                self.append(.connectionRestored(uid: uid, deviceID: deviceID), to: room, actor: uid)
-            } else if !deviceIsIn {
-                if participant?.isJoined != true {
+            let device = participant?.devices.first { $0.deviceID == deviceID }
+            if let device, room.lostDevices[key] != nil || !device.isConnected || self.sharedLog != nil {
+                // Back within the grace period (in a cluster, possibly through another node, which this node then
+                // takes the device over from).
+                proposed.append(ProposedEvent(.connectionRestored(uid: uid, deviceID: deviceID), actor: uid))
+            } else if device == nil {
+                if participant?.isJoined != true, self.sharedLog == nil {
+                    // In a cluster the shared log checks the seats, atomically for every node.
                     try self.checkCapacity(room, role: role)
                 }
-                self.append(
+                proposed.append(ProposedEvent(
                     .participantJoined(uid: uid, deviceID: deviceID, name: claims.name ?? uid, avatar: claims.avatar,
                                        role: role, callType: callType),
-                    to: room,
                     actor: uid
-                )
+                ))
             }
+        }
+        self.record(proposed, in: room) { result in
+            if case .failure(let failure) = result {
+                if case .refused(let error) = failure { self.reply(session, ServerMessages.error(id: requestID, error)) }
+                return
+            }
+            self.completeJoin(session, claims: claims, room: room, kind: kind, deviceID: deviceID, view: view,
+                              events: events, resume: resume, requestID: requestID)
+        }
+    }
+
+    /// The rest of a join once its events are in the log: replaces another live session of the same device,
+    /// subscribes, answers, and sends the snapshot or the resumed changes.
+    private func completeJoin(
+        _ session: GatewaySession,
+        claims: TokenClaims,
+        room: GatewayRoom,
+        kind: ClientMessage.SubscriptionKind,
+        deviceID: String,
+        view: RosterViewSpec,
+        events: EventMode,
+        resume: ClientMessage.Resume?,
+        requestID: JSONValue?
+    ) {
+        let uid = claims.subject
+        let roomID = room.state.id
+        guard self.sessions[session.id] != nil else {
+            // The connection ended while the join was on its way through the shared log: its device gets the
+            // grace period like any other dropped device.
+            if kind == .participant, room.state.participants[uid]?.devices.contains(where: { $0.deviceID == deviceID }) == true {
+                room.lostDevices[GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)] = GatewayRoom.LostDevice(
+                    deadline: self.clock() + self.configuration.reconnectGraceMilliseconds, closedCleanly: false
+                )
+                let lost = RoomEvent.connectionLost(uid: uid, deviceID: deviceID)
+                self.record([ProposedEvent(lost, actor: nil, requiresDeviceOwnership: true)], in: room)
+            }
+            return
+        }
+        if kind == .participant {
             // Another live session of the same device is replaced by this one.
             for other in room.subscribers where other != session.id {
                 if let otherSession = self.sessions[other], otherSession.claims?.subject == uid,
@@ -442,6 +666,12 @@ public final class Gateway {
                     self.unsubscribe(otherSession, from: room)
                 }
             }
+        }
+        guard session.subscriptions[roomID] != nil
+            || session.subscriptions.count < self.configuration.maximumRoomsPerSession
+        else {
+            self.reply(session, ServerMessages.error(id: requestID, .tooManyRooms))
+            return
         }
         // Pending changes go out first, so the new subscriber starts where the others are and sees its own join.
         // In a storm of joins (another join did this within the window) the joins coalesce like any change
@@ -472,6 +702,24 @@ public final class Gateway {
                           resync: false)
     }
 
+    /// Records the events a client's request caused and answers it: an ack once they are applied (`changed`
+    /// when there were any), or the error when the shared log refused them.
+    private func record(
+        _ events: [RoomEvent],
+        in room: GatewayRoom,
+        actor: String,
+        answering session: GatewaySession,
+        _ requestID: JSONValue?
+    ) {
+        self.record(events.map { ProposedEvent($0, actor: actor) }, in: room) { result in
+            switch result {
+            case .success: self.ack(session, requestID, room: room, changed: !events.isEmpty)
+            case .failure(.conditionFailed): self.ack(session, requestID, room: room, changed: false)
+            case .failure(.refused(let error)): self.reply(session, ServerMessages.error(id: requestID, error))
+            }
+        }
+    }
+
     /// Sends exactly what a resuming subscriber missed — the roster patches of its view since `resume.roster` and
     /// the events after `resume.events` — or returns false when not all of it is retained (never a partial
     /// recovery: the caller sends a fresh snapshot).
@@ -482,9 +730,18 @@ public final class Gateway {
         from resume: ClientMessage.Resume
     ) -> Bool {
         guard resume.roster <= room.state.sequence, resume.events <= room.state.sequence,
-            let channel = room.channels[subscription.view], let patches = channel.patches(after: resume.roster),
-            let entries = room.log.entries(after: resume.events)
+            let channel = room.channels[subscription.view], let entries = room.log.entries(after: resume.events)
         else { return false }
+        let patches: [(to: UInt64, message: [UInt8])]
+        if let sent = channel.patches(after: resume.roster) {
+            patches = sent.map { ($0.to, $0.message) }
+        } else if let rebuilt = self.patch(of: channel, in: room, since: resume.roster) {
+            // The view's patches since then were not sent from here (another node, or before this node loaded the
+            // room): one patch from the view as it was then, rebuilt from the log, to the view as last sent.
+            patches = [(channel.sequence, rebuilt)]
+        } else {
+            return false
+        }
         let events = entries.filter { subscription.events.includes($0.event) }
         // Both are in sequence order: interleave them so the client sees the log's order.
         var patchIndex = 0
@@ -508,6 +765,35 @@ public final class Gateway {
             ("seq", .int(Int64(room.state.sequence))), ("recovered", .bool(true)),
         ])))
         return true
+    }
+
+    /// The patch from a view as it was right after `sequence` to the view as the channel last sent it, rebuilt
+    /// from the room's base and retained log; nil when that point is not retained.
+    private func patch(of channel: ViewChannel, in room: GatewayRoom, since sequence: UInt64) -> [UInt8]? {
+        guard sequence < channel.sequence,
+            let past = room.replica(at: sequence, speakerHold: self.speakerHold)
+        else { return nil }
+        let old = RosterView.render(past.state, spec: channel.spec, speaker: past.heldSpeaker,
+                                    capacity: self.configuration.roomCapacity)
+        let new = channel.view
+        var patch = JSONObject()
+        if let roomPatch = MergePatch.diff(old.room, new.room) { patch["room"] = .object(roomPatch) }
+        var participants = JSONObject()
+        for uid in Set(old.participants.keys).union(new.participants.keys).sorted(by: Canonical.precedes) {
+            switch (old.participants[uid], new.participants[uid]) {
+            case (nil, nil): break
+            case (.some, nil): participants[uid] = .null
+            case (nil, let entry?): participants[uid] = .object(entry)
+            case (let before?, let after?):
+                if let change = MergePatch.diff(before, after) { participants[uid] = .object(change) }
+            }
+        }
+        if !participants.isEmpty { patch["participants"] = .object(participants) }
+        return JSONWriter.bytes(.object(JSONObject([
+            ("type", .string("patch")), ("room", .string(room.state.id)), ("from", .int(Int64(sequence))),
+            ("seq", .int(Int64(channel.sequence))), ("patch", .object(patch)),
+            ("checksum", .string(Canonical.hex(channel.checksum))),
+        ])))
     }
 
     /// A stored patch or event message with `"recovered":true` added before its closing brace.
@@ -534,13 +820,19 @@ public final class Gateway {
             throw .notInRoom
         }
         self.unsubscribe(session, from: room)
+        var events: [RoomEvent] = []
         if subscription.kind == .participant,
             room.state.participants[claims.subject]?.devices.contains(where: { $0.deviceID == subscription.deviceID }) == true
         {
-            self.append(.participantLeft(uid: claims.subject, deviceID: subscription.deviceID, reason: .left),
-                        to: room, actor: claims.subject)
+            events.append(.participantLeft(uid: claims.subject, deviceID: subscription.deviceID, reason: .left))
         }
-        self.ack(session, requestID, room: room, changed: true)
+        self.record(events.map { ProposedEvent($0, actor: claims.subject) }, in: room) { result in
+            if case .failure(.refused(let error)) = result {
+                self.reply(session, ServerMessages.error(id: requestID, error))
+            } else {
+                self.ack(session, requestID, room: room, changed: true)
+            }
+        }
     }
 
     // MARK: Moderation
@@ -564,14 +856,18 @@ public final class Gateway {
             allowed = tokenRole?.isOperator == true || room.state.operators.contains(actor)
         }
         guard allowed else { throw .forbidden("'\(action.rawValue)' needs a moderator of this room") }
-        _ = try self.performModeration(action, target: target, reason: reason, in: room, actor: actor,
-                                       actorIsAdmin: tokenRole == .admin) { changed in
-            self.ack(session, requestID, room: room, changed: changed)
+        try self.performModeration(action, target: target, reason: reason, in: room, actor: actor,
+                                   actorIsAdmin: tokenRole == .admin) { result in
+            switch result {
+            case .success(let changed): self.ack(session, requestID, room: room, changed: changed)
+            case .failure(let error): self.reply(session, ServerMessages.error(id: requestID, error))
+            }
         }
     }
 
-    /// Carries out a moderator action whose permission was checked, through the room's log; returns whether it
-    /// changed anything. `acknowledge` runs before any connection is closed, so the actor's answer precedes a close.
+    /// Carries out a moderator action whose permission was checked, through the room's log, and tells
+    /// `acknowledge` whether it changed anything (or why it failed) before any connection is closed, so the
+    /// actor's answer precedes a close.
     func performModeration(
         _ action: ModeratorAction,
         target: String?,
@@ -579,8 +875,8 @@ public final class Gateway {
         in room: GatewayRoom,
         actor: String,
         actorIsAdmin: Bool,
-        acknowledge: ((Bool) -> Void)? = nil
-    ) throws(GatewayError) -> Bool {
+        acknowledge: @escaping (Result<Bool, GatewayError>) -> Void
+    ) throws(GatewayError) {
         let state = room.state
         let targetParticipant = target.flatMap { state.participants[$0] }
         if let target, action != .ban, action != .unban, action != .promote, action != .demote,
@@ -593,11 +889,10 @@ public final class Gateway {
         {
             throw .forbidden("only an admin can \(action.rawValue) an admin")
         }
-        var changed = false
+        var events: [RoomEvent] = []
         var closes: [(uid: String, code: UInt16, reason: String, includeObservers: Bool)] = []
         func record(_ event: RoomEvent) {
-            self.append(event, to: room, actor: actor, reason: reason)
-            changed = true
+            events.append(event)
         }
         switch action {
         case .mute:
@@ -621,11 +916,10 @@ public final class Gateway {
         case .remove, .ban:
             let uid = target!
             if action == .ban && !state.banned.contains(uid) { record(.banChanged(uid: uid, isBanned: true)) }
-            if let participant = room.state.participants[uid], participant.isJoined {
+            if let participant = state.participants[uid], participant.isJoined {
                 let leaveReason: LeaveReason = action == .ban ? .banned : .removed
                 record(.participantLeft(uid: uid, deviceID: participant.devices.first?.deviceID ?? "default",
                                         reason: leaveReason))
-                room.lostDevices = room.lostDevices.filter { $0.key.uid != uid }
             }
             // A banned user's observer connections go too: a ban keeps them out of the room entirely.
             let code = action == .ban ? GatewayCloseCode.banned : GatewayCloseCode.removed
@@ -633,20 +927,27 @@ public final class Gateway {
         case .endSession:
             if state.joinedParticipants.isEmpty == false || state.startedAt != nil {
                 record(.sessionEnded)
-                room.lostDevices = [:]
                 for participant in state.joinedParticipants {
                     closes.append((participant.uid, GatewayCloseCode.sessionEnded, "the session was ended", false))
                 }
             }
         }
-        self.onModeration?(ModerationRecord(room: room.state.id, action: action.rawValue, actor: actor,
-                                            target: target, reason: reason, changed: changed))
-        // The actor's answer goes out before any close, even when the actor is among those closed (end_session).
-        acknowledge?(changed)
-        for (uid, code, reason, includeObservers) in closes {
-            self.closeParticipantSessions(uid: uid, in: room, code: code, reason: reason, includeObservers: includeObservers)
+        self.record(events.map { ProposedEvent($0, actor: actor, reason: reason) }, in: room) { result in
+            if case .failure(.refused(let error)) = result {
+                acknowledge(.failure(error))
+                return
+            }
+            let changed = !events.isEmpty && result.isSuccess
+            self.onModeration?(ModerationRecord(room: room.state.id, action: action.rawValue, actor: actor,
+                                                target: target, reason: reason, changed: changed))
+            // The actor's answer goes out before any close, even when the actor is among those closed
+            // (end_session).
+            acknowledge(.success(changed))
+            for (uid, code, reason, includeObservers) in closes {
+                self.closeParticipantSessions(uid: uid, in: room, code: code, reason: reason,
+                                              includeObservers: includeObservers)
+            }
         }
-        return changed
     }
 
     private func closeParticipantSessions(
@@ -731,40 +1032,110 @@ public final class Gateway {
 
     // MARK: The log path and output
 
-    /// Appends an event to the room's log, applies it, sends it to every subscriber whose event mode takes it
-    /// (and to `alsoTo`), and schedules the roster patches: at once for leaves, removals and moderation when so
-    /// configured, else at the end of the coalescing window.
-    @discardableResult
-    func append(
-        _ event: RoomEvent,
-        to room: GatewayRoom,
-        actor: String?,
-        reason: String? = nil,
-        alsoTo extra: [SessionID] = []
-    ) -> UInt64 {
-        let now = self.clock()
-        let entry = room.log.append(event, time: now, actor: actor, reason: reason)
+    /// Records events in the room's log, all or none, then runs `then`: in a single process at once; in a cluster
+    /// once the shared log has numbered them and this node has applied them (or with the failure).
+    ///
+    /// - Parameters:
+    ///   - events: the events, in order.
+    ///   - room: the room.
+    ///   - expectedSequence: append only if the log still ends at this sequence number (cluster only).
+    ///   - then: what to do once the events are applied.
+    func record(
+        _ events: [ProposedEvent],
+        in room: GatewayRoom,
+        expectedSequence: UInt64? = nil,
+        then: @escaping (Result<Void, LogAppendFailure>) -> Void = { _ in }
+    ) {
+        guard !events.isEmpty else {
+            then(.success(()))
+            return
+        }
+        guard let sharedLog = self.sharedLog else {
+            let now = self.clock()
+            for proposed in events {
+                let entry = room.log.append(proposed.event, time: now, actor: proposed.actor, reason: proposed.reason)
+                self.apply(entry, to: room)
+            }
+            then(.success(()))
+            return
+        }
+        room.appendsInFlight += 1
+        sharedLog.append(LogProposal(room: room.state.id, events: events, expectedSequence: expectedSequence)) {
+            [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let sequence):
+                self.whenApplied(room, through: sequence) {
+                    room.appendsInFlight -= 1
+                    then(.success(()))
+                    self.runWaitingRequests(of: room)
+                }
+            case .failure(let failure):
+                room.appendsInFlight -= 1
+                if case .refused(let error) = failure, error == .unavailable { self.statistics.sharedLogFailures += 1 }
+                then(.failure(failure))
+                self.runWaitingRequests(of: room)
+            }
+        }
+    }
+
+    /// Runs `action` once the room's state has reached `sequence` (at once when it has).
+    private func whenApplied(_ room: GatewayRoom, through sequence: UInt64, _ action: @escaping () -> Void) {
+        if room.state.sequence >= sequence {
+            action()
+        } else {
+            room.sequenceWaiters.append((sequence, action))
+        }
+    }
+
+    /// Applies one entry of the room's log, appended here or delivered by the shared log: the reducer and the
+    /// speaker hold, then the event to every subscriber whose event mode takes it (and a meeting message to every
+    /// member of the group connected here), then the roster patches: at once for leaves, removals and moderation
+    /// when so configured, else at the end of the coalescing window.
+    private func apply(_ entry: RoomLogEntry, to room: GatewayRoom) {
+        let event = entry.event
         if case .participantJoined = event, room.state.startedAt == nil {
             // A new call forgets who left the last one, and with them the names the banned view shows.
             room.dirtyUIDs.formUnion(room.state.banned)
         }
-        room.state.apply(entry)
+        let shownSpeakerChanges = room.replica.apply(entry, speakerHold: self.speakerHold)
+        if !shownSpeakerChanges.isEmpty {
+            room.dirtyUIDs.formUnion(shownSpeakerChanges)
+            room.roomDirty = true
+        }
+        switch event {
+        case .participantJoined(let uid, let deviceID, _, _, _, _), .connectionRestored(let uid, let deviceID):
+            room.lostDevices[GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)] = nil
+        case .participantLeft(let uid, let deviceID, let reason):
+            if reason == .removed || reason == .banned {
+                room.lostDevices = room.lostDevices.filter { $0.key.uid != uid }
+            } else {
+                room.lostDevices[GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)] = nil
+            }
+        case .sessionEnded:
+            room.lostDevices = [:]
+        default:
+            break
+        }
         self.statistics.events += 1
         let message = JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
         room.messages[entry.sequence] = message
-        self.forgetTrimmedMessages(room)
+        self.trimLog(of: room, now: entry.time)
         var recipients: [SessionID] = []
         let modes = room.subscriberEventModes ?? self.subscriberEventModes(of: room)
         recipients.reserveCapacity(modes.count)
         for (id, events) in modes where events.includes(event) {
             recipients.append(id)
         }
-        for id in extra where !recipients.contains(id) { recipients.append(id) }
+        if case .meetingMessage = event {
+            for id in self.groupSessions[room.state.id] ?? [] where !recipients.contains(id) { recipients.append(id) }
+        }
         if !recipients.isEmpty {
             self.transport.send(message, to: recipients)
         }
         room.markDirty(for: event)
         let window = self.configuration.patchWindowMilliseconds
+        let now = self.clock()
         if window == 0 || (self.configuration.immediateLeaves && Self.isUrgent(event)) {
             self.flush(room)
         } else if room.flushDue == nil {
@@ -772,7 +1143,20 @@ public final class Gateway {
         } else {
             self.statistics.coalescedChanges += 1
         }
-        return entry.sequence
+        if !room.sequenceWaiters.isEmpty {
+            let sequence = room.state.sequence
+            let ready = room.sequenceWaiters.filter { $0.sequence <= sequence }
+            room.sequenceWaiters.removeAll { $0.sequence <= sequence }
+            for waiter in ready { waiter.action() }
+        }
+    }
+
+    /// Drops what the retention no longer keeps, moving the base replica forward over it.
+    private func trimLog(of room: GatewayRoom, now: Int64) {
+        for entry in room.log.trim(now: now) where entry.sequence == room.base.state.sequence + 1 {
+            room.base.apply(entry, speakerHold: self.speakerHold)
+        }
+        self.forgetTrimmedMessages(room)
     }
 
     /// Builds and keeps `room.subscriberEventModes`: the subscribers that have a session and a subscription to
@@ -822,35 +1206,11 @@ public final class Gateway {
         }
     }
 
-    /// The active speaker the views should show now, given the minimum hold time.
-    private func updateHeldSpeaker(_ room: GatewayRoom, now: Int64) {
-        var desired = room.state.activeSpeaker
-        if let speaker = desired, room.state.participants[speaker]?.isJoined != true { desired = nil }
-        guard desired != room.heldSpeaker else {
-            room.speakerDue = nil
-            return
-        }
-        let heldIsGone = room.heldSpeaker.map { room.state.participants[$0]?.isJoined != true } ?? true
-        let hold = self.configuration.speakerHoldMilliseconds
-        if heldIsGone || now - room.heldSince >= hold {
-            if let previous = room.heldSpeaker { room.dirtyUIDs.insert(previous) }
-            if let next = desired { room.dirtyUIDs.insert(next) }
-            room.heldSpeaker = desired
-            room.heldSince = now
-            room.speakerDue = nil
-            room.roomDirty = true
-        } else {
-            // Keep the current speaker until the hold ends, then show whoever speaks then (see `tick`).
-            room.speakerDue = room.heldSince + hold
-        }
-    }
-
     /// Sends every view's patch for what changed since the last flush: computed and encoded once per view, and
     /// queued to each of the view's subscribers that is keeping up.
     private func flush(_ room: GatewayRoom) {
         let now = self.clock()
         room.flushDue = nil
-        self.updateHeldSpeaker(room, now: now)
         guard room.hasPendingChanges else { return }
         let state = room.state
         let capacity = self.configuration.roomCapacity
@@ -993,7 +1353,7 @@ public final class Gateway {
     /// Whether a room has roster changes (or a held speaker change) that have not gone out in patches yet.
     func hasPendingRosterChanges(room id: String) -> Bool {
         guard let room = self.rooms[id] else { return false }
-        return room.flushDue != nil || room.speakerDue != nil || room.hasPendingChanges
+        return room.flushDue != nil || room.replica.speakerDue != nil || room.hasPendingChanges
     }
 
     /// Ids of rooms that exist.
@@ -1001,4 +1361,11 @@ public final class Gateway {
 
     /// Open sessions.
     public var sessionCount: Int { self.sessions.count }
+}
+
+extension Result {
+    var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
+    }
 }

@@ -1,6 +1,13 @@
 /// One room as the gateway keeps it: the reduced state, the log, the subscribers, the roster views, and what
 /// changed since the last flush of patches.
 final class GatewayRoom {
+    /// Work that waits for the room in a cluster: a client's request, or a server API call.
+    enum WaitingWork {
+        case request(SessionID, ClientRequest)
+        /// Runs when the room is loaded and idle; `fail` answers the caller when the room cannot be loaded.
+        case call(run: () -> Void, fail: (GatewayError) -> Void)
+    }
+
     struct DeviceKey: Hashable {
         var uid: String
         var deviceID: String
@@ -12,7 +19,11 @@ final class GatewayRoom {
         var closedCleanly: Bool
     }
 
-    var state: RoomState
+    /// The room as its log has made it: state and shown speaker.
+    var replica: RoomReplica
+    /// The replica just before the log's first retained entry: with the retained entries it gives the room as it
+    /// was at any retained sequence number (for exact resumes from any point, on any node).
+    var base: RoomReplica
     var log: RoomLog
     /// Every subscriber, in subscription order (deterministic fan-out order).
     var subscribers: [SessionID] = [] {
@@ -37,19 +48,50 @@ final class GatewayRoom {
     var flushDue: Int64?
     /// When a join last sent the pending changes at once (in a storm of joins, the others coalesce).
     var lastJoinFlush: Int64?
-    /// The active speaker shown in the views, held for a minimum time so the spotlight never flickers.
-    var heldSpeaker: String?
-    var heldSince: Int64 = 0
-    /// When the hold of the shown speaker ends while another one is reported, if that is pending.
-    var speakerDue: Int64?
+    /// In a cluster: whether the room's checkpoint and log have been loaded from the shared log. Requests for the
+    /// room wait until then. Always true in a single process.
+    var isReady = true
+    /// In a cluster: appends sent to the shared log and not answered yet.
+    var appendsInFlight = 0
+    /// In a cluster: requests for the room that wait for it to be loaded or for this node's previous change to
+    /// it to be applied (so each request is checked against the room as this node's own changes left it).
+    var waitingRequests: [WaitingWork] = []
+    /// What to do once the room's state reaches a sequence number (an append's continuation).
+    var sequenceWaiters: [(sequence: UInt64, action: () -> Void)] = []
+    /// Whether this node has proposed the switch of the shown speaker and waits for the answer.
+    var speakerSwitchProposed = false
+    /// In a cluster: when the room last had a subscriber or device on this node.
+    var lastLocalUse: Int64
 
     /// When the room was created, in milliseconds (for expiry when nothing ever happens in it).
     let createdAt: Int64
 
     init(id: String, retention: HistoryRetention, createdAt: Int64 = 0) {
         self.createdAt = createdAt
-        self.state = RoomState(id: id)
+        self.lastLocalUse = createdAt
+        self.replica = RoomReplica(state: RoomState(id: id))
+        self.base = self.replica
         self.log = RoomLog(retention: retention)
+    }
+
+    /// The room's current state.
+    var state: RoomState { self.replica.state }
+    /// The active speaker the views show now.
+    var heldSpeaker: String? { self.replica.heldSpeaker }
+
+    /// Whether the room needs to be serialized behind earlier work on this node.
+    var isBusy: Bool { !self.isReady || self.appendsInFlight > 0 || !self.waitingRequests.isEmpty }
+
+    /// The replica as it was right after `sequence`, rebuilt from the base and the retained entries; nil when
+    /// `sequence` is before the base or after the last entry.
+    func replica(at sequence: UInt64, speakerHold: Int64) -> RoomReplica? {
+        guard sequence >= self.base.state.sequence, sequence <= self.replica.state.sequence else { return nil }
+        if sequence == self.replica.state.sequence { return self.replica }
+        var replica = self.base
+        for entry in self.log.entries where entry.sequence <= sequence {
+            replica.apply(entry, speakerHold: speakerHold)
+        }
+        return replica
     }
 
     var hasPendingChanges: Bool { self.everythingDirty || self.roomDirty || !self.dirtyUIDs.isEmpty }

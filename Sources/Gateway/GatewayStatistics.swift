@@ -18,6 +18,11 @@ public struct GatewayStatistics: Hashable, Sendable {
     public var slowSubscribersClosed = 0
     /// Rooms forgotten after nobody was in them for the history's maximum age.
     public var roomsExpired = 0
+    /// In a cluster: appends the shared log could not take (its store unreachable), rooms reloaded from it after
+    /// a gap, and entries applied from it.
+    public var sharedLogFailures = 0
+    public var sharedLogReloads = 0
+    public var sharedLogEntries = 0
 
     public init() {}
 }

@@ -25,11 +25,15 @@ public struct RoomLog: Sendable {
     public private(set) var lastSequence: UInt64 = 0
     public let retention: HistoryRetention
 
-    public init(retention: HistoryRetention) {
+    /// - Parameters:
+    ///   - retention: how much to keep.
+    ///   - sequence: the sequence number of the last entry before this log (a checkpoint's), 0 for a new room.
+    public init(retention: HistoryRetention, after sequence: UInt64 = 0) {
         self.retention = retention
+        self.lastSequence = sequence
     }
 
-    /// Appends an event and returns its entry.
+    /// Appends an event and returns its entry (`trim` drops what is no longer retained).
     ///
     /// - Parameters:
     ///   - event: the event.
@@ -40,17 +44,29 @@ public struct RoomLog: Sendable {
         self.lastSequence += 1
         let entry = RoomLogEntry(sequence: self.lastSequence, time: time, actor: actor, reason: reason, event: event)
         self.entries.append(entry)
-        self.trim(now: time)
         return entry
     }
 
-    /// Drops entries beyond the retention count or age.
-    public mutating func trim(now: Int64) {
+    /// Appends an entry numbered elsewhere (a cluster's shared log); it must be the next one.
+    ///
+    /// - Parameter entry: the entry, whose sequence number follows `lastSequence`.
+    public mutating func insert(_ entry: RoomLogEntry) {
+        precondition(entry.sequence == self.lastSequence + 1, "log entries must arrive in order")
+        self.lastSequence = entry.sequence
+        self.entries.append(entry)
+    }
+
+    /// Drops entries beyond the retention count or age and returns them, oldest first.
+    @discardableResult
+    public mutating func trim(now: Int64) -> ArraySlice<RoomLogEntry> {
         var drop = max(0, self.entries.count - self.retention.maximumEntries)
         while drop < self.entries.count && now - self.entries[drop].time > self.retention.maximumAgeMilliseconds {
             drop += 1
         }
-        if drop > 0 { self.entries.removeFirst(drop) }
+        guard drop > 0 else { return [] }
+        let dropped = self.entries[..<drop]
+        self.entries.removeFirst(drop)
+        return dropped
     }
 
     /// Every entry after `sequence`, or nil when some of them are no longer retained (a resume must then start

@@ -53,20 +53,29 @@ enum APIRoute: Sendable {
         }
     }
 
-    /// Runs the request on the gateway's thread.
-    func run(on gateway: Gateway, body: JSONValue, key: APIKey) throws(GatewayError) -> JSONValue {
+    /// Runs the request on the gateway's thread; `completion` gets the answer there (at once, or in a cluster once
+    /// the shared log has taken the change).
+    func run(
+        on gateway: Gateway,
+        body: JSONValue,
+        key: APIKey,
+        completion: @escaping (Result<JSONValue, GatewayError>) -> Void
+    ) throws(GatewayError) {
         switch self {
         case .listRooms:
-            return gateway.apiRooms()
+            completion(.success(gateway.apiRooms()))
         case .getRoom(let room):
-            guard let value = gateway.apiRoom(room) else { throw GatewayError("ERR_NOT_FOUND", "no room '\(room)'") }
-            return value
+            gateway.apiRoom(room) { result in
+                completion(result.flatMap { value in
+                    value.map { .success($0) } ?? .failure(GatewayError("ERR_NOT_FOUND", "no room '\(room)'"))
+                })
+            }
         case .publishMeeting(let room):
-            return try gateway.apiPublishMeeting(room: room, body: body, sender: key.actor)
+            try gateway.apiPublishMeeting(room: room, body: body, sender: key.actor, completion: completion)
         case .publishEvent(let room):
-            return try gateway.apiPublishEvent(room: room, body: body, actor: key.actor)
+            try gateway.apiPublishEvent(room: room, body: body, actor: key.actor, completion: completion)
         case .moderate(let room):
-            return try gateway.apiModerate(room: room, body: body, actor: key.actor)
+            try gateway.apiModerate(room: room, body: body, actor: key.actor, completion: completion)
         case .disconnect(let uid):
             guard case .object(let object) = body else {
                 throw GatewayError("ERR_BAD_REQUEST", "the body must be a JSON object")
@@ -78,7 +87,7 @@ enum APIRoute: Sendable {
                 }
                 reason = text
             }
-            return gateway.apiDisconnect(uid: uid, reason: reason)
+            completion(.success(gateway.apiDisconnect(uid: uid, reason: reason)))
         }
     }
 }

@@ -120,12 +120,18 @@ public final class GatewayOperations: Sendable {
         let parsedBody = body
         self.runtime.perform { gateway in
             do throws(GatewayError) {
-                let result = try route.run(on: gateway, body: parsedBody, key: key)
-                if case .disconnect(let uid) = route {
-                    logger.log(.info, "api disconnect", [("uid", uid), ("actor", key.actor)])
+                try route.run(on: gateway, body: parsedBody, key: key) { result in
+                    switch result {
+                    case .success(let value):
+                        if case .disconnect(let uid) = route {
+                            logger.log(.info, "api disconnect", [("uid", uid), ("actor", key.actor)])
+                        }
+                        responder.respond(status: .ok, body: JSONWriter.bytes(value) + [0x0A],
+                                          contentType: "application/json")
+                    case .failure(let error):
+                        Self.respond(responder, Self.status(for: error), error)
+                    }
                 }
-                responder.respond(status: .ok, body: JSONWriter.bytes(result) + [0x0A],
-                                  contentType: "application/json")
             } catch {
                 Self.respond(responder, Self.status(for: error), error)
             }
@@ -144,6 +150,7 @@ public final class GatewayOperations: Sendable {
         case "ERR_BAD_REQUEST": return .badRequest
         case "ERR_NOT_FOUND": return .notFound
         case "ERR_FORBIDDEN", "ERR_NOT_GROUP_MEMBER", "ERR_BANNED": return .forbidden
+        case "ERR_UNAVAILABLE", "ERR_BUSY": return HTTPStatus(code: 503, reasonPhrase: "Service Unavailable")
         default: return HTTPStatus(code: 409, reasonPhrase: "Conflict")
         }
     }

@@ -1,0 +1,140 @@
+import JSONCoding
+
+/// The form in which a cluster stores and passes log entries between nodes: one JSON object per entry, with the
+/// event under `event` in `RoomEvent`'s wire form. Every node decodes the same entries and applies them with the
+/// same reducer, so their rooms agree.
+extension RoomLogEntry {
+    /// The entry as a JSON object: `seq`, `time`, `actor`, `reason` and `event`.
+    public var wireValue: JSONValue {
+        .object(JSONObject([
+            ("seq", .int(Int64(self.sequence))), ("time", .int(self.time)),
+            ("actor", self.actor.map { .string($0) } ?? .null), ("reason", self.reason.map { .string($0) } ?? .null),
+            ("event", self.event.wireValue),
+        ]))
+    }
+
+    /// Reads an entry written by `wireValue` (members in any order; `actor` and `reason` may be missing).
+    ///
+    /// - Parameter value: the JSON object.
+    /// - Throws: `RoomLogWireError` naming what is missing or wrong.
+    public init(wireValue value: JSONValue) throws(RoomLogWireError) {
+        guard let sequence = value["seq"]?.intValue, sequence > 0 else { throw RoomLogWireError("entry without a seq") }
+        guard let time = value["time"]?.intValue else { throw RoomLogWireError("entry without a time") }
+        guard let event = value["event"] else { throw RoomLogWireError("entry without an event") }
+        self.init(
+            sequence: UInt64(sequence), time: time, actor: value["actor"]?.stringValue,
+            reason: value["reason"]?.stringValue, event: try RoomEvent(wireValue: event)
+        )
+    }
+}
+
+/// A stored log entry, event or checkpoint that cannot be read: written by an incompatible version, or damaged.
+public struct RoomLogWireError: Error, Hashable, Sendable, CustomStringConvertible {
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+extension RoomEvent {
+    /// The event as a JSON object with its type under `t`; the other members depend on the type.
+    public var wireValue: JSONValue {
+        func object(_ type: String, _ members: [(String, JSONValue)]) -> JSONValue {
+            .object(JSONObject([("t", .string(type))] + members))
+        }
+        func optional(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }
+        switch self {
+        case .participantJoined(let uid, let deviceID, let name, let avatar, let role, let callType):
+            return object("joined", [
+                ("uid", .string(uid)), ("device", .string(deviceID)), ("name", .string(name)),
+                ("avatar", optional(avatar)), ("role", .string(role.rawValue)), ("callType", optional(callType)),
+            ])
+        case .participantLeft(let uid, let deviceID, let reason):
+            return object("left", [("uid", .string(uid)), ("device", .string(deviceID)), ("reason", .string(reason.rawValue))])
+        case .connectionLost(let uid, let deviceID):
+            return object("lost", [("uid", .string(uid)), ("device", .string(deviceID))])
+        case .participantConnectionClosed(let uid, let deviceID):
+            return object("closed", [("uid", .string(uid)), ("device", .string(deviceID))])
+        case .connectionRestored(let uid, let deviceID):
+            return object("restored", [("uid", .string(uid)), ("device", .string(deviceID))])
+        case .flagChanged(let uid, let flag, let value):
+            return object("flag", [("uid", .string(uid)), ("flag", .string(flag.rawValue)), ("value", .bool(value))])
+        case .mediaIDChanged(let uid, let mid):
+            return object("mid", [("uid", .string(uid)), ("mid", .string(mid))])
+        case .activeSpeakerChanged(let uid):
+            return object("speaker", [("uid", optional(uid))])
+        case .activeSpeakerShown(let uid):
+            return object("speaker_shown", [("uid", optional(uid))])
+        case .recordingChanged(let isRecording):
+            return object("recording", [("value", .bool(isRecording))])
+        case .audioModeChanged(let mode):
+            return object("audio_mode", [("mode", .string(mode))])
+        case .cameraFacingChanged(let uid, let facing):
+            return object("facing", [("uid", .string(uid)), ("facing", .string(facing))])
+        case .operatorChanged(let uid, let isOperator):
+            return object("operator", [("uid", .string(uid)), ("value", .bool(isOperator))])
+        case .banChanged(let uid, let isBanned):
+            return object("ban", [("uid", .string(uid)), ("value", .bool(isBanned))])
+        case .mutedByModerator(let uid):
+            return object("moderator_mute", [("uid", .string(uid))])
+        case .meetingMessage(let message):
+            return object("meeting", [
+                ("session", .string(message.sessionID)), ("callType", .string(message.callType)),
+                ("sender", .string(message.sender)), ("text", optional(message.text)), ("active", .bool(message.isActive)),
+            ])
+        case .sessionEnded:
+            return object("session_ended", [])
+        }
+    }
+
+    /// Reads an event written by `wireValue`.
+    ///
+    /// - Parameter value: the JSON object.
+    /// - Throws: `RoomLogWireError` when the type is unknown or a member is missing.
+    public init(wireValue value: JSONValue) throws(RoomLogWireError) {
+        guard let type = value["t"]?.stringValue else { throw RoomLogWireError("event without a type") }
+        func string(_ key: String) throws(RoomLogWireError) -> String {
+            guard let text = value[key]?.stringValue else { throw RoomLogWireError("event '\(type)' without '\(key)'") }
+            return text
+        }
+        func bool(_ key: String) throws(RoomLogWireError) -> Bool {
+            guard let flag = value[key]?.boolValue else { throw RoomLogWireError("event '\(type)' without '\(key)'") }
+            return flag
+        }
+        func optional(_ key: String) -> String? { value[key]?.stringValue }
+        switch type {
+        case "joined":
+            guard let role = ParticipantRole(rawValue: try string("role")) else { throw RoomLogWireError("unknown role") }
+            self = .participantJoined(uid: try string("uid"), deviceID: try string("device"), name: try string("name"),
+                                      avatar: optional("avatar"), role: role, callType: optional("callType"))
+        case "left":
+            guard let reason = LeaveReason(rawValue: try string("reason")) else {
+                throw RoomLogWireError("unknown leave reason")
+            }
+            self = .participantLeft(uid: try string("uid"), deviceID: try string("device"), reason: reason)
+        case "lost": self = .connectionLost(uid: try string("uid"), deviceID: try string("device"))
+        case "closed": self = .participantConnectionClosed(uid: try string("uid"), deviceID: try string("device"))
+        case "restored": self = .connectionRestored(uid: try string("uid"), deviceID: try string("device"))
+        case "flag":
+            guard let flag = ParticipantFlag(rawValue: try string("flag")) else { throw RoomLogWireError("unknown flag") }
+            self = .flagChanged(uid: try string("uid"), flag: flag, value: try bool("value"))
+        case "mid": self = .mediaIDChanged(uid: try string("uid"), mid: try string("mid"))
+        case "speaker": self = .activeSpeakerChanged(uid: optional("uid"))
+        case "speaker_shown": self = .activeSpeakerShown(uid: optional("uid"))
+        case "recording": self = .recordingChanged(isRecording: try bool("value"))
+        case "audio_mode": self = .audioModeChanged(mode: try string("mode"))
+        case "facing": self = .cameraFacingChanged(uid: try string("uid"), facing: try string("facing"))
+        case "operator": self = .operatorChanged(uid: try string("uid"), isOperator: try bool("value"))
+        case "ban": self = .banChanged(uid: try string("uid"), isBanned: try bool("value"))
+        case "moderator_mute": self = .mutedByModerator(uid: try string("uid"))
+        case "meeting":
+            self = .meetingMessage(MeetingMessage(
+                sessionID: try string("session"), callType: try string("callType"), sender: try string("sender"),
+                text: optional("text"), isActive: try bool("active")
+            ))
+        case "session_ended": self = .sessionEnded
+        default: throw RoomLogWireError("unknown event type '\(type)'")
+        }
+    }
+}
