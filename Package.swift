@@ -41,7 +41,7 @@ let package = Package(
         // Connects the gateway to WebSocket connections on the server's event loops.
         .target(
             name: "GatewayWebSocket",
-            dependencies: ["Gateway", "WebSocketServer", "EventIO", "WebSocketCore", "TokenAuth"]
+            dependencies: ["Gateway", "WebSocketServer", "EventIO", "WebSocketCore", "TokenAuth", "Cluster"]
         ),
         // The Swift client library: a WebSocket client on the same protocol core, auth, subscriptions, and a live
         // roster store that applies snapshots and patches.
@@ -56,12 +56,13 @@ let package = Package(
             name: "RollcallCLI",
             dependencies: [
                 "WebSocketServer", "WebSocketDeflate", "EventIO", "WebSocketCore", "Gateway", "GatewayWebSocket",
-                "TokenAuth", "RollcallBench", "JSONCoding",
+                "TokenAuth", "RollcallBench", "JSONCoding", "Cluster",
             ]
         ),
         // Cluster mode over Redis: the RESP wire format (a bounded incremental parser and an encoder) and a Redis
-        // client on an EventIO loop (pipelining, deadlines, reconnects with backoff, pub/sub).
-        .target(name: "Cluster", dependencies: ["EventIO"]),
+        // client on an EventIO loop (pipelining, deadlines, reconnects with backoff, pub/sub), and the gateway's
+        // shared room log kept in it (streams, an atomic script for sequence numbers, seats and node leases).
+        .target(name: "Cluster", dependencies: ["EventIO", "Gateway", "JSONCoding"]),
         .executableTarget(name: "rollcall", dependencies: ["RollcallCLI"]),
         // An in-memory transport and a manual clock, so gateway scenarios run without sockets.
         .target(name: "GatewayTesting", dependencies: ["Gateway", "JSONCoding"]),

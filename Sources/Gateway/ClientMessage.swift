@@ -80,6 +80,13 @@ enum ModeratorAction: String, Hashable, CaseIterable {
 }
 
 extension ClientMessage {
+    /// Whether handling the message reads nothing of its room's state (a meeting message: only the token's
+    /// groups are checked), so in a cluster it need not wait for this node's earlier changes to the room.
+    var isIndependentOfRoomState: Bool {
+        if case .meeting = self { return true }
+        return false
+    }
+
     /// The rooms the message reads or changes, in the order a cluster node loads them before handling it.
     var roomIDs: [String] {
         switch self {

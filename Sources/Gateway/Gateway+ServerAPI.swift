@@ -194,6 +194,22 @@ extension Gateway {
         return .object(JSONObject([("uid", .string(uid)), ("disconnected", .int(Int64(sessions.count)))]))
     }
 
+    /// Closes every connection that is a participant in some room, with `code` (a cluster node whose lease ran out
+    /// uses 1012, "service restart": its participants reconnect, to any node, and restore their devices).
+    ///
+    /// - Parameters:
+    ///   - code: the close code.
+    ///   - reason: the close reason.
+    /// - Returns: the number of connections closed.
+    @discardableResult
+    public func closeParticipantSessions(code: UInt16, reason: String) -> Int {
+        let sessions = self.sessions.values.filter { session in
+            session.subscriptions.values.contains { $0.kind == .participant }
+        }.sorted { $0.id.rawValue < $1.id.rawValue }
+        for session in sessions { self.closeSession(session, code: code, reason: reason) }
+        return sessions.count
+    }
+
     /// Decodes an API body as the client message `type`, with the room from the URL.
     private func decodeAPIRequest(
         _ body: JSONValue,

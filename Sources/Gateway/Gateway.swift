@@ -159,7 +159,19 @@ public final class Gateway {
     /// Runs what is due: authentication deadlines, reconnect grace periods, token expiry.
     public func tick() {
         let now = self.clock()
-        for session in self.sessions.values.sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
+        let leeway = self.verifier.leeway
+        let slowAfter = self.configuration.slowSubscriberTimeoutMilliseconds
+        // One pass over the sessions picks the few with something due; only those are sorted (deterministic order).
+        var dueSessions: [GatewaySession] = []
+        for session in self.sessions.values {
+            var isDue = session.unwritableSince.map { now - $0 >= slowAfter } ?? false
+            switch session.auth {
+            case .awaiting(let deadline): isDue = isDue || now >= deadline
+            case .authenticated(let claims): isDue = isDue || now / 1000 >= claims.expiresAt + leeway
+            }
+            if isDue { dueSessions.append(session) }
+        }
+        for session in dueSessions.sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
             switch session.auth {
             case .awaiting(let deadline) where now >= deadline:
                 self.closeSession(session, code: GatewayCloseCode.unauthorized, reason: "authentication timeout")
@@ -251,7 +263,12 @@ public final class Gateway {
             if case .query(.rooms) = request.message { roomIDs = Set(claims.groups + Array(claims.rooms.keys)).sorted() }
             for roomID in roomIDs where self.role(of: claims, in: roomID) != nil {
                 let room = self.room(roomID)
-                guard room.isBusy, room !== resumedRoom || !room.isReady || room.appendsInFlight > 0 else { continue }
+                // Meeting messages do not depend on the room's state: they go out behind the appends in flight
+                // (the shared log keeps their order), only not ahead of requests that wait.
+                let othersWait = room !== resumedRoom && !room.waitingRequests.isEmpty
+                let mustWait = !room.isReady || othersWait
+                    || (room.appendsInFlight > 0 && !request.message.isIndependentOfRoomState)
+                guard mustWait else { continue }
                 guard room.waitingRequests.count < Self.maximumWaitingRequests else { throw .busy }
                 if room === resumedRoom {
                     room.waitingRequests.insert(.request(session.id, request), at: 0)
@@ -266,7 +283,10 @@ public final class Gateway {
 
     /// Handles the requests that waited for a room, in order, until one of them makes the room wait again.
     private func runWaitingRequests(of room: GatewayRoom) {
-        while room.isReady, room.appendsInFlight == 0, !room.waitingRequests.isEmpty {
+        while room.isReady, let next = room.waitingRequests.first {
+            if room.appendsInFlight > 0 {
+                guard case .request(_, let request) = next, request.message.isIndependentOfRoomState else { return }
+            }
             switch room.waitingRequests.removeFirst() {
             case .request(let id, let request):
                 guard let session = self.sessions[id] else { continue }
@@ -321,9 +341,6 @@ public final class Gateway {
         room.replica = replica
         room.base = checkpoint ?? RoomReplica(state: RoomState(id: roomID))
         room.base.state.id = roomID
-        for entry in log.entries where entry.sequence == room.base.state.sequence + 1 && entry.sequence <= firstSequence - 1 {
-            room.base.apply(entry, speakerHold: hold)
-        }
         room.log = log
         room.messages = [:]
         room.lostDevices = room.lostDevices.filter { key, _ in
@@ -388,13 +405,15 @@ public final class Gateway {
         room.waitingRequests = []
     }
 
-    /// The room's replica as this node holds it now, for the shared log's checkpoints; nil when the room is not
-    /// loaded here.
+    /// The room's replica as it was right after `sequence`, for the shared log's checkpoints; nil when the room is
+    /// not loaded here or that point is not retained.
     ///
-    /// - Parameter roomID: the room.
-    public func replica(of roomID: String) -> RoomReplica? {
+    /// - Parameters:
+    ///   - roomID: the room.
+    ///   - sequence: the sequence number.
+    public func replica(of roomID: String, at sequence: UInt64) -> RoomReplica? {
         guard let room = self.rooms[roomID], room.isReady else { return nil }
-        return room.replica
+        return room.replica(at: sequence, speakerHold: self.speakerHold)
     }
 
     private func handle(_ request: ClientRequest, from session: GatewaySession) throws(GatewayError) {

@@ -16,7 +16,8 @@ public struct GatewayError: Error, Hashable, Sendable, CustomStringConvertible {
     static func unauthorized(_ message: String) -> GatewayError { GatewayError("ERR_UNAUTHORIZED", message) }
     static func forbidden(_ message: String) -> GatewayError { GatewayError("ERR_FORBIDDEN", message) }
     static let notGroupMember = GatewayError("ERR_NOT_GROUP_MEMBER", "your token does not include this room's group")
-    static let callFull = GatewayError("ERR_CALL_FULL", "the call is full")
+    /// The call has no seat left for the user's role.
+    public static let callFull = GatewayError("ERR_CALL_FULL", "the call is full")
     static let banned = GatewayError("ERR_BANNED", "you are banned from this room")
     static let notInRoom = GatewayError("ERR_NOT_IN_ROOM", "join or subscribe to the room first")
     static func notFound(_ message: String) -> GatewayError { GatewayError("ERR_NOT_FOUND", message) }

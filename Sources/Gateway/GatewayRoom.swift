@@ -88,7 +88,7 @@ final class GatewayRoom {
         guard sequence >= self.base.state.sequence, sequence <= self.replica.state.sequence else { return nil }
         if sequence == self.replica.state.sequence { return self.replica }
         var replica = self.base
-        for entry in self.log.entries where entry.sequence <= sequence {
+        for entry in self.log.entries where entry.sequence > replica.state.sequence && entry.sequence <= sequence {
             replica.apply(entry, speakerHold: speakerHold)
         }
         return replica

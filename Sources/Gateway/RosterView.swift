@@ -77,7 +77,11 @@ struct RosterView: Equatable {
         if let speaker { object["activeSpeaker"] = .string(speaker) }
         object["capacity"] = .int(Int64(capacity))
         object["participantCount"] = .int(Int64(state.joinedParticipants.count))
-        if let meeting = state.activeMeeting { object["activeMeeting"] = ServerMessages.meeting(meeting) }
+        if let meeting = state.activeMeeting, case .object(var entry) = ServerMessages.meeting(meeting) {
+            // A view holds no nulls: a null in a merge patch removes the member, so it could not be sent.
+            if meeting.text == nil { entry["text"] = nil }
+            object["activeMeeting"] = .object(entry)
+        }
         return object
     }
 

@@ -63,18 +63,12 @@ public protocol SharedRoomLog: AnyObject {
     ///   - proposal: the events and their conditions.
     ///   - completion: called on the gateway's thread, never inside the call.
     func append(_ proposal: LogProposal, completion: @escaping (Result<UInt64, LogAppendFailure>) -> Void)
-
-    /// Tells the shared log which rooms this node still uses, so their shared records do not expire; called about
-    /// once per second.
-    ///
-    /// - Parameter rooms: the ids of the rooms with subscribers or devices on this node.
-    func keepAlive(_ rooms: [String])
 }
 
 extension GatewayError {
-    /// The shared store of a cluster cannot be reached: nothing was changed; the client may try again.
+    /// The shared store of a cluster cannot be reached or did not answer in time; the client may try again.
     public static let unavailable = GatewayError(
-        "ERR_UNAVAILABLE", "the cluster's shared store cannot be reached; nothing was changed, try again"
+        "ERR_UNAVAILABLE", "the cluster's shared store is unreachable or did not answer; try again"
     )
     /// Too many requests wait for one room on this node.
     public static let busy = GatewayError("ERR_BUSY", "the room has too many requests waiting; try again")

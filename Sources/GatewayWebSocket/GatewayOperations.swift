@@ -1,3 +1,4 @@
+import Cluster
 import Gateway
 import JSONCoding
 import Synchronization
@@ -74,7 +75,8 @@ public final class GatewayOperations: Sendable {
                 rooms: gateway.roomIDs.count,
                 sessions: gateway.sessionCount,
                 subscribers: gateway.subscriberCount,
-                latency: latency
+                latency: latency,
+                cluster: (gateway.sharedLog as? RedisRoomLog).map { ($0.statistics, $0.isAvailable) }
             ).render()
             responder.respond(status: .ok, body: Array(text.utf8), contentType: PrometheusText.contentType)
         }

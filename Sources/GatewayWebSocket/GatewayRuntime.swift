@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Cluster
 import EventIO
 import Gateway
 import Synchronization
@@ -26,17 +27,21 @@ public final class GatewayRuntime: @unchecked Sendable {
     /// Time from the gateway handing a message to the transport to the connection loop queueing it on the
     /// recipients' sockets, once per message and loop.
     public let deliveryLatency = LatencyHistogram()
+    /// In cluster mode, the shared room log in Redis; nil in the single-process default.
+    public let sharedLog: RedisRoomLog?
 
     /// - Parameters:
     ///   - configuration: the rooms layer's settings.
     ///   - verifier: checks tokens.
     ///   - path: the WebSocket path, e.g. `/v1/ws`.
     ///   - logger: where log lines go; none by default.
+    ///   - cluster: cluster mode's settings; nil (the default) keeps every room in this process.
     public init(
         configuration: GatewayConfiguration,
         verifier: TokenVerifier,
         path: String = "/v1/ws",
-        logger: GatewayLogger = GatewayLogger()
+        logger: GatewayLogger = GatewayLogger(),
+        cluster: ClusterConfiguration? = nil
     ) throws {
         self.path = path
         self.logger = logger
@@ -48,6 +53,18 @@ public final class GatewayRuntime: @unchecked Sendable {
             transport: self.transport,
             clock: { GatewayRuntime.wallClockMilliseconds() }
         )
+        if let cluster {
+            let sharedLog = RedisRoomLog(configuration: cluster, gateway: self.gateway, loop: self.loop)
+            sharedLog.log = { message in logger.log(.warn, message, [("node", cluster.nodeID)]) }
+            let gateway = self.gateway!
+            sharedLog.onLeaseLost = { [unowned gateway] in
+                gateway.closeParticipantSessions(code: 1012, reason: "node rejoined the cluster; reconnect")
+            }
+            self.gateway.sharedLog = sharedLog
+            self.sharedLog = sharedLog
+        } else {
+            self.sharedLog = nil
+        }
         self.gateway.onModeration = { record in
             logger.log(.info, "moderator action", [
                 ("room", record.room), ("action", record.action), ("actor", record.actor),
@@ -79,12 +96,19 @@ public final class GatewayRuntime: @unchecked Sendable {
                 scheduleTick()
             }
         }
-        loop.execute { scheduleTick() }
+        let sharedLog = self.sharedLog.map { UnsafeTransfer($0) }
+        loop.execute {
+            sharedLog?.value.start()
+            scheduleTick()
+        }
         self.thread = EventLoopThread(name: "rollcall-rooms") { loop.run() }
     }
 
     /// Stops the gateway thread (after the server has shut down).
     public func stop() {
+        if let sharedLog = self.sharedLog.map({ UnsafeTransfer($0) }) {
+            self.loop.execute { sharedLog.value.stop() }
+        }
         self.loop.stop()
         self.thread?.join()
         self.thread = nil

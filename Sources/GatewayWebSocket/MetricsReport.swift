@@ -1,3 +1,4 @@
+import Cluster
 import Gateway
 import WebSocketServer
 
@@ -9,6 +10,8 @@ struct MetricsReport {
     let sessions: Int
     let subscribers: Int
     let latency: (cumulative: [Int], count: Int, sumSeconds: Double)
+    /// Cluster mode's shared log: its counters and whether Redis is reachable; nil for a single process.
+    var cluster: (statistics: RedisRoomLog.Statistics, connected: Bool)?
 
     func render() -> String {
         var out = PrometheusText()
@@ -48,6 +51,30 @@ struct MetricsReport {
             count: self.latency.count,
             sum: self.latency.sumSeconds
         )
+        if let cluster = self.cluster {
+            let statistics = cluster.statistics
+            out.single("rollcall_cluster_connected", "gauge",
+                       "1 while the node is connected to Redis with the shared log's script loaded.",
+                       cluster.connected ? 1 : 0)
+            out.single("rollcall_cluster_appends_total", "counter", "Appends to the shared room logs.",
+                       statistics.appends)
+            out.single("rollcall_cluster_append_failures_total", "counter",
+                       "Appends that failed because Redis was unreachable or slow (answered ERR_UNAVAILABLE).",
+                       statistics.appendFailures)
+            out.single("rollcall_cluster_gaps_filled_total", "counter",
+                       "Times entries missed on the channel were read from a room's stream.", statistics.gapsFilled)
+            out.single("rollcall_cluster_room_reloads_total", "counter",
+                       "Rooms loaded again after a gap the stream could not fill (subscribers resynced).",
+                       statistics.reloads)
+            out.single("rollcall_cluster_devices_reaped_total", "counter",
+                       "Lost and left entries recorded by this node for devices of dead nodes.",
+                       statistics.devicesReaped)
+            out.single("rollcall_cluster_checkpoints_written_total", "counter", "Room checkpoints written.",
+                       statistics.checkpointsWritten)
+            out.single("rollcall_cluster_leases_lost_total", "counter",
+                       "Times this node found it had been declared dead and closed its participants' sockets.",
+                       statistics.leasesLost)
+        }
         return out.text
     }
 

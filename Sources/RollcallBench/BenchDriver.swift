@@ -79,11 +79,11 @@ class BenchDriver: BenchConnectionDelegate {
     // MARK: Opening connections
 
     /// Makes a connection to `path` (the target's path when nil) with this driver as its delegate.
-    func makeConnection(index: Int, path: String? = nil) -> BenchConnection {
+    func makeConnection(index: Int, path: String? = nil, target: BenchTarget? = nil) -> BenchConnection {
         let connection = BenchConnection(
             index: index,
             loop: self.loop,
-            target: self.options.target,
+            target: target ?? self.options.target,
             path: path,
             tlsContext: self.tlsContext
         )

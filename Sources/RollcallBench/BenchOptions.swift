@@ -141,6 +141,9 @@ public struct BenchOptions: Sendable {
     public var sourceAddresses: [SocketAddress] = []
     /// How long a connection waits for an echo or a handshake before counting it lost or failed, in seconds.
     public var replyTimeout: Double = 2
+    /// Servers the fan-out observers connect to, in turn (several nodes of a cluster); empty: `target`. The
+    /// publishers always use `target`.
+    public var observerTargets: [BenchTarget] = []
     /// Offer permessage-deflate (refused for now: see `validate`).
     public var compression = false
 

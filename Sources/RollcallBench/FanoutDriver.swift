@@ -46,8 +46,8 @@ final class FanoutDriver: BenchDriver {
 
     override var tickInterval: UInt64 { 5_000_000 }
 
-    private func path(token: String) -> String {
-        let base = self.options.target.path
+    private func path(token: String, on target: BenchTarget? = nil) -> String {
+        let base = (target ?? self.options.target).path
         return base + (base.contains("?") ? "&" : "?") + "token=" + token
     }
 
@@ -66,7 +66,12 @@ final class FanoutDriver: BenchDriver {
             self.rooms[local].message = message
             let base = local * self.perRoom
             for observer in 0..<self.options.subscribers {
-                let connection = self.makeConnection(index: base + 1 + observer, path: self.path(token: spec.observerTokens[observer]))
+                let targets = self.options.observerTargets
+                let target = targets.isEmpty ? self.options.target : targets[observer % targets.count]
+                let connection = self.makeConnection(
+                    index: base + 1 + observer, path: self.path(token: spec.observerTokens[observer], on: target),
+                    target: target
+                )
                 self.rooms[local].observers.append(connection)
                 self.rooms[local].joined.append(false)
                 self.rooms[local].nextExpected.append(0)

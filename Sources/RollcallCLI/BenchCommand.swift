@@ -59,6 +59,8 @@ enum BenchCommand {
           --server-pid PID         read VmRSS of PID before and after opening connections (idle)
           --source-addresses LIST  local addresses to connect from, e.g. 127.0.0.1-127.0.0.8, to go past one
                                    address's ephemeral port range
+          --observers-at URLS      fanout: observers connect to these servers in turn (nodes of a cluster,
+                                   comma-separated); publishers use URL
           --compression            offer permessage-deflate: not supported yet, refused (the bench sends and
                                    expects uncompressed frames)
           --interval SECONDS       soak: seconds between samples (default 10)
@@ -133,6 +135,10 @@ enum BenchCommand {
                     guard let pid = Int32(text), pid > 0 else { throw BenchError("--server-pid needs a process id") }
                     options.serverPID = pid
                 case "--source-addresses": options.sourceAddresses = try BenchOptions.parseSourceAddresses(text)
+                case "--observers-at":
+                    options.observerTargets = try text.split(separator: ",").map { url throws(BenchError) in
+                        try BenchTarget(url: String(url))
+                    }
                 case "--compression": options.compression = true
                 default: throw BenchError("unknown option '\(flag)'")
                 }

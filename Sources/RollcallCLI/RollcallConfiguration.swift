@@ -1,3 +1,4 @@
+import Cluster
 import Gateway
 import WebSocketServer
 
@@ -20,6 +21,23 @@ public struct RollcallConfiguration: Sendable {
     /// On SIGTERM or SIGINT, how long `/readyz` answers 503 while everything else keeps running, before the
     /// listeners close, in milliseconds.
     public var drainDelayMilliseconds: Int = 0
+    /// Cluster mode: several nodes share rooms through Redis. Off (single process) by default.
+    public var cluster = ClusterSettings()
+
+    public init() {}
+}
+
+/// Cluster mode's settings as configured; `redisURL` empty keeps the single-process default.
+public struct ClusterSettings: Sendable {
+    /// `redis://[:password@]host[:port][/db]`; empty: no cluster.
+    public var redisURL = ""
+    public var keyPrefix = "rollcall"
+    /// This node's id; empty: random per start.
+    public var nodeID = ""
+    public var leaseMilliseconds: Int64 = 5_000
+    public var roomExpiryMilliseconds: Int64 = 86_400_000
+    public var checkpointInterval = 100
+    public var callTimeoutMilliseconds: Int64 = 1_000
 
     public init() {}
 }
@@ -39,4 +57,27 @@ public struct AuthSettings: Sendable {
 
     /// The key shipped in config/rollcall.conf for development; the server warns when it is in use.
     public static let developmentKey = "dev:rollcall-development-key-change-me"
+}
+
+extension RollcallConfiguration {
+    /// The cluster's settings for the rooms layer, or nil in the single-process default.
+    ///
+    /// - Throws: `ConfigError` when the Redis URL cannot be read.
+    func clusterConfiguration() throws(ConfigError) -> ClusterConfiguration? {
+        guard !self.cluster.redisURL.isEmpty else { return nil }
+        var redis: RedisClientConfiguration
+        do {
+            redis = try RedisClientConfiguration(url: self.cluster.redisURL)
+        } catch {
+            throw ConfigError("cluster.redis_url: \(error.description)")
+        }
+        redis.commandTimeoutMilliseconds = self.cluster.callTimeoutMilliseconds
+        redis.connectTimeoutMilliseconds = self.cluster.callTimeoutMilliseconds
+        var configuration = ClusterConfiguration(redis: redis, nodeID: self.cluster.nodeID.isEmpty ? nil : self.cluster.nodeID)
+        configuration.keyPrefix = self.cluster.keyPrefix
+        configuration.leaseMilliseconds = self.cluster.leaseMilliseconds
+        configuration.roomExpiryMilliseconds = self.cluster.roomExpiryMilliseconds
+        configuration.checkpointInterval = UInt64(self.cluster.checkpointInterval)
+        return configuration
+    }
 }

@@ -45,7 +45,8 @@ enum ServeCommand {
                 configuration: whole.rooms,
                 verifier: verifier,
                 path: whole.gatewayPath,
-                logger: Log.gatewayLogger
+                logger: Log.gatewayLogger,
+                cluster: try whole.clusterConfiguration()
             )
         } catch {
             return CommandRunner.fail("cannot start the rooms layer: \(error)")

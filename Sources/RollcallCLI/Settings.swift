@@ -119,6 +119,21 @@ enum Settings {
             configuration.log.level = level
         },
 
+        text("cluster.redis_url", "redis://[:password@]host[:port][/db] shared by every node; empty = single process",
+             \.cluster.redisURL, allowEmpty: true),
+        text("cluster.key_prefix", "prefix of the cluster's Redis keys and channels", \.cluster.keyPrefix,
+             allowEmpty: false),
+        text("cluster.node_id", "this node's id in the cluster; empty = random at each start", \.cluster.nodeID,
+             allowEmpty: true),
+        integer64("cluster.lease_ms", "a node that has not renewed its lease this long is dead (ms)",
+                  \.cluster.leaseMilliseconds, 300...600_000),
+        integer64("cluster.room_expiry_ms", "shared records of a room nobody uses expire after this long (ms); 0 = never",
+                  \.cluster.roomExpiryMilliseconds, 0...31_536_000_000),
+        integer("cluster.checkpoint_interval", "a room checkpoint is written every this many events",
+                \.cluster.checkpointInterval, 1...1_000_000),
+        integer64("cluster.call_timeout_ms", "a Redis call that takes longer fails with ERR_UNAVAILABLE (ms)",
+                  \.cluster.callTimeoutMilliseconds, 10...60_000),
+
         boolean("compression.enabled", "accept permessage-deflate offers", \.server.compression.isEnabled),
         boolean("compression.server_no_context_takeover", "reset the server's compressor after every message",
                 \.server.compression.serverNoContextTakeover),
@@ -167,6 +182,7 @@ enum Settings {
             throw ConfigError("auth.keys: '\(key.prefix(8))…' has an empty secret")
         }
         _ = try whole.api.parsedKeys()
+        _ = try whole.clusterConfiguration()
         if configuration.messageLimits.maximumFrameSize > configuration.messageLimits.maximumMessageSize {
             throw ConfigError("limits.max_frame_bytes: must not exceed limits.max_message_bytes")
         }
@@ -231,6 +247,21 @@ enum Settings {
     ) -> Setting {
         Setting(key: key, help: help, read: { $0[keyPath: field] }) { configuration, text throws(ConfigError) in
             guard text.hasPrefix("/"), !text.contains(" ") else { throw ConfigError("\(key): '\(text)' is not a path") }
+            configuration[keyPath: field] = text
+        }
+    }
+
+    private static func text(
+        _ key: String,
+        _ help: String,
+        _ field: WritableKeyPath<RollcallConfiguration, String>,
+        allowEmpty: Bool
+    ) -> Setting {
+        Setting(key: key, help: help, read: { $0[keyPath: field] }) { configuration, text throws(ConfigError) in
+            guard allowEmpty || !text.isEmpty else { throw ConfigError("\(key): must not be empty") }
+            guard !text.contains(where: { $0 == " " || $0 == "\n" }) else {
+                throw ConfigError("\(key): '\(text)' must not contain spaces")
+            }
             configuration[keyPath: field] = text
         }
     }

@@ -360,8 +360,8 @@ class RosterMirror:
         assert roster_checksum(self.roster) == snapshot["checksum"], snapshot
 
     def apply(self, patch, who):
-        assert patch["from"] == self.seq, f"{who}: patch from {patch['from']} but the roster is at {self.seq}"
-        assert patch["seq"] > patch["from"], patch
+        # A view does not change between patches: the roster at any seq in from..<seq is the patch's base.
+        assert patch["from"] <= self.seq < patch["seq"], f"{who}: patch {patch['from']}..{patch['seq']} at {self.seq}"
         self.roster = merge_patch(self.roster, patch["patch"])
         self.seq = patch["seq"]
         assert roster_checksum(self.roster) == patch["checksum"], f"{who}: checksum mismatch after {patch}"

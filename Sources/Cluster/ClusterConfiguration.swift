@@ -1,0 +1,38 @@
+import Gateway
+
+/// Settings of cluster mode: where Redis is, and how the shared room logs behave.
+public struct ClusterConfiguration: Sendable {
+    /// The Redis server (a single primary; Redis Cluster's sharding is not used).
+    public var redis: RedisClientConfiguration
+    /// Prefix of every key and channel, so several deployments can share one Redis.
+    public var keyPrefix: String = "rollcall"
+    /// This node's id in the shared records: unique per process (the default is random).
+    public var nodeID: String
+    /// A node that has not renewed its lease for this long is dead: its devices are reconnecting from then, and
+    /// leave after the reconnect grace period unless they came back through another node.
+    public var leaseMilliseconds: Int64 = 5_000
+    /// Shared records of a room nobody uses expire after this long (0: never).
+    public var roomExpiryMilliseconds: Int64 = 86_400_000
+    /// A checkpoint of each room is written every this many entries (it trails the log by as many, so a node that
+    /// loads a room can rebuild any of the last entries' views for exact resumes).
+    public var checkpointInterval: UInt64 = 100
+    /// How often each followed room's last sequence number is compared with the shared log's, in milliseconds:
+    /// catches entries a lost pub/sub connection missed.
+    public var pollIntervalMilliseconds: Int64 = 1_000
+
+    /// - Parameters:
+    ///   - redis: the Redis server's settings.
+    ///   - nodeID: this node's id; random when nil.
+    public init(redis: RedisClientConfiguration, nodeID: String? = nil) {
+        self.redis = redis
+        self.nodeID = nodeID ?? ClusterConfiguration.randomNodeID()
+    }
+
+    /// A random node id: 16 hex digits.
+    public static func randomNodeID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let value = generator.next() as UInt64
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

@@ -1,0 +1,445 @@
+"""Cluster mode against a real Redis: several `rollcall serve` nodes share each room's log.
+
+Each test starts Debian's `redis-server` on a free loopback port in a temporary directory (append-only file on, so
+a restart keeps the data) and several gateway processes pointed at it, then drives calls through them with the
+`websockets` client. Every wait is bounded.
+"""
+
+import asyncio
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from test_call_end_to_end import (
+    BINARY,
+    CONFIG,
+    PROJECT_ROOT,
+    STARTUP_TIMEOUT,
+    Client,
+    RunningServer,
+    assert_fields,
+    mint,
+    read_first_line,
+    run,
+    settings_arguments,
+)
+
+REDIS_START_TIMEOUT = 10.0
+LEASE_MS = 1000
+GRACE_MS = 1000
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class RedisServer:
+    """A `redis-server` on 127.0.0.1 in its own directory, restartable on the same port with the same data."""
+
+    def __init__(self, directory):
+        binary = shutil.which("redis-server")
+        assert binary, "redis-server is missing: scripts/install-test-deps.sh installs it"
+        self.binary = binary
+        self.directory = directory
+        self.port = free_port()
+        self.process = None
+        self.start()
+
+    @property
+    def url(self):
+        return f"redis://127.0.0.1:{self.port}"
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
+             "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--daemonize", "no",
+             "--logfile", str(self.directory / "redis.log")],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + REDIS_START_TIMEOUT
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as connection:
+                    connection.sendall(b"PING\r\n")
+                    if connection.recv(64).startswith(b"+PONG"):
+                        return
+            except OSError:
+                pass
+            assert self.process.poll() is None, (self.directory / "redis.log").read_text()
+            time.sleep(0.05)
+        raise AssertionError("redis-server did not answer PING in time")
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def redis(tmp_path):
+    server = RedisServer(tmp_path)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def nodes(redis):
+    """Starts gateway nodes sharing `redis`; each must exit 0 on SIGTERM at the end (unless the test killed it)."""
+    assert BINARY.exists(), f"{BINARY} is missing: build with `swift build` first"
+    started = []
+
+    def start(**settings):
+        settings = {
+            "timeouts.shutdown_grace_ms": 500, "rooms.reconnect_grace_ms": GRACE_MS,
+            "cluster.redis_url": redis.url, "cluster.lease_ms": LEASE_MS, "cluster.call_timeout_ms": 500,
+            **settings,
+        }
+        process = subprocess.Popen(
+            [str(BINARY), "serve", "--config", str(CONFIG), "--listen", "127.0.0.1:0", *settings_arguments(settings)],
+            cwd=PROJECT_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        )
+        try:
+            line = read_first_line(process, STARTUP_TIMEOUT)
+            assert "msg=listening" in line, line
+            node = RunningServer(process, line)
+        except BaseException:
+            process.kill()
+            process.wait(timeout=5)
+            raise
+        started.append(node)
+        return node
+
+    yield start
+    statuses = [node.stop() for node in started if node.process.poll() is None]
+    assert all(status == 0 for status in statuses), f"exit statuses {statuses}"
+
+
+async def drain_until(client, predicate, timeout=5.0):
+    """Receives until a message matches; returns it and everything before it."""
+    seen = []
+    deadline = time.monotonic() + timeout
+    while True:
+        remaining = deadline - time.monotonic()
+        assert remaining > 0, f"{client.name}: nothing matched within {timeout} s; got {seen}"
+        message = await client.recv(timeout=remaining)
+        seen.append(message)
+        if predicate(message):
+            return message, seen
+
+
+async def discard_pending(client):
+    """Waits for the coalescing window, then drops every message received so far (patches are still applied)."""
+    await asyncio.sleep(0.2)
+    await client.request({"type": "ping"})
+    client.pending = []
+
+
+async def settle(client):
+    """Waits for the patches of the coalescing window and applies them to the client's mirror."""
+    await asyncio.sleep(0.2)
+    await client.expect_nothing()
+
+
+def test_events_on_one_node_reach_clients_on_another_with_the_same_sequence_numbers(nodes):
+    node_a, node_b = nodes(), nodes()
+    room = "cluster-same-seq"
+
+    async def scenario():
+        alice = await Client.connect("alice", node_a.url, mint("alice", rooms=[room]))
+        bob = await Client.connect("bob", node_b.url, mint("bob", rooms=[room]))
+        watcher = await Client.connect("watcher", node_b.url, mint("watcher", rooms=[room], role="viewer"))
+        # The watcher is there before the room has any shared record: the entry that creates them reaches it live.
+        await watcher.join(room=room, **{"as": "observer"})
+        ack, _ = await alice.join(room=room)
+        assert ack["seq"] == 1
+        await watcher.expect_event(1, "participant.joined", "alice", room=room)
+        ack, snapshot = await bob.join(room=room)
+        assert ack["seq"] == 2
+        assert set(snapshot["roster"]["participants"]) <= {"alice", "bob"}
+        await alice.expect_event(2, "participant.joined", "bob", room=room)
+        await watcher.expect_event(2, "participant.joined", "bob", room=room)
+
+        # Changes made through node B reach node A's client with the sequence numbers node B acknowledged.
+        muted = await bob.request({"type": "state", "room": room, "audioMuted": True})
+        assert_fields(muted, {"type": "ack", "seq": 3, "changed": True}, "bob")
+        raised = await bob.request({"type": "state", "room": room, "handRaised": True})
+        assert_fields(raised, {"type": "ack", "seq": 4}, "bob")
+        await alice.expect_event(3, "participant.audio_muted", "bob", room=room)
+        await alice.expect_event(4, "participant.hand_raised", "bob", room=room)
+        # And the other way round.
+        shared = await alice.request({"type": "state", "room": room, "presenting": True})
+        assert_fields(shared, {"type": "ack", "seq": 5}, "alice")
+        await bob.expect_event(3, "participant.audio_muted", "bob", room=room)
+        await bob.expect_event(4, "participant.hand_raised", "bob", room=room)
+        await bob.expect_event(5, "participant.screen_share_started", "alice", room=room)
+        await alice.expect_event(5, "participant.screen_share_started", "alice", room=room)
+        for seq, event in [(3, "participant.audio_muted"), (4, "participant.hand_raised"),
+                           (5, "participant.screen_share_started")]:
+            await watcher.expect_event(seq, event, room=room)
+
+        # Every mirror (snapshot plus checked patches, checksum included) holds the same roster at the same seq.
+        for client in (alice, bob, watcher):
+            await settle(client)
+        rosters = [(client.rosters[room].seq, client.rosters[room].roster) for client in (alice, bob, watcher)]
+        assert rosters[0] == rosters[1] == rosters[2], rosters
+        assert rosters[0][0] == 5
+        assert rosters[0][1]["participants"]["bob"]["audioMuted"] is True
+        for client in (alice, bob, watcher):
+            await client.close()
+
+    run(scenario())
+
+
+def test_a_client_moves_to_another_node_and_resumes_with_nothing_missed_or_repeated(nodes):
+    node_a, node_b = nodes(), nodes()
+    room = "cluster-move"
+
+    async def scenario():
+        alice = await Client.connect("alice", node_a.url, mint("alice", rooms=[room]))
+        bob = await Client.connect("bob", node_b.url, mint("bob", rooms=[room]))
+        await alice.join(room=room, device="laptop")
+        await bob.join(room=room)
+        await alice.expect_event(2, "participant.joined", "bob", room=room)
+        await bob.request({"type": "state", "room": room, "audioMuted": True})
+        await alice.expect_event(3, "participant.audio_muted", "bob", room=room)
+        await bob.expect_event(3, "participant.audio_muted", "bob", room=room)
+        await settle(alice)
+        roster_seq = alice.rosters[room].seq
+        event_seq = 3
+        assert roster_seq == 3
+
+        # Alice's connection to node A drops; the call goes on through node B.
+        alice.ws.transport.abort()
+        await bob.expect_event(4, "session.connection_lost", "alice", room=room)
+        await bob.request({"type": "state", "room": room, "handRaised": True})
+        await bob.request({"type": "state", "room": room, "audioMuted": False})
+        await bob.request({"type": "meeting", "group": room, "sessionId": "s-1", "callType": "video"})
+        await discard_pending(bob)
+
+        # She reconnects to node B and resumes from where she was.
+        moved = await Client.connect("alice", node_b.url, mint("alice", rooms=[room]))
+        moved.rosters[room] = alice.rosters[room]
+        ack = await moved.request({"type": "join", "room": room, "device": "laptop", "resume": roster_seq,
+                                   "resumeEvents": event_seq})
+        assert_fields(ack, {"type": "ack", "room": room}, "alice")
+        resumed, seen = await drain_until(moved, lambda m: m.get("type") == "resumed")
+        assert resumed["recovered"] is True, resumed
+        events = [(m["seq"], m["event"]) for m in seen if m.get("type") == "event"]
+        assert [seq for seq, _ in events] == list(range(event_seq + 1, resumed["seq"] + 1)), events
+        assert ("session.connection_restored" in {event for _, event in events}), events
+        assert all(m.get("recovered") is True for m in seen if m.get("type") == "event")
+        await settle(moved)
+        # Her mirror, continued from node A's roster with node B's patches, equals node B's own view.
+        fresh = await Client.connect("fresh", node_b.url, mint("fresh", rooms=[room], role="viewer"))
+        await fresh.join(room=room, **{"as": "observer"})
+        await settle(fresh)
+        assert moved.rosters[room].roster == fresh.rosters[room].roster
+        assert moved.rosters[room].seq == fresh.rosters[room].seq
+        assert moved.rosters[room].roster["participants"]["alice"]["state"] == "joined"
+        for client in (moved, bob, fresh):
+            await client.close()
+        await asyncio.sleep(0)
+
+    run(scenario())
+
+
+def test_participants_of_a_killed_node_leave_everywhere_exactly_once(nodes):
+    node_a, node_b, node_c = nodes(), nodes(), nodes()
+    room = "cluster-kill"
+
+    async def scenario():
+        alice = await Client.connect("alice", node_a.url, mint("alice", rooms=[room]))
+        bob = await Client.connect("bob", node_b.url, mint("bob", rooms=[room]))
+        carol = await Client.connect("carol", node_c.url, mint("carol", rooms=[room]))
+        await alice.join(room=room)
+        await bob.join(room=room)
+        await carol.join(room=room)
+        await bob.expect_event(3, "participant.joined", "carol", room=room)
+
+        node_a.process.kill()  # SIGKILL: no close frames, no leave, no lease renewal.
+        killed_at = time.monotonic()
+        # Documented bound: lease + one renewal period (lease / 3) to notice, then the reconnect grace.
+        bound = (LEASE_MS + LEASE_MS / 3 + GRACE_MS) / 1000 + 2.0
+        lost, _ = await drain_until(bob, lambda m: m.get("event") == "session.connection_lost", timeout=bound)
+        left, _ = await drain_until(bob, lambda m: m.get("event") == "session.timed_out", timeout=bound)
+        elapsed = time.monotonic() - killed_at
+        assert lost["data"]["uid"] == "alice" and left["data"]["uid"] == "alice"
+        assert left["seq"] == lost["seq"] + 1
+        assert elapsed < bound, elapsed
+        # Carol (on a third node) sees the same two entries, once each, at the same sequence numbers.
+        seen_by_carol = []
+        while len(seen_by_carol) < 2:
+            message = await carol.recv(timeout=bound)
+            if message.get("type") == "event":
+                seen_by_carol.append((message["seq"], message["event"]))
+        assert seen_by_carol == [(lost["seq"], "session.connection_lost"), (left["seq"], "session.timed_out")]
+        await asyncio.sleep((LEASE_MS + GRACE_MS) / 1000)
+        await bob.expect_nothing()
+        members = await carol.request({"type": "query", "query": "members", "room": room})
+        assert members["uids"] == ["bob", "carol"], members
+        for client in (bob, carol):
+            await client.close()
+
+    run(scenario())
+
+
+def test_redis_restarted_mid_call_loses_no_meeting_message_and_rooms_resume(nodes, redis):
+    node_a, node_b = nodes(), nodes()
+    group = "cluster-restart"
+
+    async def scenario():
+        alice = await Client.connect("alice", node_a.url, mint("alice", groups=[group]))
+        bob = await Client.connect("bob", node_b.url, mint("bob", groups=[group]))
+        await alice.join(room=group)
+        await bob.join(room=group)
+        acknowledged = []
+
+        async def meeting(text):
+            answer = await alice.request({"type": "meeting", "group": group, "sessionId": "s", "callType": "audio",
+                                          "text": text})
+            if answer["type"] == "ack":
+                acknowledged.append((answer["seq"], text))
+            return answer
+
+        for index in range(5):
+            assert (await meeting(f"before-{index}"))["type"] == "ack"
+        redis.stop()
+        refused = await meeting("during")
+        assert_fields(refused, {"type": "error", "code": "ERR_UNAVAILABLE"}, "alice")
+        redis.start()
+        # The nodes reconnect by themselves (backoff up to two seconds).
+        deadline = time.monotonic() + 10
+        while True:
+            answer = await meeting("after-0")
+            if answer["type"] == "ack":
+                break
+            assert answer["code"] == "ERR_UNAVAILABLE", answer
+            assert time.monotonic() < deadline, "the cluster did not recover from the Redis restart"
+            await asyncio.sleep(0.2)
+        for index in range(1, 5):
+            assert (await meeting(f"after-{index}"))["type"] == "ack"
+
+        seqs = [seq for seq, _ in acknowledged]
+        assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), acknowledged
+        # Every acknowledged message reaches Bob on node B (which catches up by itself after the restart), once,
+        # in order; then both nodes' histories hold them all.
+        received = []
+        while len(received) < len(acknowledged):
+            message = await bob.recv(timeout=10)
+            if message.get("event") == "meeting.message":
+                received.append((message["seq"], message["data"]["text"]))
+        assert received == acknowledged
+        for client in (alice, bob):
+            result = await client.request({"type": "query", "query": "history", "room": group, "after": 0,
+                                           "limit": 100})
+            history = [(e["seq"], e["data"]["text"]) for e in result["events"] if e["event"] == "meeting.message"]
+            assert history == acknowledged, (client.name, history)
+        for client in (alice, bob):
+            await client.close()
+
+    run(scenario())
+
+
+def test_unreachable_redis_fails_calls_fast_and_local_reads_keep_working(nodes, redis):
+    node = nodes()
+    room = "cluster-unreachable"
+
+    async def scenario():
+        alice = await Client.connect("alice", node.url, mint("alice", rooms=[room]))
+        await alice.join(room=room)
+        redis.stop()
+        started = time.monotonic()
+        answer = await alice.request({"type": "state", "room": room, "audioMuted": True})
+        assert_fields(answer, {"type": "error", "code": "ERR_UNAVAILABLE"}, "alice")
+        assert time.monotonic() - started < 2.0
+        # What needs no shared write keeps working: pings, queries from the room as last known, a new session.
+        pong = await alice.request({"type": "ping"})
+        assert pong["type"] == "pong"
+        members = await alice.request({"type": "query", "query": "members", "room": room})
+        assert_fields(members, {"type": "result", "uids": ["alice"]}, "alice")
+        other = await Client.connect("bob", node.url, mint("bob", rooms=[room]))
+        answer = await other.request({"type": "join", "room": room})
+        assert_fields(answer, {"type": "error", "code": "ERR_UNAVAILABLE"}, "bob")
+        redis.start()
+        deadline = time.monotonic() + 10
+        while True:
+            answer = await alice.request({"type": "state", "room": room, "audioMuted": True})
+            if answer["type"] == "ack":
+                break
+            assert time.monotonic() < deadline, answer
+            await asyncio.sleep(0.2)
+        await alice.close()
+        await other.close()
+
+    run(scenario())
+
+
+def test_two_nodes_racing_for_the_last_seat_admit_exactly_one(nodes):
+    settings = {"rooms.capacity": 2}
+    node_a, node_b = nodes(**settings), nodes(**settings)
+
+    async def scenario():
+        for round_number in range(10):
+            room = f"cluster-race-{round_number}"
+            first = await Client.connect("first", node_a.url, mint("first", rooms=[room]))
+            await first.join(room=room)
+            racers = [
+                await Client.connect("left", node_a.url, mint(f"left-{round_number}", rooms=[room])),
+                await Client.connect("right", node_b.url, mint(f"right-{round_number}", rooms=[room])),
+            ]
+            answers = await asyncio.gather(*[racer.request({"type": "join", "room": room}) for racer in racers])
+            kinds = sorted(answer.get("code", answer["type"]) for answer in answers)
+            assert kinds == ["ERR_CALL_FULL", "ack"], answers
+            members = await first.request({"type": "query", "query": "members", "room": room})
+            assert len(members["uids"]) == 2, members
+            for client in (first, *racers):
+                await client.close()
+
+    run(scenario())
+
+
+def test_a_node_cut_off_longer_than_its_lease_sends_its_participants_back_to_rejoin(nodes):
+    grace = {"rooms.reconnect_grace_ms": 4000}
+    node_a, node_b = nodes(**grace), nodes(**grace)
+    room = "cluster-frozen"
+
+    async def scenario():
+        alice = await Client.connect("alice", node_a.url, mint("alice", rooms=[room]))
+        bob = await Client.connect("bob", node_b.url, mint("bob", rooms=[room]))
+        await alice.join(room=room, device="laptop")
+        await bob.join(room=room)
+        await alice.expect_event(2, "participant.joined", "bob", room=room)
+
+        # Node A freezes past its lease: node B declares it dead and marks Alice's device lost.
+        node_a.process.send_signal(signal.SIGSTOP)
+        try:
+            lost, _ = await drain_until(bob, lambda m: m.get("event") == "session.connection_lost", timeout=5)
+            assert lost["data"]["uid"] == "alice"
+        finally:
+            node_a.process.send_signal(signal.SIGCONT)
+        # Back, node A finds it was declared dead and sends its participants to reconnect (1012).
+        with pytest.raises(ConnectionClosed) as closed:
+            await drain_until(alice, lambda m: False, timeout=5)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012, closed.value
+        alice = await Client.connect("alice", node_a.url, mint("alice", rooms=[room]))
+        ack = await alice.request({"type": "join", "room": room, "device": "laptop"})
+        assert ack["type"] == "ack", ack
+        restored, _ = await drain_until(bob, lambda m: m.get("event") == "session.connection_restored", timeout=5)
+        assert restored["data"]["uid"] == "alice"
+        assert restored["data"]["participant"]["state"] == "joined"
+        # Past the grace period she is still in the call: nothing reaped the device she restored.
+        await asyncio.sleep(4.5)
+        members = await bob.request({"type": "query", "query": "members", "room": room})
+        assert members["uids"] == ["alice", "bob"], members
+        for client in (alice, bob):
+            await client.close()
+
+    run(scenario())

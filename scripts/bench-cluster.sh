@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Fan-out through a cluster: starts a redis-server on a free loopback port in a temporary directory and NODES
+# gateway nodes (release build) sharing it, then runs `rollcall bench fanout` with the publisher on the first node
+# and the observers spread over all of them. NODES=0 runs one node without Redis (the single-process default), for
+# comparison. Extra arguments go to the bench (e.g. --subscribers 1000 --rate 200 --duration 5).
+#
+#   NODES=2 scripts/bench-cluster.sh --rooms 1 --subscribers 1000 --rate 200 --duration 5
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+nodes=${NODES:-2}
+binary=.build/release/rollcall
+[ -x "$binary" ] || swift build -c release >&2
+work=$(mktemp -d)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+wait_for_port() {
+    for _ in $(seq 1 100); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+        sleep 0.1
+    done
+    echo "nothing listens on port $1" >&2
+    exit 1
+}
+
+settings=(--set log.level=warn --set server.event_loops=1 --set server.echo=false --set server.max_connections_per_ip=100000)
+if [ "$nodes" -gt 0 ]; then
+    redis_port=$(free_port)
+    redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$work" --save "" --appendonly no \
+        --daemonize no --logfile "$work/redis.log" &
+    pids+=($!)
+    wait_for_port "$redis_port"
+    settings+=(--set "cluster.redis_url=redis://127.0.0.1:$redis_port")
+fi
+
+urls=()
+for index in $(seq 1 "$(( nodes > 0 ? nodes : 1 ))"); do
+    port=$(free_port)
+    "$binary" serve --config config/conformance.conf --listen "127.0.0.1:$port" "${settings[@]}" 2>"$work/node-$index.log" &
+    pids+=($!)
+    wait_for_port "$port"
+    urls+=("ws://127.0.0.1:$port/v1/ws")
+done
+
+observers=$(IFS=,; echo "${urls[*]}")
+"$binary" bench fanout "${urls[0]}" --observers-at "$observers" "$@"
