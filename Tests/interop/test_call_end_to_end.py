@@ -110,30 +110,34 @@ def settings_arguments(settings):
     return arguments
 
 
+def start_server(settings):
+    """Starts `rollcall serve` on a free loopback port with `--set` overrides and waits for its listening line."""
+    assert BINARY.exists(), f"{BINARY} is missing: build with `swift build` first"
+    process = subprocess.Popen(
+        [str(BINARY), "serve", "--config", str(CONFIG), "--listen", "127.0.0.1:0", *settings_arguments(settings)],
+        cwd=PROJECT_ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        line = read_first_line(process, STARTUP_TIMEOUT)
+        assert "msg=listening" in line, line
+        return RunningServer(process, line)
+    except BaseException:
+        process.kill()
+        process.wait(timeout=SHUTDOWN_TIMEOUT)
+        raise
+
+
 @pytest.fixture
 def rollcall():
     """Starts servers with `--set` overrides; each must exit 0 on SIGTERM at the end of the test."""
-    assert BINARY.exists(), f"{BINARY} is missing: build with `swift build` first"
     servers = []
 
     def start(**settings):
         settings = {"timeouts.shutdown_grace_ms": 1000, "rooms.reconnect_grace_ms": 500, **settings}
-        process = subprocess.Popen(
-            [str(BINARY), "serve", "--config", str(CONFIG), "--listen", "127.0.0.1:0",
-             *settings_arguments(settings)],
-            cwd=PROJECT_ROOT,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        try:
-            line = read_first_line(process, STARTUP_TIMEOUT)
-            assert "msg=listening" in line, line
-            server = RunningServer(process, line)
-        except BaseException:
-            process.kill()
-            process.wait(timeout=SHUTDOWN_TIMEOUT)
-            raise
+        server = start_server(settings)
         servers.append(server)
         return server
 

@@ -6,7 +6,6 @@ a restart keeps the data) and several gateway processes pointed at it, then driv
 """
 
 import asyncio
-import os
 import shutil
 import signal
 import socket
@@ -16,19 +15,7 @@ import time
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from test_call_end_to_end import (
-    BINARY,
-    CONFIG,
-    PROJECT_ROOT,
-    STARTUP_TIMEOUT,
-    Client,
-    RunningServer,
-    assert_fields,
-    mint,
-    read_first_line,
-    run,
-    settings_arguments,
-)
+from test_call_end_to_end import Client, assert_fields, mint, run, start_server
 
 REDIS_START_TIMEOUT = 10.0
 LEASE_MS = 1000
@@ -93,7 +80,6 @@ def redis(tmp_path):
 @pytest.fixture
 def nodes(redis):
     """Starts gateway nodes sharing `redis`; each must exit 0 on SIGTERM at the end (unless the test killed it)."""
-    assert BINARY.exists(), f"{BINARY} is missing: build with `swift build` first"
     started = []
 
     def start(**settings):
@@ -102,18 +88,7 @@ def nodes(redis):
             "cluster.redis_url": redis.url, "cluster.lease_ms": LEASE_MS, "cluster.call_timeout_ms": 500,
             **settings,
         }
-        process = subprocess.Popen(
-            [str(BINARY), "serve", "--config", str(CONFIG), "--listen", "127.0.0.1:0", *settings_arguments(settings)],
-            cwd=PROJECT_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        )
-        try:
-            line = read_first_line(process, STARTUP_TIMEOUT)
-            assert "msg=listening" in line, line
-            node = RunningServer(process, line)
-        except BaseException:
-            process.kill()
-            process.wait(timeout=5)
-            raise
+        node = start_server(settings)
         started.append(node)
         return node
 
