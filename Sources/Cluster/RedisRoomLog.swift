@@ -182,6 +182,8 @@ public final class RedisRoomLog: SharedRoomLog {
     /// Loads a room: its checkpoint, its epoch and its retained log, then hands them to the gateway.
     private func load(_ roomID: String) {
         guard let room = self.rooms[roomID] else { return }
+        let isReload = room.applied > 0 || room.epoch != nil
+        if isReload && !room.isLoading { self.gateway.sharedLogReloading(room: roomID) }
         room.isLoading = true
         room.needsReload = false
         room.generation += 1
@@ -202,6 +204,7 @@ public final class RedisRoomLog: SharedRoomLog {
             } else {
                 room.isLoading = false
                 room.needsReload = true
+                self.gateway.sharedLogReloadFailed(room: roomID)
             }
         }
         self.commands.send(["HGETALL", keys.checkpoint]) { result in

@@ -240,7 +240,8 @@ public final class RedisServerProcess: @unchecked Sendable {
     private static func makeTemporaryDirectory() throws -> String {
         var base = NSTemporaryDirectory()
         if !base.hasSuffix("/") { base += "/" }
-        var template = Array((base + "rollcall-redis-XXXXXX").utf8CString)
+        // mkdtemp replaces the six trailing X characters with a unique suffix.
+        var template = Array((base + "rollcall-redis-" + String(repeating: "X", count: 6)).utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
             throw RedisServerProcessError("cannot create a temporary directory under \(base): errno \(errno)")
         }

@@ -328,7 +328,8 @@ public final class Gateway {
     ///   - entries: the retained entries, contiguous, reaching at least from the checkpoint on.
     public func sharedLogLoaded(room roomID: String, checkpoint: RoomReplica?, entries: [RoomLogEntry]) {
         guard let room = self.rooms[roomID] else { return }
-        let wasReady = room.isReady
+        let isReload = room.hasLoaded
+        room.hasLoaded = true
         var replica = checkpoint ?? RoomReplica(state: RoomState(id: roomID))
         replica.state.id = roomID
         let firstSequence = entries.first?.sequence ?? replica.state.sequence + 1
@@ -347,7 +348,7 @@ public final class Gateway {
             room.state.participants[key.uid]?.devices.contains { $0.deviceID == key.deviceID } == true
         }
         room.isReady = true
-        if wasReady {
+        if isReload {
             // Reloaded after a gap: every view starts again from the room as it is now.
             self.statistics.sharedLogReloads += 1
             let subscribers = room.channels.values.flatMap(\.subscribers)
@@ -367,6 +368,24 @@ public final class Gateway {
             room.sequenceWaiters = []
             for waiter in waiters { waiter.action() }
         }
+        self.runWaitingRequests(of: room)
+    }
+
+    /// The shared log found that a loaded room must be loaded again (its records started afresh, or a gap cannot
+    /// be filled): requests and acknowledgements for it wait until `sharedLogLoaded` or `sharedLogReloadFailed`.
+    ///
+    /// - Parameter roomID: the room.
+    public func sharedLogReloading(room roomID: String) {
+        self.rooms[roomID]?.isReady = false
+    }
+
+    /// Reloading a room failed (the store became unreachable): the room stays as this node last knew it, and the
+    /// requests that waited for it are handled (changes then fail with `ERR_UNAVAILABLE` until the store is back).
+    ///
+    /// - Parameter roomID: the room.
+    public func sharedLogReloadFailed(room roomID: String) {
+        guard let room = self.rooms[roomID], room.hasLoaded, !room.isReady else { return }
+        room.isReady = true
         self.runWaitingRequests(of: room)
     }
 
@@ -1100,7 +1119,7 @@ public final class Gateway {
 
     /// Runs `action` once the room's state has reached `sequence` (at once when it has).
     private func whenApplied(_ room: GatewayRoom, through sequence: UInt64, _ action: @escaping () -> Void) {
-        if room.state.sequence >= sequence {
+        if room.isReady && room.state.sequence >= sequence {
             action()
         } else {
             room.sequenceWaiters.append((sequence, action))

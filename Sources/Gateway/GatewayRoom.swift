@@ -51,6 +51,8 @@ final class GatewayRoom {
     /// In a cluster: whether the room's checkpoint and log have been loaded from the shared log. Requests for the
     /// room wait until then. Always true in a single process.
     var isReady = true
+    /// In a cluster: whether the room was loaded from the shared log once (a later load is a reload).
+    var hasLoaded = false
     /// In a cluster: appends sent to the shared log and not answered yet.
     var appendsInFlight = 0
     /// In a cluster: requests for the room that wait for it to be loaded or for this node's previous change to

@@ -418,3 +418,39 @@ def test_a_node_cut_off_longer_than_its_lease_sends_its_participants_back_to_rej
             await client.close()
 
     run(scenario())
+
+
+def redis_command(redis, *arguments):
+    """Sends one command to the test's Redis and returns the raw reply."""
+    payload = f"*{len(arguments)}\r\n" + "".join(f"${len(a.encode())}\r\n{a}\r\n" for a in arguments)
+    with socket.create_connection(("127.0.0.1", redis.port), timeout=5) as connection:
+        connection.sendall(payload.encode())
+        return connection.recv(4096)
+
+
+def test_shared_records_lost_under_a_call_resync_the_subscribers_instead_of_mixing_histories(nodes, redis):
+    node_a, node_b = nodes(), nodes()
+    room = "cluster-flushed"
+
+    async def scenario():
+        alice = await Client.connect("alice", node_a.url, mint("alice", rooms=[room]))
+        watcher = await Client.connect("watcher", node_b.url, mint("watcher", rooms=[room], role="viewer"))
+        await alice.join(room=room)
+        await watcher.join(room=room, **{"as": "observer"})
+        await alice.request({"type": "state", "room": room, "handRaised": True})
+        await watcher.expect_event(2, "participant.hand_raised", "alice", room=room)
+
+        # Redis loses everything (no persistence, FLUSHALL): the room's log starts again at 1 under a new epoch.
+        assert redis_command(redis, "FLUSHALL").startswith(b"+OK")
+        bob = await Client.connect("bob", node_b.url, mint("bob", rooms=[room]))
+        ack = await bob.request({"type": "join", "room": room})
+        assert_fields(ack, {"type": "ack", "seq": 1}, "bob")
+        # The watcher is not handed entry 1 of the new log on top of the old roster: it gets a fresh snapshot.
+        resync, _ = await drain_until(watcher, lambda m: m.get("type") == "snapshot", timeout=5)
+        assert resync.get("resync") is True, resync
+        assert resync["seq"] == 1
+        assert set(resync["roster"]["participants"]) == {"bob"}
+        for client in (alice, watcher, bob):
+            await client.close()
+
+    run(scenario())
