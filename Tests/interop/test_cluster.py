@@ -454,3 +454,58 @@ def test_shared_records_lost_under_a_call_resync_the_subscribers_instead_of_mixi
             await client.close()
 
     run(scenario())
+
+
+def test_shared_seats_follow_devices_removals_and_the_end_of_a_call(nodes):
+    settings = {"rooms.capacity": 2}
+    node_a, node_b = nodes(**settings), nodes(**settings)
+    room = "cluster-seats"
+
+    async def scenario():
+        host = await Client.connect("host", node_a.url, mint("host", rooms=[room], role="moderator"))
+        await host.join(room=room)  # A moderator takes a reserved seat, not one of the two.
+
+        async def joined(name, node, device="default"):
+            client = await Client.connect(name, node.url, mint(name, rooms=[room]))
+            answer = await client.request({"type": "join", "room": room, "device": device})
+            return client, answer.get("code", answer["type"])
+
+        alice_laptop, outcome = await joined("alice", node_a, "laptop")
+        assert outcome == "ack"
+        alice_phone, outcome = await joined("alice", node_b, "phone")  # Her second device: still one seat.
+        assert outcome == "ack"
+        bob, outcome = await joined("bob", node_b)
+        assert outcome == "ack"
+        _, outcome = await joined("carol", node_a)
+        assert outcome == "ERR_CALL_FULL"
+
+        # One of Alice's devices leaves: she still holds her seat.
+        await alice_phone.request({"type": "leave", "room": room})
+        _, outcome = await joined("carol", node_b)
+        assert outcome == "ERR_CALL_FULL"
+        # Her last device leaves: the seat is free, on every node.
+        await alice_laptop.request({"type": "leave", "room": room})
+        carol, outcome = await joined("carol", node_b)
+        assert outcome == "ack"
+
+        # A removal frees the seat too.
+        answer = await host.request({"type": "action", "room": room, "action": "remove", "target": "carol"})
+        assert answer["type"] == "ack", answer
+        dave, outcome = await joined("dave", node_a)
+        assert outcome == "ack"
+        _, outcome = await joined("erin", node_b)
+        assert outcome == "ERR_CALL_FULL"
+
+        # Ending the session frees every seat.
+        answer = await host.request({"type": "action", "room": room, "action": "end_session"})
+        assert answer["type"] == "ack", answer
+        erin, outcome = await joined("erin", node_b)
+        assert outcome == "ack"
+        frank, outcome = await joined("frank", node_a)
+        assert outcome == "ack"
+        _, outcome = await joined("grace", node_a)
+        assert outcome == "ERR_CALL_FULL"
+        for client in (bob, erin, frank):
+            await client.close()
+
+    run(scenario())
