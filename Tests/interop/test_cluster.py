@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.request
 
 import pytest
 from websockets.exceptions import ConnectionClosed
@@ -97,6 +98,19 @@ def nodes(redis):
     assert all(status == 0 for status in statuses), f"exit statuses {statuses}"
 
 
+def scrape(node):
+    """The node's /metrics samples without labels, by name."""
+    base = node.url.split("/v1/")[0].replace("ws://", "http://")
+    with urllib.request.urlopen(base + "/metrics", timeout=5) as response:
+        text = response.read().decode()
+    samples = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#") and "{" not in line:
+            name, value = line.split()
+            samples[name] = float(value)
+    return samples
+
+
 async def drain_until(client, predicate, timeout=5.0):
     """Receives until a message matches; returns it and everything before it."""
     seen = []
@@ -167,6 +181,13 @@ def test_events_on_one_node_reach_clients_on_another_with_the_same_sequence_numb
         assert rosters[0] == rosters[1] == rosters[2], rosters
         assert rosters[0][0] == 5
         assert rosters[0][1]["participants"]["bob"]["audioMuted"] is True
+        # Each node reports its side of the shared log: Alice's two changes went through node A, Bob's three
+        # through node B.
+        for node, appended in ((node_a, 2), (node_b, 3)):
+            metrics = scrape(node)
+            assert metrics["rollcall_cluster_connected"] == 1, metrics
+            assert metrics["rollcall_cluster_appends_total"] == appended, metrics
+            assert metrics["rollcall_cluster_append_failures_total"] == 0, metrics
         for client in (alice, bob, watcher):
             await client.close()
 
