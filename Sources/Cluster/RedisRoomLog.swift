@@ -24,6 +24,8 @@ public final class RedisRoomLog: SharedRoomLog {
         var isFetching = false
         /// The room must be loaded again when the store is back.
         var needsReload = false
+        /// When this node last renewed the room's records with its lease (monotonic milliseconds).
+        var touchedAt = Int64.min / 2
     }
 
     public let configuration: ClusterConfiguration
@@ -393,7 +395,16 @@ public final class RedisRoomLog: SharedRoomLog {
             String(history.maximumEntries), String(history.maximumAgeMilliseconds),
             String(self.configuration.roomExpiryMilliseconds),
         ]
-        arguments.append(contentsOf: self.rooms.keys.sorted())
+        // Each followed room's records are kept alive about four times per expiry period (appends renew them too),
+        // not at every renewal: a node may follow many rooms.
+        let expiry = self.configuration.roomExpiryMilliseconds
+        if expiry > 0 {
+            let now = Int64(EventLoop.monotonicNow() / 1_000_000)
+            for (roomID, room) in self.rooms.sorted(by: { $0.key < $1.key }) where now - room.touchedAt >= expiry / 4 {
+                room.touchedAt = now
+                arguments.append(roomID)
+            }
+        }
         self.commands.send(arguments) { [weak self] result in
             guard let self, case .success(.array(let values?)) = result, values.count == 2,
                 case .integer(let reaped) = values[0], case .integer(let wasLive) = values[1]

@@ -401,6 +401,8 @@ public final class Gateway {
             self.statistics.sharedLogEntries += 1
             self.apply(entry, to: room)
         }
+        // While this node's own append is in flight, its answer goes out first (its continuation runs them).
+        if room.appendsInFlight == 0 { self.runPendingCloses(room) }
     }
 
     /// The shared log could not load a room: the requests waiting for it are answered with `ERR_UNAVAILABLE` and
@@ -928,7 +930,6 @@ public final class Gateway {
             throw .forbidden("only an admin can \(action.rawValue) an admin")
         }
         var events: [RoomEvent] = []
-        var closes: [(uid: String, code: UInt16, reason: String, includeObservers: Bool)] = []
         func record(_ event: RoomEvent) {
             events.append(event)
         }
@@ -959,17 +960,13 @@ public final class Gateway {
                 record(.participantLeft(uid: uid, deviceID: participant.devices.first?.deviceID ?? "default",
                                         reason: leaveReason))
             }
-            // A banned user's observer connections go too: a ban keeps them out of the room entirely.
-            let code = action == .ban ? GatewayCloseCode.banned : GatewayCloseCode.removed
-            closes.append((uid, code, action == .ban ? "banned by a moderator" : "removed by a moderator", action == .ban))
         case .endSession:
             if state.joinedParticipants.isEmpty == false || state.startedAt != nil {
                 record(.sessionEnded)
-                for participant in state.joinedParticipants {
-                    closes.append((participant.uid, GatewayCloseCode.sessionEnded, "the session was ended", false))
-                }
             }
         }
+        // The connections these events close (the removed or banned user's, everyone's at the end of the session)
+        // are closed by every node as it applies them, after this node has answered the actor.
         self.record(events.map { ProposedEvent($0, actor: actor, reason: reason) }, in: room) { result in
             if case .failure(.refused(let error)) = result {
                 acknowledge(.failure(error))
@@ -981,9 +978,25 @@ public final class Gateway {
             // The actor's answer goes out before any close, even when the actor is among those closed
             // (end_session).
             acknowledge(.success(changed))
-            for (uid, code, reason, includeObservers) in closes {
-                self.closeParticipantSessions(uid: uid, in: room, code: code, reason: reason,
-                                              includeObservers: includeObservers)
+        }
+    }
+
+    /// Closes the connections that the room's applied entries ended: a removed user's participant connections
+    /// (4003), a banned user's connections including observers (4004), every participant connection when the
+    /// session ended (4005). Runs after the answer to the request that caused them, on every node.
+    private func runPendingCloses(_ room: GatewayRoom) {
+        while !room.pendingCloses.isEmpty {
+            let close = room.pendingCloses.removeFirst()
+            if let uid = close.uid {
+                self.closeParticipantSessions(uid: uid, in: room, code: close.code, reason: close.reason,
+                                              includeObservers: close.includeObservers)
+                continue
+            }
+            for id in room.subscribers {
+                guard let session = self.sessions[id], session.subscriptions[room.state.id]?.kind == .participant
+                else { continue }
+                self.unsubscribe(session, from: room)
+                self.closeSession(session, code: close.code, reason: close.reason)
             }
         }
     }
@@ -1095,6 +1108,7 @@ public final class Gateway {
                 self.apply(entry, to: room)
             }
             then(.success(()))
+            self.runPendingCloses(room)
             return
         }
         room.appendsInFlight += 1
@@ -1106,12 +1120,14 @@ public final class Gateway {
                 self.whenApplied(room, through: sequence) {
                     room.appendsInFlight -= 1
                     then(.success(()))
+                    self.runPendingCloses(room)
                     self.runWaitingRequests(of: room)
                 }
             case .failure(let failure):
                 room.appendsInFlight -= 1
                 if case .refused(let error) = failure, error == .unavailable { self.statistics.sharedLogFailures += 1 }
                 then(.failure(failure))
+                self.runPendingCloses(room)
                 self.runWaitingRequests(of: room)
             }
         }
@@ -1170,6 +1186,17 @@ public final class Gateway {
         }
         if !recipients.isEmpty {
             self.transport.send(message, to: recipients)
+        }
+        switch event {
+        case .participantLeft(let uid, _, .removed):
+            room.pendingCloses.append((uid, GatewayCloseCode.removed, "removed by a moderator", false))
+        case .participantLeft(let uid, _, .banned), .banChanged(let uid, true):
+            // A ban keeps the user out of the room entirely: observer connections go too.
+            room.pendingCloses.append((uid, GatewayCloseCode.banned, "banned by a moderator", true))
+        case .sessionEnded:
+            room.pendingCloses.append((nil, GatewayCloseCode.sessionEnded, "the session was ended", false))
+        default:
+            break
         }
         room.markDirty(for: event)
         let window = self.configuration.patchWindowMilliseconds

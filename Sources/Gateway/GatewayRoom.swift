@@ -58,6 +58,9 @@ final class GatewayRoom {
     /// In a cluster: requests for the room that wait for it to be loaded or for this node's previous change to
     /// it to be applied (so each request is checked against the room as this node's own changes left it).
     var waitingRequests: [WaitingWork] = []
+    /// Connections to close because of applied entries (a removal, a ban, the end of the session), after the
+    /// answer to the request that caused them; `uid` nil: every participant connection.
+    var pendingCloses: [(uid: String?, code: UInt16, reason: String, includeObservers: Bool)] = []
     /// What to do once the room's state reaches a sequence number (an append's continuation).
     var sequenceWaiters: [(sequence: UInt64, action: () -> Void)] = []
     /// Whether this node has proposed the switch of the shown speaker and waits for the answer.

@@ -394,6 +394,8 @@ def test_two_nodes_racing_for_the_last_seat_admit_exactly_one(nodes):
             answers = await asyncio.gather(*[racer.request({"type": "join", "room": room}) for racer in racers])
             kinds = sorted(answer.get("code", answer["type"]) for answer in answers)
             assert kinds == ["ERR_CALL_FULL", "ack"], answers
+            # Node A learns of the winner's join (through node B, perhaps) when its entry arrives.
+            await drain_until(first, lambda m: m.get("event") == "participant.joined")
             members = await first.request({"type": "query", "query": "members", "room": room})
             assert len(members["uids"]) == 2, members
             for client in (first, *racers):
@@ -509,24 +511,29 @@ def test_shared_seats_follow_devices_removals_and_the_end_of_a_call(nodes):
         carol, outcome = await joined("carol", node_b)
         assert outcome == "ack"
 
-        # A removal frees the seat too.
+        # A removal through node A frees the seat too, and closes Carol's connection to node B with 4003.
+        await drain_until(host, lambda m: m.get("event") == "participant.joined" and m["data"]["uid"] == "carol")
         answer = await host.request({"type": "action", "room": room, "action": "remove", "target": "carol"})
         assert answer["type"] == "ack", answer
+        await drain_until(carol, lambda m: m.get("event") == "participant.left" and m["data"]["reason"] == "removed")
+        await carol.expect_closed(4003)
         dave, outcome = await joined("dave", node_a)
         assert outcome == "ack"
         _, outcome = await joined("erin", node_b)
         assert outcome == "ERR_CALL_FULL"
 
-        # Ending the session frees every seat.
+        # Ending the session through node A frees every seat and closes the participants on node B with 4005.
         answer = await host.request({"type": "action", "room": room, "action": "end_session"})
         assert answer["type"] == "ack", answer
+        await drain_until(bob, lambda m: m.get("event") == "session.ended")
+        await bob.expect_closed(4005)
         erin, outcome = await joined("erin", node_b)
         assert outcome == "ack"
         frank, outcome = await joined("frank", node_a)
         assert outcome == "ack"
         _, outcome = await joined("grace", node_a)
         assert outcome == "ERR_CALL_FULL"
-        for client in (bob, erin, frank):
+        for client in (erin, frank):
             await client.close()
 
     run(scenario())
