@@ -92,6 +92,7 @@ public final class RedisRoomLog: SharedRoomLog {
             // Entries published while the subscription was down are read from the streams.
             for roomID in self.rooms.keys.sorted() { self.fillGap(roomID) }
         }
+        self.subscriber.subscribe([Array(self.controlChannel.utf8)])
         self.commands.start()
         self.subscriber.start()
         self.scheduleLease()
@@ -177,6 +178,27 @@ public final class RedisRoomLog: SharedRoomLog {
                 completion(.failure(.refused(.unavailable)))
             }
         }
+    }
+
+    public func disconnect(uid: String, reason: String?) {
+        let message = JSONWriter.bytes(.object(JSONObject(uniqueKeysWithValues: [
+            ("op", .string("disconnect")), ("node", .string(self.configuration.nodeID)), ("uid", .string(uid)),
+            ("reason", reason.map { .string($0) } ?? .null),
+        ])))
+        self.commands.send([Array("PUBLISH".utf8), Array(self.controlChannel.utf8), message]) { [weak self] result in
+            if case .failure(let error) = result { self?.log?("cannot ask the other nodes to disconnect a user: \(error)") }
+        }
+    }
+
+    /// The channel for messages to every node (not about one room's log).
+    private var controlChannel: String { "\(self.configuration.keyPrefix):control" }
+
+    /// A message to every node: a user to disconnect.
+    private func receivedControl(_ payload: [UInt8]) {
+        guard let value = try? JSONParser.parse(payload, limits: Self.limits), value["op"]?.stringValue == "disconnect",
+            value["node"]?.stringValue != self.configuration.nodeID, let uid = value["uid"]?.stringValue
+        else { return }
+        self.gateway.sharedLogDisconnect(uid: uid, reason: value["reason"]?.stringValue)
     }
 
     // MARK: Loading and delivery
@@ -349,6 +371,10 @@ public final class RedisRoomLog: SharedRoomLog {
     }
 
     private func received(channel: [UInt8], payload: [UInt8]) {
+        if channel.elementsEqual(self.controlChannel.utf8) {
+            self.receivedControl(payload)
+            return
+        }
         let prefix = Array("\(self.configuration.keyPrefix):room:".utf8)
         guard channel.starts(with: prefix), let decoded = Self.entry(payload) else { return }
         let roomID = String(decoding: channel[prefix.count...], as: UTF8.self)

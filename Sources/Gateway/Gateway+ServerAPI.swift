@@ -184,14 +184,32 @@ extension Gateway {
     /// - Parameters:
     ///   - uid: the user.
     ///   - reason: the close reason sent to the client.
-    /// - Returns: `{"uid", "disconnected": N}`, N the number of connections closed.
+    /// - Returns: `{"uid", "disconnected": N}`, N the number of connections closed on this node (in a cluster every
+    ///   other node closes the user's connections too).
     public func apiDisconnect(uid: String, reason: String?) -> JSONValue {
+        let closed = self.disconnectLocally(uid: uid, reason: reason)
+        self.sharedLog?.disconnect(uid: uid, reason: reason)
+        return .object(JSONObject([("uid", .string(uid)), ("disconnected", .int(Int64(closed)))]))
+    }
+
+    /// Another node of the cluster was asked to disconnect a user: closes the user's connections to this node with
+    /// `GatewayCloseCode.disconnected` (4009).
+    ///
+    /// - Parameters:
+    ///   - uid: the user.
+    ///   - reason: the close reason sent to the client.
+    public func sharedLogDisconnect(uid: String, reason: String?) {
+        self.disconnectLocally(uid: uid, reason: reason)
+    }
+
+    @discardableResult
+    private func disconnectLocally(uid: String, reason: String?) -> Int {
         let sessions = self.sessions.values.filter { $0.claims?.subject == uid }
             .sorted { $0.id.rawValue < $1.id.rawValue }
         for session in sessions {
             self.closeSession(session, code: GatewayCloseCode.disconnected, reason: reason ?? "disconnected by the server")
         }
-        return .object(JSONObject([("uid", .string(uid)), ("disconnected", .int(Int64(sessions.count)))]))
+        return sessions.count
     }
 
     /// Closes every connection that is a participant in some room, with `code` (a cluster node whose lease ran out

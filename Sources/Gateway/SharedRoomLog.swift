@@ -63,6 +63,14 @@ public protocol SharedRoomLog: AnyObject {
     ///   - proposal: the events and their conditions.
     ///   - completion: called on the gateway's thread, never inside the call.
     func append(_ proposal: LogProposal, completion: @escaping (Result<UInt64, LogAppendFailure>) -> Void)
+
+    /// Asks every other node to close a user's connections (`Gateway.sharedLogDisconnect` there), for the server
+    /// API's disconnect; best effort.
+    ///
+    /// - Parameters:
+    ///   - uid: the user.
+    ///   - reason: the close reason.
+    func disconnect(uid: String, reason: String?)
 }
 
 extension GatewayError {

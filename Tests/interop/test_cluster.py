@@ -6,6 +6,7 @@ a restart keeps the data) and several gateway processes pointed at it, then driv
 """
 
 import asyncio
+import json
 import shutil
 import signal
 import socket
@@ -535,5 +536,31 @@ def test_shared_seats_follow_devices_removals_and_the_end_of_a_call(nodes):
         assert outcome == "ERR_CALL_FULL"
         for client in (erin, frank):
             await client.close()
+
+    run(scenario())
+
+
+def test_the_server_api_disconnects_a_user_on_every_node(nodes):
+    key = "ops:cluster-api-key-0123456789"
+    node_a, node_b = nodes(**{"api.keys": key}), nodes(**{"api.keys": key})
+    room = "cluster-api"
+
+    async def scenario():
+        on_a = await Client.connect("alice-a", node_a.url, mint("alice", rooms=[room]))
+        on_b = await Client.connect("alice-b", node_b.url, mint("alice", rooms=[room]))
+        await on_b.join(room=room)
+        base = node_a.url.split("/v1/")[0].replace("ws://", "http://")
+        request = urllib.request.Request(
+            base + "/v1/api/users/alice/disconnect", data=b'{"reason":"maintenance"}', method="POST",
+            headers={"Authorization": "Bearer cluster-api-key-0123456789", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=5) as response:
+            answer = json.loads(response.read())
+        assert answer == {"uid": "alice", "disconnected": 1}, answer
+        # Her connection to node A closes at once; node B closes hers when the message reaches it.
+        await on_a.expect_closed(4009)
+        with pytest.raises(ConnectionClosed) as closed:
+            await drain_until(on_b, lambda m: False, timeout=5)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4009, closed.value
 
     run(scenario())
