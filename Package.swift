@@ -73,7 +73,10 @@ let package = Package(
             name: "GatewayTests",
             dependencies: ["Gateway", "GatewayTesting", "TokenAuth", "JSONCoding", "RollcallClient"]
         ),
-        .testTarget(name: "ClusterTests", dependencies: ["Cluster", "ClusterTesting", "EventIO"]),
+        .testTarget(
+            name: "ClusterTests",
+            dependencies: ["Cluster", "ClusterTesting", "EventIO", "Gateway", "GatewayTesting", "TokenAuth"]
+        ),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
         .testTarget(name: "TokenAuthTests", dependencies: ["TokenAuth", "JSONCoding"]),
         .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore"]),

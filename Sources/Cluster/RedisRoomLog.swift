@@ -391,7 +391,13 @@ public final class RedisRoomLog: SharedRoomLog {
         self.commands.send(["SCRIPT", "LOAD", RoomLogScript.source]) { [weak self] result in
             guard let self else { return }
             guard case .success(let value) = result, let sha = Self.text(value) else {
-                self.log?("cannot load the shared log script: \(result)")
+                // For example "LOADING": a restarted Redis answers so until its data is read back. Try again
+                // shortly while the connection stays up (a new connection loads the script anyway).
+                self.log?("cannot load the shared log script yet: \(result)")
+                self.loop.scheduleTimer(afterNanoseconds: 100_000_000) { [weak self] in
+                    guard let self, self.isRunning, self.commands.isConnected, self.scriptSHA == nil else { return }
+                    self.loadScript()
+                }
                 return
             }
             self.scriptSHA = sha

@@ -228,7 +228,9 @@ public final class Gateway {
             // A room nobody is in or watching is forgotten once its history has aged out (bounded memory for
             // servers that see many one-off rooms); it starts afresh if someone comes back.
             let lastActivity = room.log.entries.last?.time ?? room.createdAt
-            if !room.subscribers.isEmpty || !room.lostDevices.isEmpty { room.lastLocalUse = now }
+            if !room.subscribers.isEmpty || !room.lostDevices.isEmpty || self.groupSessions[roomID] != nil {
+                room.lastLocalUse = now
+            }
             guard room.subscribers.isEmpty && room.lostDevices.isEmpty && room.appendsInFlight == 0
                 && room.waitingRequests.isEmpty && room.sequenceWaiters.isEmpty
             else { continue }
@@ -561,6 +563,9 @@ public final class Gateway {
         session.auth = .authenticated(claims)
         for group in Set(claims.groups + Array(claims.rooms.keys)).sorted() {
             self.groupSessions[group, default: []].append(session.id)
+            // In a cluster this node follows the rooms of its members' groups, so their meeting messages reach
+            // members connected here who are not in the room.
+            if self.sharedLog != nil { _ = self.room(group) }
         }
         var fields: [(String, JSONValue)] = [("type", .string("welcome"))]
         if let requestID { fields.append(("id", requestID)) }

@@ -564,3 +564,24 @@ def test_the_server_api_disconnects_a_user_on_every_node(nodes):
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 4009, closed.value
 
     run(scenario())
+
+
+def test_a_meeting_message_reaches_group_members_connected_to_any_node(nodes):
+    node_a, node_b = nodes(), nodes()
+    group = "cluster-group"
+
+    async def scenario():
+        alice = await Client.connect("alice", node_a.url, mint("alice", groups=[group]))
+        # Bob is a member of the group, connected to node B, and in no room.
+        bob = await Client.connect("bob", node_b.url, mint("bob", groups=[group]))
+        await bob.expect_nothing()
+        await alice.join(room=group)
+        ack = await alice.request({"type": "meeting", "group": group, "sessionId": "s-9", "callType": "video",
+                                   "text": "standup"})
+        assert ack["type"] == "ack", ack
+        meeting = await bob.expect_event(ack["seq"], "meeting.message", room=group, actor="alice")
+        assert meeting["data"]["text"] == "standup"
+        for client in (alice, bob):
+            await client.close()
+
+    run(scenario())
