@@ -1354,8 +1354,18 @@ public final class Gateway {
         resync: Bool
     ) {
         let channel = self.channel(spec, in: room)
+        let now = self.clock()
+        let isPlain = recovered == nil && !resync
+        // A plain snapshot is the same bytes for everyone until the room or the view changes or a participant's
+        // minute totals tick over: a crowd joining at once costs one encoding, not one each.
+        if isPlain, let cached = channel.cachedSnapshot, cached.stateSequence == room.state.sequence,
+            cached.viewSequence == channel.sequence, now < cached.validUntil
+        {
+            self.transport.send(cached.bytes, to: [session.id])
+            return
+        }
         var message = ServerMessages.snapshot(room.state, capacity: self.configuration.roomCapacity,
-                                              now: self.clock(), recovered: recovered,
+                                              now: now, recovered: recovered,
                                               includeParticipants: spec == .all)
         if case .object(var object) = message {
             object["seq"] = .int(Int64(channel.sequence))
@@ -1365,7 +1375,14 @@ public final class Gateway {
             if resync { object["resync"] = .bool(true) }
             message = .object(object)
         }
-        self.reply(session, message)
+        let bytes = JSONWriter.bytes(message)
+        if isPlain {
+            let validUntil = spec == .all ? ServerMessages.nextTotalsChange(room.state, after: now) : Int64.max
+            channel.cachedSnapshot = ViewChannel.CachedSnapshot(
+                stateSequence: room.state.sequence, viewSequence: channel.sequence, validUntil: validUntil, bytes: bytes
+            )
+        }
+        self.transport.send(bytes, to: [session.id])
     }
 
     /// Limits for reading back messages the gateway wrote itself.

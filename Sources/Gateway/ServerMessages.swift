@@ -45,6 +45,24 @@ enum ServerMessages {
         return .object(JSONObject(fields))
     }
 
+    /// The first time after `now` at which one of the minute totals `participant(_:now:)` reports changes: a
+    /// joined participant's call duration always counts, audio while unmuted, video while not paused. Int64.max
+    /// when nobody is in the call.
+    static func nextTotalsChange(_ state: RoomState, after now: Int64) -> Int64 {
+        var next = Int64.max
+        for participant in state.participants.values where participant.isJoined {
+            var counted = participant
+            counted.account(until: now)
+            var running = [counted.durationMilliseconds]
+            if !counted.audioMuted { running.append(counted.audioMilliseconds) }
+            if !counted.videoPaused { running.append(counted.videoMilliseconds) }
+            for total in running {
+                next = min(next, now + 60_000 - total % 60_000)
+            }
+        }
+        return next
+    }
+
     static func meeting(_ message: MeetingMessage) -> JSONValue {
         .object(
             JSONObject([

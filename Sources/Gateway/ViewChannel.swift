@@ -22,6 +22,17 @@ final class ViewChannel {
     /// When the last subscriber left (channels without subscribers are dropped after the history age).
     var idleSince: Int64?
 
+    /// An encoded plain snapshot of this view, reusable while the room and the view stay at these sequence numbers
+    /// and before `validUntil` (when a participant's minute totals change).
+    struct CachedSnapshot {
+        var stateSequence: UInt64
+        var viewSequence: UInt64
+        var validUntil: Int64
+        var bytes: [UInt8]
+    }
+
+    var cachedSnapshot: CachedSnapshot?
+
     init(spec: RosterViewSpec, view: RosterView, sequence: UInt64) {
         self.spec = spec
         self.view = view
