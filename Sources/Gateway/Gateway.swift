@@ -29,6 +29,9 @@ public final class Gateway {
     var speakerHold: Int64 {
         self.configuration.speakerHoldMilliseconds + self.configuration.patchWindowMilliseconds
     }
+    /// The earliest deadline of any session (authentication, token expiry, slow subscriber): `tick` looks at the
+    /// sessions only from then on.
+    private var nextSessionDeadline = Int64.min
     /// Most requests that may wait for one room on this node in a cluster; beyond it a request gets `ERR_BUSY`.
     static let maximumWaitingRequests = 1024
 
@@ -61,6 +64,7 @@ public final class Gateway {
         let deadline = self.clock() + self.configuration.authenticationTimeoutMilliseconds
         let session = GatewaySession(id: id, auth: .awaiting(deadline: deadline))
         self.sessions[id] = session
+        self.watchDeadline(of: session)
         if let token {
             _ = self.authenticate(session, token: token, requestID: nil)
         }
@@ -141,6 +145,7 @@ public final class Gateway {
         session.isWritable = isWritable
         guard isWritable else {
             session.unwritableSince = session.unwritableSince ?? self.clock()
+            self.watchDeadline(of: session)
             return
         }
         session.unwritableSince = nil
@@ -159,24 +164,23 @@ public final class Gateway {
     /// Runs what is due: authentication deadlines, reconnect grace periods, token expiry.
     public func tick() {
         let now = self.clock()
-        let leeway = self.verifier.leeway
-        let slowAfter = self.configuration.slowSubscriberTimeoutMilliseconds
-        // One pass over the sessions picks the few with something due; only those are sorted (deterministic order).
+        // The sessions are looked at only when the earliest of their deadlines has come; one pass then picks the
+        // few with something due (only those are sorted, for a deterministic order) and finds the next deadline.
         var dueSessions: [GatewaySession] = []
-        for session in self.sessions.values {
-            var isDue = session.unwritableSince.map { now - $0 >= slowAfter } ?? false
-            switch session.auth {
-            case .awaiting(let deadline): isDue = isDue || now >= deadline
-            case .authenticated(let claims): isDue = isDue || now / 1000 >= claims.expiresAt + leeway
+        if now >= self.nextSessionDeadline {
+            var next = Int64.max
+            for session in self.sessions.values {
+                let deadline = self.deadline(of: session)
+                if now >= deadline { dueSessions.append(session) } else { next = min(next, deadline) }
             }
-            if isDue { dueSessions.append(session) }
+            self.nextSessionDeadline = next
         }
         for session in dueSessions.sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
             switch session.auth {
             case .awaiting(let deadline) where now >= deadline:
                 self.closeSession(session, code: GatewayCloseCode.unauthorized, reason: "authentication timeout")
             // Expired from the same instant the verifier refuses the token: exp + leeway <= now.
-            case .authenticated(let claims) where now / 1000 >= claims.expiresAt + self.verifier.leeway:
+            case .authenticated(let claims) where now >= self.tokenExpiry(claims):
                 self.reply(session, ServerMessages.error(id: nil, GatewayError("ERR_TOKEN_EXPIRED", "token expired")))
                 self.closeSession(session, code: GatewayCloseCode.tokenExpired, reason: "token expired")
             default:
@@ -249,6 +253,33 @@ public final class Gateway {
                 self.statistics.roomsExpired += 1
             }
         }
+    }
+
+    /// When something is next due for a session: the end of its authentication time, its token's expiry (with the
+    /// leeway), or the slow-subscriber timeout while it is not writable.
+    private func deadline(of session: GatewaySession) -> Int64 {
+        var deadline: Int64
+        switch session.auth {
+        case .awaiting(let end): deadline = end
+        case .authenticated(let claims): deadline = self.tokenExpiry(claims)
+        }
+        if let since = session.unwritableSince {
+            deadline = min(deadline, since + self.configuration.slowSubscriberTimeoutMilliseconds)
+        }
+        return deadline
+    }
+
+    /// When a token stops being accepted, in milliseconds: its expiry plus the leeway (saturating: a token may
+    /// carry any expiry its signer put in it).
+    private func tokenExpiry(_ claims: TokenClaims) -> Int64 {
+        let seconds = claims.expiresAt.addingReportingOverflow(self.verifier.leeway)
+        let milliseconds = seconds.partialValue.multipliedReportingOverflow(by: 1000)
+        return seconds.overflow || milliseconds.overflow ? Int64.max : milliseconds.partialValue
+    }
+
+    /// Notes a session's deadline, so the next tick looks at the sessions when it comes.
+    private func watchDeadline(of session: GatewaySession) {
+        self.nextSessionDeadline = min(self.nextSessionDeadline, self.deadline(of: session))
     }
 
     // MARK: Requests
@@ -561,6 +592,7 @@ public final class Gateway {
             self.removeFromGroups(session.id, claims: previous)
         }
         session.auth = .authenticated(claims)
+        self.watchDeadline(of: session)
         for group in Set(claims.groups + Array(claims.rooms.keys)).sorted() {
             self.groupSessions[group, default: []].append(session.id)
             // In a cluster this node follows the rooms of its members' groups, so their meeting messages reach

@@ -6,6 +6,17 @@ import TokenAuth
 @testable import Gateway
 
 @Suite struct AuthenticationTests {
+    @Test func aTokenThatNeverExpiresKeepsItsSessionAndTheTickCopes() throws {
+        let harness = try GatewayHarness()
+        let farFuture = Int64.max - harness.nowSeconds - 1
+        let session = harness.open(token: try harness.token("u-alice", rooms: ["r": .participant], expiresIn: farFuture))
+        #expect(harness.drain(session).first?["type"] == "welcome")
+        harness.advance(milliseconds: 86_400_000)
+        harness.gateway.tick()
+        #expect(harness.transport.closes[session] == nil)
+        #expect(harness.gateway.sessionCount == 1)
+    }
+
     @Test func aTokenAtOpenIsWelcomedWithTheUserAndExpiry() throws {
         let harness = try GatewayHarness()
         let token = try harness.token("u-alice", name: "Alice", rooms: ["r": .participant])
