@@ -100,7 +100,7 @@ let package = Package(
             name: "RollcallCLITests",
             dependencies: [
                 "RollcallCLI", "GatewayWebSocket", "Gateway", "WebSocketServer", "WebSocketCore", "EventIO",
-                "TokenAuth", "JSONCoding",
+                "TokenAuth", "JSONCoding", "Cluster",
             ]
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+import Cluster
 import Foundation
 import Testing
 @testable import RollcallCLI
@@ -127,5 +128,26 @@ struct ConfigurationTests {
                 == true
         )
         #expect(self.refusal(overrides: [("log.level", "loud")])?.contains("log.level: 'loud'") == true)
+    }
+
+    @Test("cluster mode is off by default and its Redis URL is checked at start")
+    func clusterSettings() throws {
+        let (plain, _) = try self.load()
+        #expect(try plain.clusterConfiguration() == nil)
+        let (cluster, _) = try self.load(
+            file: "[cluster]\nredis_url = redis://:pw@127.0.0.1:6390/2\nlease_ms = 2_000\n",
+            overrides: [("cluster.node_id", "node-a"), ("cluster.call_timeout_ms", "250")]
+        )
+        let settings = try #require(try cluster.clusterConfiguration())
+        #expect(settings.redis.port == 6390)
+        #expect(settings.redis.password == "pw")
+        #expect(settings.redis.database == 2)
+        #expect(settings.redis.commandTimeoutMilliseconds == 250)
+        #expect(settings.nodeID == "node-a")
+        #expect(settings.leaseMilliseconds == 2000)
+        #expect(self.refusal(overrides: [("cluster.redis_url", "http://127.0.0.1:6379")])?
+            .contains("cluster.redis_url:") == true)
+        #expect(self.refusal(overrides: [("cluster.lease_ms", "10")])?.contains("cluster.lease_ms: 10 is outside") == true)
+        #expect(self.refusal(overrides: [("cluster.key_prefix", "")])?.contains("cluster.key_prefix: must not be empty") == true)
     }
 }
