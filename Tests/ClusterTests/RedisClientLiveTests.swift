@@ -4,26 +4,12 @@ import EventIO
 import Foundation
 import Testing
 
-/// A client configuration for `server`, reconnecting quickly so the tests do not wait long.
-private func configuration(for server: RedisServerProcess) -> RedisClientConfiguration {
-    var configuration = RedisClientConfiguration()
-    configuration.port = server.port
-    configuration.reconnectInitialDelayMilliseconds = 20
-    configuration.reconnectMaximumDelayMilliseconds = 200
-    // Generous: the machine may be loaded; the timeout test sets its own.
-    configuration.commandTimeoutMilliseconds = 5_000
-    return configuration
-}
-
 /// The client against a real `redis-server`, one server per test.
 @Suite(.serialized) struct RedisClientLiveTests {
     @Test func aValueSetIsReadBack() throws {
-        let server = try RedisServerProcess()
-        defer { server.shutDown() }
-        let harness = try LoopHarness()
-        defer { harness.shutDown() }
-        let probe = ClientProbe(harness, configuration(for: server))
-        defer { probe.stop() }
+        let live = try LiveRedis()
+        defer { live.tearDown() }
+        let probe = live.probe()
 
         #expect(probe.startAndWaitUntilConnected())
         #expect(probe.request(["SET", "greeting", "hello, redis"])?.text == "OK")
@@ -34,17 +20,14 @@ private func configuration(for server: RedisServerProcess) -> RedisClientConfigu
     }
 
     @Test func tenThousandPipelinedIncrementsCompleteInOrderWithTheRightValues() throws {
-        let server = try RedisServerProcess()
-        defer { server.shutDown() }
-        let harness = try LoopHarness()
-        defer { harness.shutDown() }
-        let probe = ClientProbe(harness, configuration(for: server))
-        defer { probe.stop() }
+        let live = try LiveRedis()
+        defer { live.tearDown() }
+        let probe = live.probe()
         #expect(probe.startAndWaitUntilConnected())
 
         let count = 10_000
         let done = ResultBox<[Int64]>()
-        harness.onLoop {
+        live.harness.onLoop {
             var values: [Int64] = []
             values.reserveCapacity(count)
             for _ in 0..<count {
@@ -60,12 +43,9 @@ private func configuration(for server: RedisServerProcess) -> RedisClientConfigu
     }
 
     @Test func aLargeValueCrossesManyReadsAndWrites() throws {
-        let server = try RedisServerProcess()
-        defer { server.shutDown() }
-        let harness = try LoopHarness()
-        defer { harness.shutDown() }
-        let probe = ClientProbe(harness, configuration(for: server))
-        defer { probe.stop() }
+        let live = try LiveRedis()
+        defer { live.tearDown() }
+        let probe = live.probe()
         #expect(probe.startAndWaitUntilConnected())
 
         // 8 MiB: more than the socket buffers take at once, and far more than one read.
@@ -81,12 +61,9 @@ private func configuration(for server: RedisServerProcess) -> RedisClientConfigu
     }
 
     @Test func anErrorReplySurfacesAsAServerErrorWithItsText() throws {
-        let server = try RedisServerProcess()
-        defer { server.shutDown() }
-        let harness = try LoopHarness()
-        defer { harness.shutDown() }
-        let probe = ClientProbe(harness, configuration(for: server))
-        defer { probe.stop() }
+        let live = try LiveRedis()
+        defer { live.tearDown() }
+        let probe = live.probe()
         #expect(probe.startAndWaitUntilConnected())
 
         #expect(probe.request(["SET", "word", "abc"])?.text == "OK")
@@ -101,13 +78,10 @@ private func configuration(for server: RedisServerProcess) -> RedisClientConfigu
     }
 
     @Test func aCommandSentWhileTheServerIsDownFailsFastWithNotConnected() throws {
-        let server = try RedisServerProcess()
-        defer { server.shutDown() }
-        server.stop()
-        let harness = try LoopHarness()
-        defer { harness.shutDown() }
-        let probe = ClientProbe(harness, configuration(for: server))
-        defer { probe.stop() }
+        let live = try LiveRedis()
+        defer { live.tearDown() }
+        live.server.stop()
+        let probe = live.probe()
 
         // Before start, then while the connects are refused.
         let before = probe.sendWithoutWaiting(["PING"])
@@ -123,7 +97,7 @@ private func configuration(for server: RedisServerProcess) -> RedisClientConfigu
         #expect(!probe.states.contains(.connected))
 
         // The completion never runs inside send.
-        let ranInside = harness.onLoop { () -> Bool in
+        let ranInside = live.harness.onLoop { () -> Bool in
             var ran = false
             probe.client.send(["PING"]) { _ in ran = true }
             return ran
@@ -132,26 +106,23 @@ private func configuration(for server: RedisServerProcess) -> RedisClientConfigu
     }
 
     @Test func killingTheServerFailsPendingCommandsAndTheClientReconnectsAfterARestart() throws {
-        let server = try RedisServerProcess()
-        defer { server.shutDown() }
-        let harness = try LoopHarness()
-        defer { harness.shutDown() }
-        let probe = ClientProbe(harness, configuration(for: server))
-        defer { probe.stop() }
+        let live = try LiveRedis()
+        defer { live.tearDown() }
+        let probe = live.probe()
         #expect(probe.startAndWaitUntilConnected())
         #expect(probe.request(["SET", "kept", "across restarts"])?.text == "OK")
 
         // BLPOP on an empty list waits on the server, so it and the PING behind it are pending at the kill.
         let blocked = probe.sendWithoutWaiting(["BLPOP", "empty-list", "5"], timeoutMilliseconds: 10_000)
         let behind = probe.sendWithoutWaiting(["PING"], timeoutMilliseconds: 10_000)
-        #expect(waitUntil { harness.onLoop { probe.client.pendingCommandCount } == 2 })
-        server.kill()
+        #expect(waitUntil { live.harness.onLoop { probe.client.pendingCommandCount } == 2 })
+        live.server.kill()
         #expect(blocked.wait(seconds: 5)?.error == .connectionLost)
         #expect(behind.wait(seconds: 5)?.error == .connectionLost)
         #expect(waitUntil { !probe.isConnected })
         #expect(probe.request(["PING"], seconds: 1)?.error == .notConnected)
 
-        try server.restart()
+        try live.server.restart()
         #expect(waitUntil { probe.isConnected })
         #expect(probe.connectCount == 2)
         #expect(probe.request(["GET", "kept"])?.text == "across restarts")
@@ -159,12 +130,9 @@ private func configuration(for server: RedisServerProcess) -> RedisClientConfigu
     }
 
     @Test func aCommandPastItsDeadlineTimesOutAndLaterCommandsWorkAfterTheReconnect() throws {
-        let server = try RedisServerProcess(extraArguments: ["--enable-debug-command", "local"])
-        defer { server.shutDown() }
-        let harness = try LoopHarness()
-        defer { harness.shutDown() }
-        let probe = ClientProbe(harness, configuration(for: server))
-        defer { probe.stop() }
+        let live = try LiveRedis(serverArguments: ["--enable-debug-command", "local"])
+        defer { live.tearDown() }
+        let probe = live.probe()
         #expect(probe.startAndWaitUntilConnected())
 
         let started = Date()
@@ -182,18 +150,15 @@ private func configuration(for server: RedisServerProcess) -> RedisClientConfigu
     }
 
     @Test func commandsBeyondThePendingLimitFailAtOnce() throws {
-        let server = try RedisServerProcess()
-        defer { server.shutDown() }
-        let harness = try LoopHarness()
-        defer { harness.shutDown() }
-        var limited = configuration(for: server)
+        let live = try LiveRedis()
+        defer { live.tearDown() }
+        var limited = live.configuration()
         limited.maximumPendingCommands = 10
-        let probe = ClientProbe(harness, limited)
-        defer { probe.stop() }
+        let probe = live.probe(limited)
         #expect(probe.startAndWaitUntilConnected())
 
         let outcomes = ResultBox<[Result<RESPValue, RedisError>]>()
-        harness.onLoop {
+        live.harness.onLoop {
             var results: [Result<RESPValue, RedisError>] = []
             for _ in 0..<12 {
                 probe.client.send(["PING"]) { result in
@@ -208,31 +173,24 @@ private func configuration(for server: RedisServerProcess) -> RedisClientConfigu
     }
 
     @Test func commandsSentFromOnConnectedGoFirstOnEveryConnect() throws {
-        let server = try RedisServerProcess()
-        defer { server.shutDown() }
-        let harness = try LoopHarness()
-        defer { harness.shutDown() }
+        let live = try LiveRedis()
+        defer { live.tearDown() }
         let replies = ResultBox<Int64>()
-        let probe = ClientProbe(harness, configuration(for: server)) { client in
+        let probe = live.probe { client in
             client.send(["INCR", "connects"]) { result in
                 if case .success(.integer(let value)) = result { replies.put(value) }
             }
         }
-        defer { probe.stop() }
         #expect(probe.startAndWaitUntilConnected())
         #expect(replies.wait(seconds: 5) == 1)
         #expect(probe.request(["GET", "connects"])?.text == "1")
     }
 
     @Test func aSubscriberReceivesMessagesPublishedByAnotherClient() throws {
-        let server = try RedisServerProcess()
-        defer { server.shutDown() }
-        let harness = try LoopHarness()
-        defer { harness.shutDown() }
-        let subscriber = ClientProbe(harness, configuration(for: server))
-        defer { subscriber.stop() }
-        let publisher = ClientProbe(harness, configuration(for: server))
-        defer { publisher.stop() }
+        let live = try LiveRedis()
+        defer { live.tearDown() }
+        let subscriber = live.probe()
+        let publisher = live.probe()
         #expect(subscriber.startAndWaitUntilConnected())
         #expect(publisher.startAndWaitUntilConnected())
 
@@ -247,18 +205,14 @@ private func configuration(for server: RedisServerProcess) -> RedisClientConfigu
 
         subscriber.unsubscribe(["room:1"])
         #expect(waitUntil { subscriberCount(publisher, "room:1") == 0 })
-        #expect(harness.onLoop { subscriber.client.subscribedChannels } == [Array("room:2".utf8)])
+        #expect(live.harness.onLoop { subscriber.client.subscribedChannels } == [Array("room:2".utf8)])
     }
 
     @Test func aSubscriptionIsRenewedAfterTheServerRestarts() throws {
-        let server = try RedisServerProcess()
-        defer { server.shutDown() }
-        let harness = try LoopHarness()
-        defer { harness.shutDown() }
-        let subscriber = ClientProbe(harness, configuration(for: server))
-        defer { subscriber.stop() }
-        let publisher = ClientProbe(harness, configuration(for: server))
-        defer { publisher.stop() }
+        let live = try LiveRedis()
+        defer { live.tearDown() }
+        let subscriber = live.probe()
+        let publisher = live.probe()
         subscriber.subscribe(["events"])
         #expect(subscriber.startAndWaitUntilConnected())
         #expect(publisher.startAndWaitUntilConnected())
@@ -266,9 +220,9 @@ private func configuration(for server: RedisServerProcess) -> RedisClientConfigu
         #expect(publisher.request(["PUBLISH", "events", "before"]).map(integer) == 1)
         #expect(waitUntil { subscriber.messages.count == 1 })
 
-        server.stop()
+        live.server.stop()
         #expect(waitUntil { !subscriber.isConnected && !publisher.isConnected })
-        try server.restart()
+        try live.server.restart()
         #expect(waitUntil { subscriber.connectCount == 2 && publisher.isConnected })
         #expect(waitUntil { subscriberCount(publisher, "events") == 1 })
         #expect(publisher.request(["PUBLISH", "events", "after"]).map(integer) == 1)
@@ -277,25 +231,21 @@ private func configuration(for server: RedisServerProcess) -> RedisClientConfigu
     }
 
     @Test func theRightPasswordAuthenticatesAndAWrongOneIsReportedClearly() throws {
-        let server = try RedisServerProcess(extraArguments: ["--requirepass", "s3cret"])
-        defer { server.shutDown() }
-        let harness = try LoopHarness()
-        defer { harness.shutDown() }
+        let live = try LiveRedis(serverArguments: ["--requirepass", "s3cret"])
+        defer { live.tearDown() }
 
-        var good = configuration(for: server)
+        var good = live.configuration()
         good.password = "s3cret"
         good.database = 3
-        let authenticated = ClientProbe(harness, good)
-        defer { authenticated.stop() }
+        let authenticated = live.probe(good)
         #expect(authenticated.startAndWaitUntilConnected())
         #expect(authenticated.request(["SET", "secret", "value"])?.text == "OK")
         #expect(authenticated.request(["GET", "secret"])?.text == "value")
         #expect(try authenticated.request(["CLIENT", "INFO"])?.get().text?.contains(" db=3 ") == true)
 
-        var wrong = configuration(for: server)
+        var wrong = live.configuration()
         wrong.password = "guess"
-        let refused = ClientProbe(harness, wrong)
-        defer { refused.stop() }
+        let refused = live.probe(wrong)
         refused.start()
         #expect(waitUntil { !refused.errors.isEmpty })
         let error = try #require(refused.errors.first)
@@ -305,8 +255,7 @@ private func configuration(for server: RedisServerProcess) -> RedisClientConfigu
         #expect(!refused.states.contains(.connected))
         #expect(refused.request(["PING"], seconds: 1)?.error == .notConnected)
 
-        let anonymous = ClientProbe(harness, configuration(for: server))
-        defer { anonymous.stop() }
+        let anonymous = live.probe()
         #expect(anonymous.startAndWaitUntilConnected())
         #expect(anonymous.request(["GET", "secret"])?.error?.serverMessage?.hasPrefix("NOAUTH") == true)
     }
