@@ -41,7 +41,9 @@ let package = Package(
         // Connects the gateway to WebSocket connections on the server's event loops.
         .target(
             name: "GatewayWebSocket",
-            dependencies: ["Gateway", "WebSocketServer", "EventIO", "WebSocketCore", "TokenAuth", "Cluster"]
+            dependencies: [
+                "Gateway", "WebSocketServer", "EventIO", "WebSocketCore", "WebSocketDeflate", "TokenAuth", "Cluster",
+            ]
         ),
         // The Swift client library: a WebSocket client on the same protocol core, auth, subscriptions, and a live
         // roster store that applies snapshots and patches.

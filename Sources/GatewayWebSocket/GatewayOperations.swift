@@ -76,6 +76,7 @@ public final class GatewayOperations: Sendable {
                 sessions: gateway.sessionCount,
                 subscribers: gateway.subscriberCount,
                 latency: latency,
+                compression: self.runtime.compressionStatistics,
                 cluster: (gateway.sharedLog as? RedisRoomLog).map { ($0.statistics, $0.isAvailable) }
             ).render()
             responder.respond(status: .ok, body: Array(text.utf8), contentType: PrometheusText.contentType)

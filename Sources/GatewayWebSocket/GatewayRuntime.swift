@@ -7,6 +7,7 @@ import Gateway
 import Synchronization
 import TokenAuth
 import WebSocketCore
+import WebSocketDeflate
 import WebSocketServer
 
 /// Runs the gateway on its own thread and connects it to WebSocket connections on the server's event loops.
@@ -127,6 +128,9 @@ public final class GatewayRuntime: @unchecked Sendable {
         return result.withLock { $0! }
     }
 
+    /// What compression of room messages has done since start; read it on the gateway thread (inside `perform`).
+    var compressionStatistics: LoopTransport.CompressionStatistics { self.transport.compression }
+
     /// Runs `body` with the gateway on its thread, without waiting: for work that answers asynchronously (the
     /// HTTP API and metrics complete an `HTTPResponder` from inside `body`).
     public func perform(_ body: @escaping @Sendable (Gateway) -> Void) {
@@ -138,7 +142,9 @@ public final class GatewayRuntime: @unchecked Sendable {
 
     fileprivate func open(_ connection: WebSocketConnection, token: String?) -> SessionID {
         let id = SessionID(self.nextSessionID.add(1, ordering: .relaxed).oldValue)
-        let handle = UnsafeTransfer(ConnectionHandle(connection: connection, loop: connection.loop))
+        let handle = UnsafeTransfer(
+            ConnectionHandle(connection: connection, loop: connection.loop, compression: connection.compression)
+        )
         let gateway = UnsafeTransfer(self.gateway!)
         let transport = self.transport
         self.loop.execute {
@@ -175,10 +181,12 @@ public final class GatewayRuntime: @unchecked Sendable {
     }
 }
 
-/// A connection and the loop it lives on, kept by the gateway thread only to hand work back to that loop.
+/// A connection and what the gateway thread needs to know of it, taken on the connection's loop when it opens.
 struct ConnectionHandle {
     let connection: WebSocketConnection
     let loop: EventLoop
+    /// The permessage-deflate parameters the connection agreed to, nil when it runs uncompressed.
+    let compression: PerMessageDeflateParameters?
 }
 
 /// Moves a loop-confined reference across a thread hop whose ordering is guaranteed by the task queue.
@@ -188,11 +196,50 @@ struct UnsafeTransfer<Value>: @unchecked Sendable {
 }
 
 /// The gateway's transport: groups recipients by event loop and hands each loop one frame.
+///
+/// A message is encoded once, and compressed once for each compressor setting among its recipients that agreed to
+/// permessage-deflate (in practice one: the server's settings, with the window the client asked for); every
+/// recipient's connection queues the same bytes. Messages below the compression threshold, and recipients without
+/// compression, get the uncompressed frame.
 final class LoopTransport: GatewayTransport {
-    /// Each session's connection (its loop is `connection.loop`), looked up once per recipient of every event.
-    private var connections = SessionTable<WebSocketConnection>()
+    /// A recipient as the table keeps it: its connection (whose loop is `connection.loop`) and its compression
+    /// variant, 0 for none, otherwise the `SharedMessageCompressor` variant plus one.
+    struct Recipient {
+        let connection: WebSocketConnection
+        let variant: UInt8
+    }
+
+    /// What compression has done since start, for `/metrics`.
+    struct CompressionStatistics {
+        /// Messages compressed, once per message and compressor setting however many recipients share it.
+        var messages = 0
+        /// Their bytes before compression.
+        var bytesIn = 0
+        /// Their bytes after compression (the payloads, without frame headers).
+        var bytesOut = 0
+        /// Deliveries of a compressed frame.
+        var deliveries = 0
+    }
+
+    /// The frames one message was encoded into: the uncompressed one and, by variant, the compressed ones.
+    private struct EncodedMessage {
+        var plain: WebSocketOutboundFrame
+        var compressed: [WebSocketOutboundFrame?]
+    }
+
+    /// Each session's connection and compression variant, looked up once per recipient of every event.
+    private var recipients = SessionTable<Recipient>()
+    private let compressor = SharedMessageCompressor()
     private let latency: LatencyHistogram
     private let logger: GatewayLogger
+    private(set) var compression = CompressionStatistics()
+    /// The last large message sent and its frames. The gateway sends some messages again unchanged (a room's cached
+    /// snapshot to each observer who joins while nothing changes, with a short ack in between); those arrive in the
+    /// same array storage, which this reference keeps alive, so the same base address means the same, unmodified
+    /// bytes, and they are neither copied nor compressed again.
+    private var lastMessage: (text: [UInt8], encoded: EncodedMessage)?
+    /// Messages shorter than this are cheap to encode again and do not replace `lastMessage`.
+    private static let reuseMinimumBytes = 1024
 
     init(latency: LatencyHistogram, logger: GatewayLogger) {
         self.latency = latency
@@ -200,55 +247,119 @@ final class LoopTransport: GatewayTransport {
     }
 
     func register(_ id: SessionID, _ handle: ConnectionHandle) {
-        self.connections.insert(handle.connection, for: id)
+        let variant = handle.compression.flatMap { self.compressor.variant(for: $0) }.map { UInt8($0 + 1) } ?? 0
+        self.recipients.insert(Recipient(connection: handle.connection, variant: variant), for: id)
     }
 
     func unregister(_ id: SessionID) {
-        self.connections.removeValue(for: id)
+        self.recipients.removeValue(for: id)
     }
 
     func send(_ text: [UInt8], to sessions: [SessionID]) {
-        let frame = text.withUnsafeBytes { WebSocketFrameEncoder.encode(opcode: .text, payload: $0) }
         // One group per loop, found by identity: there are only as many loops as cores, and a linear scan costs
         // less per recipient than hashing into a dictionary. Consecutive recipients are mostly on the same loop, so
         // the last group is tried first; only the connection is taken out of the table (one retain per recipient).
-        var byLoop: [(loop: EventLoop, connections: [WebSocketConnection])] = []
+        var byLoop: [(loop: EventLoop, recipients: [Recipient])] = []
         var current = -1
+        var variants: UInt32 = 0
+        var compressing = 0
         for id in sessions {
-            guard let connection = self.connections[id] else { continue }
-            let loop = ObjectIdentifier(connection.loop)
+            guard let recipient = self.recipients[id] else { continue }
+            variants |= 1 &<< UInt32(recipient.variant)
+            if recipient.variant != 0 { compressing += 1 }
+            let loop = ObjectIdentifier(recipient.connection.loop)
             if current < 0 || ObjectIdentifier(byLoop[current].loop) != loop {
                 current = byLoop.firstIndex { ObjectIdentifier($0.loop) == loop } ?? -1
             }
             if current >= 0 {
-                byLoop[current].connections.append(connection)
+                byLoop[current].recipients.append(recipient)
             } else {
-                var connections: [WebSocketConnection] = []
-                connections.reserveCapacity(sessions.count)
-                connections.append(connection)
-                byLoop.append((connection.loop, connections))
+                var recipients: [Recipient] = []
+                recipients.reserveCapacity(sessions.count)
+                recipients.append(recipient)
+                byLoop.append((recipient.connection.loop, recipients))
                 current = byLoop.count - 1
             }
         }
+        guard !byLoop.isEmpty else { return }
+        let frames = self.encode(text, variants: variants)
+        // Every variant has the server's one compression threshold: either all compressed or none.
+        if frames.compressed.contains(where: { $0 != nil }) { self.compression.deliveries += compressing }
         let handedOverAt = EventLoop.monotonicNow()
         let latency = self.latency
-        for (loop, connections) in byLoop {
-            let batch = UnsafeTransfer(connections)
-            loop.execute {
-                for connection in batch.value { connection.send(frame: frame) }
-                latency.record(nanoseconds: EventLoop.monotonicNow() &- handedOverAt)
+        for (loop, recipients) in byLoop {
+            let batch = UnsafeTransfer(recipients)
+            if variants == 1 {
+                // Nobody in this message agreed to compression: no per-recipient choice of frame.
+                let plain = frames.plain
+                loop.execute {
+                    for recipient in batch.value { recipient.connection.send(frame: plain) }
+                    latency.record(nanoseconds: EventLoop.monotonicNow() &- handedOverAt)
+                }
+            } else {
+                loop.execute {
+                    for recipient in batch.value {
+                        let variant = Int(recipient.variant)
+                        let frame = variant == 0 ? frames.plain : frames.compressed[variant - 1] ?? frames.plain
+                        recipient.connection.send(frame: frame)
+                    }
+                    latency.record(nanoseconds: EventLoop.monotonicNow() &- handedOverAt)
+                }
             }
         }
     }
 
+    /// The frames for `text`: always the uncompressed one, and a compressed one for each variant in `variants` (bit
+    /// `v` for variant `v - 1`; bit 0 is the uncompressed frame) when the message is long enough for it.
+    private func encode(_ text: [UInt8], variants: UInt32) -> EncodedMessage {
+        let isRepeat = self.lastMessage.map { Self.sharesStorage(text, $0.text) } ?? false
+        var encoded =
+            isRepeat
+            ? self.lastMessage.unsafelyUnwrapped.encoded
+            : EncodedMessage(
+                plain: text.withUnsafeBytes { WebSocketFrameEncoder.encode(opcode: .text, payload: $0) },
+                compressed: []
+            )
+        var wanted = variants >> 1
+        var added = false
+        while wanted != 0 {
+            let variant = wanted.trailingZeroBitCount
+            wanted &= wanted - 1
+            if encoded.compressed.count <= variant {
+                encoded.compressed.append(contentsOf: repeatElement(nil, count: variant + 1 - encoded.compressed.count))
+            }
+            guard encoded.compressed[variant] == nil,
+                let frame = text.withUnsafeBytes({
+                    self.compressor.compressedFrame(opcode: .text, payload: $0, variant: variant)
+                })
+            else { continue }
+            self.compression.messages += 1
+            self.compression.bytesIn += text.count
+            self.compression.bytesOut += frame.payloadCount
+            encoded.compressed[variant] = frame
+            added = true
+        }
+        if text.count >= Self.reuseMinimumBytes && (!isRepeat || added) { self.lastMessage = (text, encoded) }
+        return encoded
+    }
+
+    /// Whether two arrays are the same storage (and so the same bytes, since the storage is shared and therefore
+    /// not modified in place).
+    private static func sharesStorage(_ first: [UInt8], _ second: [UInt8]) -> Bool {
+        guard first.count == second.count, !first.isEmpty else { return false }
+        return first.withUnsafeBufferPointer { first in
+            second.withUnsafeBufferPointer { second in first.baseAddress == second.baseAddress }
+        }
+    }
+
     func close(_ id: SessionID, code: UInt16, reason: String) {
-        guard let connection = self.connections.removeValue(for: id) else { return }
+        guard let recipient = self.recipients.removeValue(for: id) else { return }
         if code == GatewayCloseCode.unauthorized {
             // The token itself is never logged.
             self.logger.log(.info, "authentication failed", [("session", id.description), ("reason", reason)])
         }
-        let transfer = UnsafeTransfer(connection)
-        connection.loop.execute {
+        let transfer = UnsafeTransfer(recipient.connection)
+        recipient.connection.loop.execute {
             transfer.value.close(code: WebSocketCloseCode(rawValue: code), reason: reason)
         }
     }

@@ -10,6 +10,8 @@ struct MetricsReport {
     let sessions: Int
     let subscribers: Int
     let latency: (cumulative: [Int], count: Int, sumSeconds: Double)
+    /// Compression of room messages (permessage-deflate), once per message and compressor setting.
+    let compression: LoopTransport.CompressionStatistics
     /// Cluster mode's shared log: its counters and whether Redis is reachable; nil for a single process.
     var cluster: (statistics: RedisRoomLog.Statistics, connected: Bool)?
 
@@ -42,6 +44,16 @@ struct MetricsReport {
         out.single("rollcall_slow_subscriber_closes_total", "counter",
                    "Subscribers closed with 4008 for not reading within rooms.slow_subscriber_timeout_ms.",
                    self.gateway.slowSubscribersClosed)
+        out.single("rollcall_compressed_messages_total", "counter",
+                   "Room messages compressed for permessage-deflate, once per message however many subscribers "
+                       + "share it (once more for each other window size clients asked for).",
+                   self.compression.messages)
+        out.single("rollcall_compressed_input_bytes_total", "counter", "Bytes of those messages before compression.",
+                   self.compression.bytesIn)
+        out.single("rollcall_compressed_output_bytes_total", "counter", "Bytes of those messages after compression.",
+                   self.compression.bytesOut)
+        out.single("rollcall_compressed_deliveries_total", "counter",
+                   "Compressed room messages queued to subscribers.", self.compression.deliveries)
         out.histogram(
             "rollcall_delivery_latency_seconds",
             "Time from the gateway handing a message to the transport (right after appending the event) to the "

@@ -159,6 +159,9 @@ public struct WebSocketOutboundFrame: Sendable {
         }
     }
 
+    /// Whether the finished frame has RSV1 set: its payload is compressed (RFC 7692).
+    public var isCompressed: Bool { self.storage[self.startIndex] & 0x40 != 0 }
+
     /// The encoded frame as an array (a copy; for tests and rare paths).
     public var bytes: [UInt8] { Array(self.storage[self.startIndex...]) }
 }

@@ -16,6 +16,8 @@ public final class PerMessageDeflater: WebSocketMessageDeflater {
     private let resetsAfterEachMessage: Bool
     /// Allocated on first use; zlib keeps a pointer back to it, so it must never move.
     private var stream: UnsafeMutablePointer<z_stream>?
+    /// Whether the window holds earlier messages that the next one may refer back to.
+    private var windowHoldsHistory = false
 
     /// Creates a deflater; no zlib memory is allocated until the first message.
     ///
@@ -99,7 +101,20 @@ public final class PerMessageDeflater: WebSocketMessageDeflater {
         output.removeLast(4)
         if self.resetsAfterEachMessage {
             deflateReset(stream)
+        } else {
+            self.windowHoldsHistory = true
         }
+    }
+
+    /// Empties the window, so the next message refers to nothing sent before it.
+    ///
+    /// Call it when a message compressed elsewhere (without context, such as one compressed once for many
+    /// connections) was sent on this connection: the peer's inflater now holds that message in its window, and a
+    /// match into this deflater's own history would decode against the wrong bytes.
+    public func resetWindow() {
+        guard self.windowHoldsHistory, let stream = self.stream else { return }
+        deflateReset(stream)
+        self.windowHoldsHistory = false
     }
 
     private func openStream() -> UnsafeMutablePointer<z_stream>? {

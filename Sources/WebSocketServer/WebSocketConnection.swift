@@ -51,6 +51,9 @@ public final class WebSocketConnection {
     public var userData: AnyObject?
     /// Whether the write queue is under its high watermark.
     public private(set) var isWritable = true
+    /// The permessage-deflate parameters agreed in the upgrade; nil when the connection runs uncompressed. Set before
+    /// the endpoint hears of the connection and never changed after.
+    public var compression: PerMessageDeflateParameters? { self.deflate }
 
     let fd: Int32
     /// The loop's server state. Not reference counted: the server loop owns its connections and closes every one
@@ -192,11 +195,18 @@ public final class WebSocketConnection {
     }
 
     /// Queues an already encoded frame; the same frame can go to many connections without a copy. The caller makes
-    /// sure the frame fits the connection (an uncompressed frame is valid on every connection).
+    /// sure the frame fits the connection: an uncompressed frame is valid on every connection; a compressed one
+    /// (RSV1) only on a connection whose `compression` was agreed, compressed without context within its agreed
+    /// window (`SharedMessageCompressor` makes such frames). After a compressed frame the connection's own
+    /// compressor starts its next message from an empty window, since the peer's window now holds this message.
     ///
     /// - Parameter frame: a finished frame.
     public func send(frame: WebSocketOutboundFrame) {
         guard self.phase == .open else { return }
+        if frame.isCompressed {
+            precondition(self.deflate != nil, "a compressed frame for a connection without permessage-deflate")
+            self.deflater?.resetWindow()
+        }
         self.statistics.messagesSent.add(1, ordering: .relaxed)
         self.enqueue(frame)
     }

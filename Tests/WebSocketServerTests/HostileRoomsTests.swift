@@ -7,6 +7,7 @@ import JSONCoding
 import Testing
 import TokenAuth
 import WebSocketCore
+import WebSocketDeflate
 import WebSocketServer
 
 /// The rooms protocol on a live server, as `rollcall serve` runs it: the gateway on its own thread behind the
@@ -68,12 +69,20 @@ final class LiveRooms: @unchecked Sendable {
 
     /// A client on /v1/ws that authenticated with `token` (the welcome is read): in the query, or in an `auth`
     /// message when it is too long for a request line.
-    func client(_ token: String) throws -> RoomsClient {
+    ///
+    /// - Parameters:
+    ///   - token: the access token.
+    ///   - compression: a permessage-deflate offer (the header value); compressed messages are then inflated with
+    ///     the window the server confirms.
+    func client(_ token: String, compression offer: String? = nil) throws -> RoomsClient {
         let client = try TestClient(connectingTo: self.address)
         let inQuery = token.utf8.count < 2048
-        let response = try client.handshake(path: inQuery ? "/v1/ws?token=\(token)" : "/v1/ws")
+        let response = try client.handshake(
+            path: inQuery ? "/v1/ws?token=\(token)" : "/v1/ws",
+            extraHeaders: offer.map { [("Sec-WebSocket-Extensions", $0)] } ?? []
+        )
         guard response.status == 101 else { throw TestClientError("handshake answered \(response.status)") }
-        let rooms = RoomsClient(client)
+        let rooms = RoomsClient(client, agreedCompression: response.header("Sec-WebSocket-Extensions"))
         if !inQuery { try rooms.send(.object(JSONObject(uniqueKeysWithValues: [("type", "auth"), ("token", .string(token))]))) }
         let welcome = try rooms.next()
         guard welcome["type"]?.stringValue == "welcome" else { throw TestClientError("expected a welcome: \(welcome)") }
@@ -88,9 +97,45 @@ final class LiveRooms: @unchecked Sendable {
 final class RoomsClient {
     let client: TestClient
     private var nextID: Int64 = 1
+    /// The inflater for compressed messages, when the server agreed to permessage-deflate.
+    private let inflater: PerMessageInflater?
+    /// Text messages received compressed (RSV1) and uncompressed.
+    private(set) var compressedMessages = 0
+    private(set) var uncompressedMessages = 0
 
-    init(_ client: TestClient) {
+    /// - Parameters:
+    ///   - client: the upgraded connection.
+    ///   - agreedCompression: the server's `Sec-WebSocket-Extensions` answer, if any.
+    init(_ client: TestClient, agreedCompression: String? = nil) {
         self.client = client
+        self.inflater = agreedCompression.map { answer in
+            // server_max_window_bits=N limits the server's window; without it the server may use 15.
+            let bits = answer.split(separator: ";").compactMap { parameter -> Int? in
+                let pair = parameter.split(separator: "=").map { $0.trimmingCharacters(in: .whitespaces) }
+                return pair.count == 2 && pair[0] == "server_max_window_bits" ? Int(pair[1]) : nil
+            }.first
+            let resets = answer.contains("server_no_context_takeover")
+            return PerMessageInflater(windowBits: bits ?? 15, resetsAfterEachMessage: resets)
+        }
+    }
+
+    /// The next text message's payload, inflated when it came compressed.
+    func nextText() throws -> [UInt8] {
+        let frame = try self.client.readFrame()
+        guard frame.opcode == .text else {
+            throw TestClientError("expected a text message, got \(frame.opcode) \(frame.closeCode ?? 0)")
+        }
+        guard frame.header.rsv1 else {
+            self.uncompressedMessages += 1
+            return frame.payload
+        }
+        guard let inflater = self.inflater else {
+            throw TestClientError("a compressed message without permessage-deflate")
+        }
+        self.compressedMessages += 1
+        var text: [UInt8] = []
+        try frame.payload.withUnsafeBytes { try inflater.inflate($0, isFinal: true, into: &text, limit: 16 << 20) }
+        return text
     }
 
     func send(_ message: JSONValue) throws {
@@ -99,9 +144,9 @@ final class RoomsClient {
 
     /// The next text message as a JSON object (throws on a Close).
     func next() throws -> JSONObject {
-        let frame = try self.client.readFrame()
-        guard frame.opcode == .text else { throw TestClientError("expected a text message, got \(frame.opcode) \(frame.closeCode ?? 0)") }
-        guard case .object(let object) = try JSONParser.parse(frame.payload) else { throw TestClientError("not an object") }
+        guard case .object(let object) = try JSONParser.parse(try self.nextText()) else {
+            throw TestClientError("not an object")
+        }
         return object
     }
 

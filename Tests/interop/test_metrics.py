@@ -175,6 +175,47 @@ def test_metrics_parse_and_move_with_traffic(gateway):
                for index in range(64) if ("rollcall_loop_iterations_total", (("loop", str(index)),)) in after) > 0
 
 
+def test_room_messages_reach_deflate_clients_compressed_once(gateway):
+    """Two clients with `websockets`' permessage-deflate (context takeover, its default) and one without compression
+    watch a room while meeting messages arrive: all read the same messages, and each message is compressed once for
+    both compressing clients."""
+    clients = []
+    for uid, compression in (("deflate-1", "deflate"), ("deflate-2", "deflate"), ("plain", None)):
+        url = f"{gateway.ws}/v1/ws?token={token(uid, 'standup', 'viewer')}"
+        client = connect(url, open_timeout=5, close_timeout=5, proxy=None, compression=compression)
+        assert json.loads(client.recv(timeout=5))["type"] == "welcome"
+        client.send(json.dumps({"type": "join", "room": "standup", "as": "observer"}))
+        while json.loads(client.recv(timeout=5))["type"] != "snapshot":
+            pass
+        clients.append(client)
+    try:
+        assert [bool(client.protocol.extensions) for client in clients] == [True, True, False]
+        before, _ = scrape(gateway)
+        texts = [f"agenda item {index}: " + "the same long sentence about the roadmap " * 6 for index in range(5)]
+        for text in texts:
+            status, body = gateway.request("POST", "/v1/api/rooms/standup/meeting",
+                                           {"sessionId": "call-1", "text": text}, key=API_SECRET)
+            assert status == 200, body
+        received = []
+        for client in clients:
+            messages = []
+            while len(messages) < len(texts):
+                message = json.loads(client.recv(timeout=5))
+                if message["type"] == "event" and message["event"] == "meeting.message":
+                    messages.append(message)
+            received.append(messages)
+        assert received[0] == received[1] == received[2]
+        assert [message["data"]["text"] for message in received[0]] == texts
+        after, _ = scrape(gateway)
+        moved = lambda name: value(after, name) - value(before, name)
+        assert moved("rollcall_compressed_deliveries_total") >= 2 * len(texts)
+        assert moved("rollcall_compressed_messages_total") * 2 == moved("rollcall_compressed_deliveries_total")
+        assert moved("rollcall_compressed_output_bytes_total") < moved("rollcall_compressed_input_bytes_total") / 2
+    finally:
+        for client in clients:
+            client.close()
+
+
 def test_probes_and_draining(gateway):
     assert gateway.get("/healthz") == (200, "ok\n")
     assert gateway.get("/readyz") == (200, "ready\n")
