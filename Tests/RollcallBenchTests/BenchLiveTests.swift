@@ -139,6 +139,9 @@ struct BenchLiveTests {
         #expect(counters.compressedReceived == counters.received)
         #expect(counters.compressedReceivedInflatedBytes == counters.received * 1024)
         #expect(counters.compressedReceivedWireBytes < counters.compressedReceivedInflatedBytes / 2)
+        let line = "compression: 4 of 4 connections agreed; received \(counters.received) compressed messages"
+        #expect(report.text.contains(line), "\(report.text)")
+        #expect(report.json["compression"]?["connectionsAgreed"]?.intValue == 4)
     }
 
     @Test("Echo with compression over several client loops with messages of several sizes")
