@@ -51,7 +51,9 @@ let package = Package(
         // The load generator: client connections on EventIO loops, echo, fanout, roster, idle and connect scenarios.
         .target(
             name: "RollcallBench",
-            dependencies: ["EventIO", "WebSocketCore", "TokenAuth", "JSONCoding", "RollcallClient", "Gateway"]
+            dependencies: [
+                "EventIO", "WebSocketCore", "WebSocketDeflate", "TokenAuth", "JSONCoding", "RollcallClient", "Gateway",
+            ]
         ),
         // The command line: subcommands and configuration loading (file, environment, flags).
         .target(
@@ -87,8 +89,8 @@ let package = Package(
         .testTarget(
             name: "RollcallBenchTests",
             dependencies: [
-                "RollcallBench", "WebSocketServer", "WebSocketCore", "EventIO", "Gateway", "GatewayWebSocket",
-                "TokenAuth",
+                "RollcallBench", "WebSocketServer", "WebSocketCore", "WebSocketDeflate", "EventIO", "Gateway",
+                "GatewayWebSocket", "TokenAuth",
             ]
         ),
         .testTarget(

@@ -3,12 +3,14 @@ import Glibc
 #endif
 import EventIO
 import WebSocketCore
+import WebSocketDeflate
 
 /// What a scenario does with a connection's events. Every call happens on the connection's loop.
 protocol BenchConnectionDelegate: AnyObject {
     /// The upgrade completed (101 with the right `Sec-WebSocket-Accept`).
     func connectionDidOpen(_ connection: BenchConnection)
-    /// A whole unfragmented text or binary message arrived; `payload` is valid only during the call.
+    /// A whole unfragmented text or binary message arrived; `payload` (inflated when it came compressed) is valid
+    /// only during the call.
     func connection(_ connection: BenchConnection, didReceive opcode: WebSocketOpcode, payload: UnsafeMutableRawBufferPointer)
     /// The connection is gone: `error` is nil after a clean close handshake.
     func connection(_ connection: BenchConnection, didCloseWith error: String?)
@@ -20,6 +22,11 @@ protocol BenchConnectionDelegate: AnyObject {
 /// the 101 answer and `Sec-WebSocket-Accept`, then masks outgoing frames in place in its write buffer and decodes
 /// server frames in place in the loop's read buffer. Its buffers keep their capacity, so steady traffic allocates
 /// nothing per message.
+///
+/// With compression on it offers permessage-deflate (RFC 7692) and checks the server's answer. When the server
+/// agrees, compressed server messages are inflated into the loop's shared `BenchCompressionBuffers`, and outgoing
+/// text and binary messages of at least `minimumCompressedMessageSize` bytes are compressed (through the same
+/// buffers) and sent with RSV1. A server that declines leaves the connection uncompressed.
 final class BenchConnection: EventLoopHandler, EventLoopFlushable {
     enum State {
         case connecting
@@ -39,6 +46,21 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
     /// When the upgrade completed (monotonic ns).
     private(set) var openedAt: UInt64 = 0
     weak var delegate: (any BenchConnectionDelegate)?
+    /// What the server agreed to for permessage-deflate; nil until the upgrade, and when it declined or none was
+    /// offered.
+    private(set) var compression: PerMessageDeflateClientParameters?
+
+    /// The largest frame payload accepted from the server, and the largest compressed message after inflation.
+    static let maximumMessageSize = 64 << 20
+    /// Outgoing text and binary messages shorter than this go out uncompressed, as with the server's default
+    /// `compression.min_message_bytes`: the few bytes deflate could save do not pay for the work.
+    static let minimumCompressedMessageSize = 64
+    /// The zlib level of the compressor: the fastest, like the server's default, so the load generator spends its
+    /// CPU on load.
+    static let compressionLevel = 1
+    /// The zlib memory level of the compressor, the server's default: a 32 KiB hash table per compressing
+    /// connection.
+    static let compressionMemoryLevel = 6
 
     private let loop: EventLoop
     private let target: BenchTarget
@@ -58,15 +80,45 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
     private var watchingWritable = false
     private var expectedAccept = ""
     private var maskState: UInt64
-    private let decoder = WebSocketFrameDecoder(maximumFrameSize: 64 << 20, expectsMaskedFrames: false)
+    private let decoder = WebSocketFrameDecoder(
+        maximumFrameSize: BenchConnection.maximumMessageSize,
+        expectsMaskedFrames: false
+    )
     private var closeTimer: TimerID?
+    private let offersCompression: Bool
+    private let counters: BenchCounters
+    private let compressionBuffers: BenchCompressionBuffers
+    /// Created at the upgrade when compression was agreed; zlib memory is allocated on the first message.
+    private var inflater: PerMessageInflater?
+    private var deflater: PerMessageDeflater?
 
-    init(index: Int, loop: EventLoop, target: BenchTarget, path: String? = nil, tlsContext: TLSContext?) {
+    /// - Parameters:
+    ///   - index: the connection's number within its scenario.
+    ///   - loop: the loop that drives it.
+    ///   - target: the server.
+    ///   - path: the request target; nil: the target's path.
+    ///   - tlsContext: the TLS client context for `wss://`, or nil.
+    ///   - offersCompression: whether to offer permessage-deflate.
+    ///   - counters: the loop's counters, for the compression counts.
+    ///   - compressionBuffers: the loop's buffers for compressed messages.
+    init(
+        index: Int,
+        loop: EventLoop,
+        target: BenchTarget,
+        path: String? = nil,
+        tlsContext: TLSContext?,
+        offersCompression: Bool,
+        counters: BenchCounters,
+        compressionBuffers: BenchCompressionBuffers
+    ) {
         self.index = index
         self.loop = loop
         self.target = target
         self.requestPath = path ?? target.path
         self.tlsContext = tlsContext
+        self.offersCompression = offersCompression
+        self.counters = counters
+        self.compressionBuffers = compressionBuffers
         self.maskState = 0x9E37_79B9_7F4A_7C15 &* UInt64(index &+ 1) ^ loop.now
     }
 
@@ -90,14 +142,65 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
 
     /// Sends one frame whose payload `fill` writes (it gets the unmasked payload, all `payloadCount` bytes of it).
     /// The payload is masked in place in the write buffer.
+    ///
+    /// When compression was agreed, a text or binary message of at least `minimumCompressedMessageSize` bytes is
+    /// written into the loop's compression buffer instead, compressed, and sent with RSV1.
     func sendFrame(
         _ opcode: WebSocketOpcode,
         payloadCount: Int,
         _ fill: (UnsafeMutableRawBufferPointer) -> Void
     ) {
         guard self.state == .open || (self.state == .closing && opcode == .connectionClose) else { return }
+        if let deflater = self.deflater, !opcode.isControl, payloadCount >= Self.minimumCompressedMessageSize {
+            self.sendCompressed(opcode, payloadCount: payloadCount, deflater: deflater, fill)
+            return
+        }
         let key = self.nextMaskingKey()
         let header = WebSocketFrameHeader(opcode: opcode, maskingKey: key, payloadLength: payloadCount)
+        self.appendFrame(header, key: key, fill)
+        self.scheduleFlush()
+    }
+
+    /// Compresses the message `fill` writes and sends it as one frame with RSV1.
+    private func sendCompressed(
+        _ opcode: WebSocketOpcode,
+        payloadCount: Int,
+        deflater: PerMessageDeflater,
+        _ fill: (UnsafeMutableRawBufferPointer) -> Void
+    ) {
+        var message = self.compressionBuffers.message
+        var compressed = self.compressionBuffers.compressed
+        self.compressionBuffers.message = []
+        self.compressionBuffers.compressed = []
+        message.removeAll(keepingCapacity: true)
+        message.append(contentsOf: repeatElement(0, count: payloadCount))
+        compressed.removeAll(keepingCapacity: true)
+        message.withUnsafeMutableBytes { bytes in
+            fill(bytes)
+            deflater.deflate(UnsafeRawBufferPointer(bytes), into: &compressed)
+        }
+        let key = self.nextMaskingKey()
+        let header = WebSocketFrameHeader(rsv1: true, opcode: opcode, maskingKey: key, payloadLength: compressed.count)
+        compressed.withUnsafeBytes { bytes in
+            self.appendFrame(header, key: key) { $0.copyMemory(from: bytes) }
+        }
+        self.counters.add(.compressedSent)
+        self.counters.add(.compressedSentOriginalBytes, payloadCount)
+        self.counters.add(.compressedSentWireBytes, compressed.count)
+        self.compressionBuffers.message = message
+        self.compressionBuffers.compressed = compressed
+        self.scheduleFlush()
+    }
+
+    /// Appends one frame to the write buffer, masked with `key` (the header's key); `fill` writes the unmasked
+    /// payload in place.
+    @inline(__always)
+    private func appendFrame(
+        _ header: WebSocketFrameHeader,
+        key: WebSocketMaskingKey,
+        _ fill: (UnsafeMutableRawBufferPointer) -> Void
+    ) {
+        let payloadCount = header.payloadLength
         let headerSize = header.encodedSize
         let start = self.output.count
         self.output.append(contentsOf: repeatElement(0, count: headerSize + payloadCount))
@@ -107,7 +210,6 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
             fill(payload)
             key.apply(to: payload)
         }
-        self.scheduleFlush()
     }
 
     /// Sends a frame with `payload` copied in.
@@ -260,8 +362,12 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
         }
         let key = Base64.encode(keyBytes)
         self.expectedAccept = WebSocketHandshake.acceptValue(forKey: key)
-        let request = "GET \(self.requestPath) HTTP/1.1\r\nHost: \(self.target.hostHeader)\r\nUpgrade: websocket\r\n"
-            + "Connection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        var request = "GET \(self.requestPath) HTTP/1.1\r\nHost: \(self.target.hostHeader)\r\nUpgrade: websocket\r\n"
+            + "Connection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
+        if self.offersCompression {
+            request += "Sec-WebSocket-Extensions: \(PerMessageDeflateClientParameters.offerHeaderValue)\r\n"
+        }
+        request += "\r\n"
         self.output.append(contentsOf: request.utf8)
         self.state = .upgrading
         self.writePending()
@@ -336,9 +442,23 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
                 if self.input.count > 16 * 1024 { self.fail("upgrade response head too large") }
                 return
             }
-            if let problem = Self.checkUpgradeResponse(self.input[0..<headEnd], expectedAccept: self.expectedAccept) {
-                self.fail(problem)
+            do throws(BenchError) {
+                self.compression = try Self.checkUpgradeResponse(
+                    self.input[0..<headEnd],
+                    expectedAccept: self.expectedAccept,
+                    offeredCompression: self.offersCompression
+                )
+            } catch {
+                self.fail(error.description)
                 return
+            }
+            if let compression = self.compression {
+                self.inflater = compression.makeInflater()
+                self.deflater = compression.makeDeflater(
+                    compressionLevel: Self.compressionLevel,
+                    memoryLevel: Self.compressionMemoryLevel
+                )
+                self.counters.add(.compressionAgreed)
             }
             self.input.removeSubrange(0..<headEnd)
             self.state = .open
@@ -389,14 +509,32 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
     }
 
     private func handleFrame(_ header: WebSocketFrameHeader, _ payload: UnsafeMutableRawBufferPointer) {
+        guard !header.rsv2, !header.rsv3 else {
+            self.fail("protocol violation from the server: RSV2 or RSV3 set, which no agreed extension defines")
+            return
+        }
+        if header.rsv1 {
+            guard self.inflater != nil else {
+                self.fail("protocol violation from the server: RSV1 set without agreed permessage-deflate")
+                return
+            }
+            guard header.opcode == .text || header.opcode == .binary else {
+                self.fail("protocol violation from the server: RSV1 set on a \(header.opcode) frame")
+                return
+            }
+        }
         switch header.opcode {
         case .text, .binary:
-            guard header.fin, !header.rsv1 else {
-                self.fail("fragmented or compressed messages are not supported by the bench client")
+            guard header.fin else {
+                self.fail("fragmented messages are not supported by the bench client")
                 return
             }
             guard self.state == .open else { return }
-            self.delegate?.connection(self, didReceive: header.opcode, payload: payload)
+            if header.rsv1 {
+                self.receiveCompressed(header.opcode, payload)
+            } else {
+                self.delegate?.connection(self, didReceive: header.opcode, payload: payload)
+            }
         case .ping:
             self.send(.pong, payload: UnsafeRawBufferPointer(payload))
         case .pong:
@@ -418,6 +556,37 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
         }
     }
 
+    /// Inflates a compressed message into the loop's buffer and hands it to the delegate.
+    private func receiveCompressed(_ opcode: WebSocketOpcode, _ payload: UnsafeMutableRawBufferPointer) {
+        guard let inflater = self.inflater else { return }
+        var inflated = self.compressionBuffers.inflated
+        self.compressionBuffers.inflated = []
+        inflated.removeAll(keepingCapacity: true)
+        do throws(InflateFailure) {
+            try inflater.inflate(
+                UnsafeRawBufferPointer(payload),
+                isFinal: true,
+                into: &inflated,
+                limit: Self.maximumMessageSize
+            )
+        } catch {
+            self.compressionBuffers.inflated = inflated
+            self.fail("protocol violation from the server: compressed message: \(error)")
+            return
+        }
+        self.counters.add(.compressedReceived)
+        self.counters.add(.compressedReceivedWireBytes, payload.count)
+        self.counters.add(.compressedReceivedInflatedBytes, inflated.count)
+        if inflated.isEmpty {
+            // An empty array has no storage to point at; the delegate gets an empty buffer that does.
+            let empty = UnsafeMutableRawBufferPointer(rebasing: payload[0..<0])
+            self.delegate?.connection(self, didReceive: opcode, payload: empty)
+        } else {
+            inflated.withUnsafeMutableBytes { self.delegate?.connection(self, didReceive: opcode, payload: $0) }
+        }
+        self.compressionBuffers.inflated = inflated
+    }
+
     private func fail(_ message: String) {
         self.finish(error: message)
     }
@@ -434,6 +603,8 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
         self.output = []
         self.ciphertext = []
         self.tls = nil
+        self.inflater = nil
+        self.deflater = nil
         self.delegate?.connection(self, didCloseWith: error)
     }
 
@@ -448,30 +619,51 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
         return nil
     }
 
-    /// Checks the status line and `Sec-WebSocket-Accept`; returns the problem, or nil when the upgrade is good.
-    static func checkUpgradeResponse(_ head: ArraySlice<UInt8>, expectedAccept: String) -> String? {
+    /// Checks the status line, `Sec-WebSocket-Accept` and the server's answer to the permessage-deflate offer
+    /// (RFC 7692 §7.1, through `PerMessageDeflateClientParameters`).
+    ///
+    /// - Parameters:
+    ///   - head: the response head, blank line included or not.
+    ///   - expectedAccept: the `Sec-WebSocket-Accept` value the key calls for.
+    ///   - offeredCompression: whether the request offered permessage-deflate.
+    /// - Returns: what the server agreed to for compression, or nil when it declined or none was offered.
+    /// - Throws: `BenchError` naming the problem when the upgrade is not good.
+    static func checkUpgradeResponse(
+        _ head: ArraySlice<UInt8>,
+        expectedAccept: String,
+        offeredCompression: Bool
+    ) throws(BenchError) -> PerMessageDeflateClientParameters? {
         let text = String(decoding: head, as: UTF8.self)
         let lines = text.split(separator: "\r\n", omittingEmptySubsequences: true)
-        guard let statusLine = lines.first else { return "empty upgrade response" }
+        guard let statusLine = lines.first else { throw BenchError("empty upgrade response") }
         let parts = statusLine.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1] == "101" else {
-            return "upgrade refused: \(statusLine)"
+            throw BenchError("upgrade refused: \(statusLine)")
         }
         var accept: String?
+        var extensions: [String] = []
         for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { return "malformed header line in the upgrade response" }
+            guard let colon = line.firstIndex(of: ":") else {
+                throw BenchError("malformed header line in the upgrade response")
+            }
             let name = line[..<colon].lowercased()
             let value = line[line.index(after: colon)...].trimmingSpaces()
             switch name {
             case "sec-websocket-accept": accept = value
-            case "sec-websocket-extensions":
-                if !value.isEmpty { return "the server accepted an extension that was not offered: \(value)" }
+            case "sec-websocket-extensions": extensions.append(value)
             default: break
             }
         }
-        guard let accept else { return "upgrade response without Sec-WebSocket-Accept" }
-        guard accept == expectedAccept else { return "wrong Sec-WebSocket-Accept: \(accept)" }
-        return nil
+        guard let accept else { throw BenchError("upgrade response without Sec-WebSocket-Accept") }
+        guard accept == expectedAccept else { throw BenchError("wrong Sec-WebSocket-Accept: \(accept)") }
+        do throws(PerMessageDeflateResponseError) {
+            return try PerMessageDeflateClientParameters.validate(
+                responseHeaderValue: extensions.joined(separator: ", "),
+                offered: offeredCompression
+            )
+        } catch {
+            throw BenchError(error.description)
+        }
     }
 }
 

@@ -30,11 +30,27 @@ final class BenchCounters: Sendable {
     let caughtUp = Atomic<Int>(0)
     /// The highest room sequence number acknowledged to this loop's participants (roster; one writer).
     let highestSequence = Atomic<Int>(0)
+    /// Upgrades where the server agreed to permessage-deflate.
+    let compressionAgreed = Atomic<Int>(0)
+    /// Compressed messages received (RSV1) and inflated.
+    let compressedReceived = Atomic<Int>(0)
+    /// Their payload bytes as received (frame headers excluded).
+    let compressedReceivedWireBytes = Atomic<Int>(0)
+    /// Their bytes after inflation.
+    let compressedReceivedInflatedBytes = Atomic<Int>(0)
+    /// Messages sent compressed.
+    let compressedSent = Atomic<Int>(0)
+    /// Their bytes before compression.
+    let compressedSentOriginalBytes = Atomic<Int>(0)
+    /// Their payload bytes as sent (frame headers excluded).
+    let compressedSentWireBytes = Atomic<Int>(0)
 
     /// Names the counters for `add`.
     enum Counter {
         case open, opened, connectFailures, errors, sent, received, lost, mismatched, outstanding, expected, ready
         case acknowledged, caughtUp
+        case compressionAgreed, compressedReceived, compressedReceivedWireBytes, compressedReceivedInflatedBytes
+        case compressedSent, compressedSentOriginalBytes, compressedSentWireBytes
     }
 
     @inline(__always)
@@ -53,6 +69,14 @@ final class BenchCounters: Sendable {
         case .ready: self.ready.wrappingAdd(amount, ordering: .relaxed)
         case .acknowledged: self.acknowledged.wrappingAdd(amount, ordering: .releasing)
         case .caughtUp: self.caughtUp.wrappingAdd(amount, ordering: .relaxed)
+        case .compressionAgreed: self.compressionAgreed.wrappingAdd(amount, ordering: .relaxed)
+        case .compressedReceived: self.compressedReceived.wrappingAdd(amount, ordering: .relaxed)
+        case .compressedReceivedWireBytes: self.compressedReceivedWireBytes.wrappingAdd(amount, ordering: .relaxed)
+        case .compressedReceivedInflatedBytes:
+            self.compressedReceivedInflatedBytes.wrappingAdd(amount, ordering: .relaxed)
+        case .compressedSent: self.compressedSent.wrappingAdd(amount, ordering: .relaxed)
+        case .compressedSentOriginalBytes: self.compressedSentOriginalBytes.wrappingAdd(amount, ordering: .relaxed)
+        case .compressedSentWireBytes: self.compressedSentWireBytes.wrappingAdd(amount, ordering: .relaxed)
         }
     }
 
@@ -73,7 +97,14 @@ final class BenchCounters: Sendable {
             // Acquiring: the highest sequence number, stored before each acknowledgement, is read after it.
             acknowledged: self.acknowledged.load(ordering: .acquiring),
             caughtUp: self.caughtUp.load(ordering: .relaxed),
-            highestSequence: self.highestSequence.load(ordering: .relaxed)
+            highestSequence: self.highestSequence.load(ordering: .relaxed),
+            compressionAgreed: self.compressionAgreed.load(ordering: .relaxed),
+            compressedReceived: self.compressedReceived.load(ordering: .relaxed),
+            compressedReceivedWireBytes: self.compressedReceivedWireBytes.load(ordering: .relaxed),
+            compressedReceivedInflatedBytes: self.compressedReceivedInflatedBytes.load(ordering: .relaxed),
+            compressedSent: self.compressedSent.load(ordering: .relaxed),
+            compressedSentOriginalBytes: self.compressedSentOriginalBytes.load(ordering: .relaxed),
+            compressedSentWireBytes: self.compressedSentWireBytes.load(ordering: .relaxed)
         )
     }
 }
@@ -95,6 +126,20 @@ public struct BenchCounterValues: Sendable {
     public var caughtUp = 0
     /// The highest of the loops' values (not a sum).
     public var highestSequence = 0
+    /// Upgrades where the server agreed to permessage-deflate.
+    public var compressionAgreed = 0
+    /// Compressed messages received and inflated.
+    public var compressedReceived = 0
+    /// The payload bytes of the compressed messages received, as received (frame headers excluded).
+    public var compressedReceivedWireBytes = 0
+    /// The bytes of the compressed messages received, after inflation.
+    public var compressedReceivedInflatedBytes = 0
+    /// Messages sent compressed.
+    public var compressedSent = 0
+    /// The bytes of the messages sent compressed, before compression.
+    public var compressedSentOriginalBytes = 0
+    /// The payload bytes of the messages sent compressed, as sent (frame headers excluded).
+    public var compressedSentWireBytes = 0
 
     static func + (lhs: BenchCounterValues, rhs: BenchCounterValues) -> BenchCounterValues {
         BenchCounterValues(
@@ -111,7 +156,14 @@ public struct BenchCounterValues: Sendable {
             ready: lhs.ready + rhs.ready,
             acknowledged: lhs.acknowledged + rhs.acknowledged,
             caughtUp: lhs.caughtUp + rhs.caughtUp,
-            highestSequence: max(lhs.highestSequence, rhs.highestSequence)
+            highestSequence: max(lhs.highestSequence, rhs.highestSequence),
+            compressionAgreed: lhs.compressionAgreed + rhs.compressionAgreed,
+            compressedReceived: lhs.compressedReceived + rhs.compressedReceived,
+            compressedReceivedWireBytes: lhs.compressedReceivedWireBytes + rhs.compressedReceivedWireBytes,
+            compressedReceivedInflatedBytes: lhs.compressedReceivedInflatedBytes + rhs.compressedReceivedInflatedBytes,
+            compressedSent: lhs.compressedSent + rhs.compressedSent,
+            compressedSentOriginalBytes: lhs.compressedSentOriginalBytes + rhs.compressedSentOriginalBytes,
+            compressedSentWireBytes: lhs.compressedSentWireBytes + rhs.compressedSentWireBytes
         )
     }
 }

@@ -11,6 +11,8 @@ class BenchDriver: BenchConnectionDelegate {
     var histogram = LatencyHistogram()
     /// The first few error messages, for the report.
     private(set) var errorSamples: [String] = []
+    /// The buffers this loop's connections share for compressed messages.
+    let compressionBuffers = BenchCompressionBuffers()
     /// Whether the load phase is on (sending messages, opening connections).
     var isLoading = false
     /// Connections started and not yet open, with the time they started.
@@ -85,7 +87,10 @@ class BenchDriver: BenchConnectionDelegate {
             loop: self.loop,
             target: target ?? self.options.target,
             path: path,
-            tlsContext: self.tlsContext
+            tlsContext: self.tlsContext,
+            offersCompression: self.options.compression,
+            counters: self.counters,
+            compressionBuffers: self.compressionBuffers
         )
         connection.delegate = self
         return connection

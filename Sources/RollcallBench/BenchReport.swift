@@ -16,6 +16,9 @@ public struct BenchReport: Sendable {
     public var serverRSSAfter: Int?
     /// How the observers' rosters ended (roster).
     public var convergence: Convergence?
+    /// Whether the connections offered permessage-deflate (`--compression`); the compression counts are reported
+    /// only then.
+    public var compressionOffered = false
 
     /// The observers' final rosters compared (roster).
     public struct Convergence: Sendable {
@@ -52,6 +55,49 @@ public struct BenchReport: Sendable {
             return nil
         }
         return Double(after - before) / Double(self.counters.opened)
+    }
+
+    /// Bytes as received or sent compressed per byte of the messages themselves, in percent (nil without any).
+    private static func percent(_ part: Int, of whole: Int) -> Double? {
+        whole > 0 ? (Double(part) * 1000 / Double(whole)).rounded() / 10 : nil
+    }
+
+    /// The compression counts as one JSON object, or null when compression was not offered.
+    private var compressionJSON: JSONValue {
+        guard self.compressionOffered else { return .null }
+        let counters = self.counters
+        let received = Self.percent(counters.compressedReceivedWireBytes, of: counters.compressedReceivedInflatedBytes)
+        let sent = Self.percent(counters.compressedSentWireBytes, of: counters.compressedSentOriginalBytes)
+        return .object(
+            JSONObject(uniqueKeysWithValues: [
+                ("connectionsAgreed", .int(Int64(counters.compressionAgreed))),
+                ("messagesReceived", .int(Int64(counters.compressedReceived))),
+                ("wireBytesReceived", .int(Int64(counters.compressedReceivedWireBytes))),
+                ("inflatedBytesReceived", .int(Int64(counters.compressedReceivedInflatedBytes))),
+                ("receivedPercent", received.map { .double($0) } ?? .null),
+                ("messagesSent", .int(Int64(counters.compressedSent))),
+                ("originalBytesSent", .int(Int64(counters.compressedSentOriginalBytes))),
+                ("wireBytesSent", .int(Int64(counters.compressedSentWireBytes))),
+                ("sentPercent", sent.map { .double($0) } ?? .null),
+            ])
+        )
+    }
+
+    /// The compression line of the text summary.
+    private var compressionText: String {
+        let counters = self.counters
+        func ratio(_ part: Int, _ whole: Int) -> String {
+            Self.percent(part, of: whole).map { " (\($0) %)" } ?? ""
+        }
+        let received = "received \(counters.compressedReceived) compressed messages, "
+            + "\(counters.compressedReceivedWireBytes) bytes on the wire for "
+            + "\(counters.compressedReceivedInflatedBytes) inflated"
+            + ratio(counters.compressedReceivedWireBytes, counters.compressedReceivedInflatedBytes)
+        let sent = "sent \(counters.compressedSent) compressed, \(counters.compressedSentOriginalBytes) bytes as "
+            + "\(counters.compressedSentWireBytes) on the wire"
+            + ratio(counters.compressedSentWireBytes, counters.compressedSentOriginalBytes)
+        let agreed = "\(counters.compressionAgreed) of \(counters.opened) connections agreed"
+        return "compression: \(agreed); \(received); \(sent)"
     }
 
     private func microseconds(_ nanoseconds: UInt64) -> Double {
@@ -129,6 +175,7 @@ public struct BenchReport: Sendable {
                 )
             ))
         }
+        fields.append(("compression", self.compressionJSON))
         fields.append(("errorSamples", .array(self.errorSamples.map { .string($0) })))
         return .object(JSONObject(uniqueKeysWithValues: fields))
     }
@@ -181,6 +228,7 @@ public struct BenchReport: Sendable {
                     + "max \(self.microseconds(self.latency.maximum)) over \(self.latency.count) samples"
             )
         }
+        if self.compressionOffered { lines.append(self.compressionText) }
         for sample in self.errorSamples { lines.append("error: \(sample)") }
         return lines.joined(separator: "\n")
     }

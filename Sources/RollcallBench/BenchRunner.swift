@@ -199,7 +199,8 @@ public enum BenchRunner {
             errorSamples: Array(errors.prefix(5)),
             serverRSSBefore: serverRSSBefore,
             serverRSSAfter: serverRSSAfter,
-            convergence: convergence
+            convergence: convergence,
+            compressionOffered: options.compression
         )
     }
 

@@ -7,9 +7,11 @@ import WebSocketCore
 /// `echo`: each connection keeps `inFlight` binary messages of `size` bytes in flight to an echo endpoint.
 ///
 /// A payload starts with its sequence number and send time (8 bytes each, little-endian), followed by a fixed
-/// pattern. The echo endpoint answers in order, so a reply whose sequence number skips ahead reveals lost messages,
-/// and one that goes back (or whose pattern differs) is counted as mismatched. A connection whose oldest message
-/// got no reply within the reply timeout counts its outstanding messages as lost and carries on.
+/// pattern that repeats every 256 bytes, so with compression the payloads shrink on the wire (within a message, and
+/// from one message to the next while the context is kept) as repetitive text would. The echo endpoint answers in
+/// order, so a reply whose sequence number skips ahead reveals lost messages, and one that goes back (or whose
+/// pattern differs) is counted as mismatched. A connection whose oldest message got no reply within the reply
+/// timeout counts its outstanding messages as lost and carries on.
 final class EchoDriver: BenchDriver {
     private struct Client {
         var connection: BenchConnection

@@ -161,7 +161,7 @@ public final class RollcallConnection: @unchecked Sendable {
         request += "Upgrade: websocket\r\nConnection: Upgrade\r\n"
         request += "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
         if self.options.offersCompression {
-            request += "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"
+            request += "Sec-WebSocket-Extensions: \(PerMessageDeflateClientParameters.offerHeaderValue)\r\n"
         }
         for (name, value) in self.options.extraHeaders {
             guard !name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }),

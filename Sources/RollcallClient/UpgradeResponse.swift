@@ -51,43 +51,16 @@ struct UpgradeResponse {
             throw RollcallError(.handshake("Sec-WebSocket-Accept does not match the key"))
         }
         let extensions = self.values(of: "Sec-WebSocket-Extensions").joined(separator: ", ")
-        guard !extensions.isEmpty else { return nil }
-        guard let offers = WebSocketExtensionOffer.parse(extensions) else {
-            throw RollcallError(.handshake("malformed Sec-WebSocket-Extensions: \(extensions)"))
+        do throws(PerMessageDeflateResponseError) {
+            // Client messages go out uncompressed, so only the inflater for server messages is needed.
+            let agreed = try PerMessageDeflateClientParameters.validate(
+                responseHeaderValue: extensions,
+                offered: offeredCompression
+            )
+            return agreed?.makeInflater()
+        } catch {
+            throw RollcallError(.handshake(error.description))
         }
-        guard !offers.isEmpty else { return nil }
-        guard offeredCompression, offers.count == 1, offers[0].name.lowercased() == "permessage-deflate" else {
-            throw RollcallError(.handshake("the server agreed to an extension that was not offered: \(extensions)"))
-        }
-        var windowBits = 15
-        var resets = false
-        var seen = Set<String>()
-        for parameter in offers[0].parameters {
-            let name = parameter.name.lowercased()
-            guard seen.insert(name).inserted else {
-                throw RollcallError(.handshake("repeated permessage-deflate parameter \(name)"))
-            }
-            switch name {
-            case "server_no_context_takeover":
-                guard parameter.value == nil else { throw RollcallError(.handshake("\(name) takes no value")) }
-                resets = true
-            case "client_no_context_takeover":
-                guard parameter.value == nil else { throw RollcallError(.handshake("\(name) takes no value")) }
-            case "server_max_window_bits":
-                guard let text = parameter.value, let bits = Int(text), (8...15).contains(bits) else {
-                    throw RollcallError(.handshake("invalid server_max_window_bits"))
-                }
-                windowBits = bits
-            case "client_max_window_bits":
-                // Client messages go out uncompressed, so any window the server names is fine.
-                guard let text = parameter.value, let bits = Int(text), (8...15).contains(bits) else {
-                    throw RollcallError(.handshake("invalid client_max_window_bits"))
-                }
-            default:
-                throw RollcallError(.handshake("unknown permessage-deflate parameter \(name)"))
-            }
-        }
-        return PerMessageInflater(windowBits: windowBits, resetsAfterEachMessage: resets)
     }
 }
 

@@ -120,8 +120,12 @@ public enum PerMessageDeflateNegotiator {
         )
     }
 
-    /// Reads a window size: a decimal number from 8 to 15 without leading zeros (RFC 7692 §7.1.2).
-    private static func windowBits(_ value: String) -> Int? {
+    /// Reads a window size: a decimal number from 8 to 15 without leading zeros (RFC 7692 §7.1.2). Also checks the
+    /// server's answer on the client side (`PerMessageDeflateClientParameters`).
+    ///
+    /// - Parameter value: the parameter value.
+    /// - Returns: the window size, or nil when `value` is not a valid one.
+    static func windowBits(_ value: String) -> Int? {
         let utf8 = value.utf8
         guard utf8.count <= 2, utf8.first != UInt8(ascii: "0"),
             utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })

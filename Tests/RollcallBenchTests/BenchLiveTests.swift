@@ -30,8 +30,10 @@ final class BenchTestServer {
     let server: Server
     let address: SocketAddress
 
-    init() throws {
+    /// - Parameter compression: whether the server accepts permessage-deflate (its default).
+    init(compression: Bool = true) throws {
         var configuration = ServerConfiguration()
+        configuration.compression.isEnabled = compression
         configuration.listen = [SocketAddress(parsing: "127.0.0.1:0")!]
         configuration.echoEnabled = true
         configuration.eventLoopCount = 1
@@ -112,6 +114,111 @@ struct BenchLiveTests {
         let ratio = Double(report.lost) / Double(sent)
         #expect(ratio > 0.05 && ratio < 0.15, "lost \(report.lost) of \(sent)")
         #expect(report.counters.mismatched == 0)
+    }
+
+    @Test("Echo with compression: every message comes back compressed, nothing is lost or mismatched")
+    func echoWithCompression() throws {
+        let server = try BenchTestServer()
+        defer { server.stop() }
+        var options = try server.options(.echo, path: "/echo")
+        options.compression = true
+        options.size = 1024
+        let report = try BenchRunner.run(options)
+        let counters = report.counters
+        #expect(counters.opened == 4)
+        #expect(counters.errors == 0, "\(report.errorSamples)")
+        #expect(counters.sent > 0)
+        #expect(counters.sent == counters.received)
+        #expect(report.lost == 0)
+        #expect(counters.mismatched == 0)
+        #expect(counters.compressionAgreed == 4)
+        // Every request and every reply is over the 64-byte minimum, so all of them travel compressed.
+        #expect(counters.compressedSent == counters.sent)
+        #expect(counters.compressedSentOriginalBytes == counters.sent * 1024)
+        #expect(counters.compressedSentWireBytes < counters.compressedSentOriginalBytes / 2)
+        #expect(counters.compressedReceived == counters.received)
+        #expect(counters.compressedReceivedInflatedBytes == counters.received * 1024)
+        #expect(counters.compressedReceivedWireBytes < counters.compressedReceivedInflatedBytes / 2)
+        let line = "compression: 4 of 4 connections agreed; received \(counters.received) compressed messages"
+        #expect(report.text.contains(line), "\(report.text)")
+        #expect(report.json["compression"]?["connectionsAgreed"]?.intValue == 4)
+    }
+
+    @Test("Echo with compression over several client loops with messages of several sizes")
+    func echoWithCompressionOverSeveralLoops() throws {
+        let server = try BenchTestServer()
+        defer { server.stop() }
+        var options = try server.options(.echo, path: "/echo")
+        options.compression = true
+        options.threads = 2
+        options.size = 70_000
+        options.inFlight = 1
+        let report = try BenchRunner.run(options)
+        #expect(report.counters.opened == 4)
+        #expect(report.counters.sent > 0)
+        #expect(report.counters.sent == report.counters.received)
+        #expect(report.lost == 0)
+        #expect(report.counters.mismatched == 0)
+        #expect(report.counters.compressedReceived == report.counters.received)
+        // Messages below the minimum go out uncompressed, and the server answers them uncompressed too.
+        options.size = 40
+        options.threads = 1
+        let small = try BenchRunner.run(options)
+        #expect(small.counters.sent > 0)
+        #expect(small.counters.sent == small.counters.received)
+        #expect(small.counters.compressionAgreed == 4)
+        #expect(small.counters.compressedSent == 0)
+        #expect(small.counters.compressedReceived == 0)
+    }
+
+    @Test("With compression a server that drops every tenth message is still reported as lossy")
+    func lossyServerIsReportedAsLossyWithCompression() throws {
+        let server = try BenchTestServer()
+        defer { server.stop() }
+        var options = try server.options(.echo, path: "/lossy")
+        options.compression = true
+        options.size = 512
+        options.replyTimeout = 1
+        let report = try BenchRunner.run(options)
+        let sent = report.counters.sent
+        #expect(sent > 0)
+        #expect(report.lost > 0)
+        #expect(report.counters.received + report.lost == sent)
+        let ratio = Double(report.lost) / Double(sent)
+        #expect(ratio > 0.05 && ratio < 0.15, "lost \(report.lost) of \(sent)")
+        #expect(report.counters.mismatched == 0)
+        #expect(report.counters.compressionAgreed == 4)
+        #expect(report.counters.compressedReceived == report.counters.received)
+    }
+
+    @Test("With compression against a server that declines it, echo runs uncompressed")
+    func echoAgainstAServerWithoutCompression() throws {
+        let server = try BenchTestServer(compression: false)
+        defer { server.stop() }
+        var options = try server.options(.echo, path: "/echo")
+        options.compression = true
+        options.size = 1024
+        let report = try BenchRunner.run(options)
+        #expect(report.counters.opened == 4)
+        #expect(report.counters.errors == 0, "\(report.errorSamples)")
+        #expect(report.counters.sent > 0)
+        #expect(report.counters.sent == report.counters.received)
+        #expect(report.counters.compressionAgreed == 0)
+        #expect(report.counters.compressedSent == 0)
+        #expect(report.counters.compressedReceived == 0)
+    }
+
+    @Test("Connect with compression: every handshake agrees to it")
+    func connectWithCompression() throws {
+        let server = try BenchTestServer()
+        defer { server.stop() }
+        var options = try server.options(.connect, path: "/echo")
+        options.connections = 2
+        options.compression = true
+        let report = try BenchRunner.run(options)
+        #expect(report.counters.received > 0)
+        #expect(report.counters.errors == 0, "\(report.errorSamples)")
+        #expect(report.counters.compressionAgreed == report.counters.opened)
     }
 
     @Test("Connect: handshakes complete and are closed cleanly")

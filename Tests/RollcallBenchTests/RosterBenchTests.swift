@@ -94,6 +94,26 @@ struct RosterBenchTests {
         #expect(convergence.isConverged)
     }
 
+    @Test("With compression every connection agrees, the changes go out compressed and the observers converge")
+    func observersConvergeWithCompression() throws {
+        let gateway = try RosterTestGateway()
+        defer { gateway.stop() }
+        var options = try gateway.options()
+        options.compression = true
+        let report = try BenchRunner.run(options)
+        #expect(report.counters.opened == 28)
+        #expect(report.counters.errors == 0, "\(report.errorSamples)")
+        #expect(report.counters.compressionAgreed == 28)
+        #expect(report.counters.sent > 20)
+        // Joins and state changes are over the 64-byte minimum; the server acknowledges what it inflated.
+        #expect(report.counters.compressedSent >= 28 + report.counters.sent)
+        #expect(report.counters.acknowledged == report.counters.sent)
+        #expect(report.counters.mismatched == 0, "\(report.errorSamples)")
+        let convergence = try #require(report.convergence)
+        #expect(convergence.converged == 20)
+        #expect(convergence.isConverged)
+    }
+
     @Test("The report says how the observers ended")
     func reportShowsConvergence() throws {
         let gateway = try RosterTestGateway()
