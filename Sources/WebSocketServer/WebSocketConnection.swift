@@ -79,7 +79,11 @@ public final class WebSocketConnection {
     private var tls: TLSConnection?
     private var requestParser: HTTPRequestParser?
     private var processor: WebSocketInboundProcessor?
-    private var deflate: PerMessageDeflateParameters?
+    private var deflate: PerMessageDeflateParameters? {
+        didSet { self.agreedCompression = self.deflate != nil }
+    }
+    /// Whether `deflate` is set, for the per-message path: testing the optional copies the parameters.
+    private var agreedCompression = false
     private var deflater: PerMessageDeflater?
     private var endpoint: (any WebSocketEndpoint)?
     /// Bytes of an unfinished request head or frame.
@@ -204,7 +208,7 @@ public final class WebSocketConnection {
     public func send(frame: WebSocketOutboundFrame) {
         guard self.phase == .open else { return }
         if frame.isCompressed {
-            precondition(self.deflate != nil, "a compressed frame for a connection without permessage-deflate")
+            precondition(self.agreedCompression, "a compressed frame for a connection without permessage-deflate")
             self.deflater?.resetWindow()
         }
         self.statistics.messagesSent.add(1, ordering: .relaxed)
