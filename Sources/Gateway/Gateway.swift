@@ -24,6 +24,12 @@ public final class Gateway {
     /// The log this gateway shares with the other nodes of a cluster; nil (the default) keeps every room's log in
     /// this process. Set it before the first session opens.
     public var sharedLog: (any SharedRoomLog)?
+    /// Called when a room's coalescing window opens, with the moment (on `clock`) its patches are due: the runner
+    /// may call `flushDueRooms()` then instead of waiting for its next `tick()`, so patches go out on time rather
+    /// than up to a tick late.
+    public var onFlushDue: ((Int64) -> Void)?
+    /// Rooms whose coalescing window is open, in the order their windows opened.
+    private var roomsAwaitingFlush: [GatewayRoom] = []
     /// How long a shown active speaker stays, in log time: the configured hold counts from when the speaker went out
     /// to subscribers, which is up to one coalescing window after the report was logged.
     var speakerHold: Int64 {
@@ -161,9 +167,31 @@ public final class Gateway {
         session.needsResync = []
     }
 
+    /// Sends the patches of every room whose coalescing window has closed; `tick()` does too, along with everything
+    /// else that is due.
+    public func flushDueRooms() {
+        guard !self.roomsAwaitingFlush.isEmpty else { return }
+        let now = self.clock()
+        for room in self.roomsAwaitingFlush {
+            if let due = room.flushDue, due <= now { self.flush(room) }
+        }
+        self.forgetFlushedRooms()
+    }
+
+    /// Drops the rooms whose window has closed (by `flushDueRooms()`, `tick()` or a change that went out at once)
+    /// from `roomsAwaitingFlush`.
+    private func forgetFlushedRooms() {
+        self.roomsAwaitingFlush.removeAll { room in
+            guard room.flushDue == nil else { return false }
+            room.isAwaitingFlush = false
+            return true
+        }
+    }
+
     /// Runs what is due: authentication deadlines, reconnect grace periods, token expiry.
     public func tick() {
         let now = self.clock()
+        self.forgetFlushedRooms()
         // The sessions are looked at only when the earliest of their deadlines has come; one pass then picks the
         // few with something due (only those are sorted, for a deterministic order) and finds the next deadline.
         var dueSessions: [GatewaySession] = []
@@ -1241,7 +1269,13 @@ public final class Gateway {
         if window == 0 || (self.configuration.immediateLeaves && Self.isUrgent(event)) {
             self.flush(room)
         } else if room.flushDue == nil {
-            room.flushDue = now + window
+            let due = now + window
+            room.flushDue = due
+            if !room.isAwaitingFlush {
+                room.isAwaitingFlush = true
+                self.roomsAwaitingFlush.append(room)
+            }
+            self.onFlushDue?(due)
         } else {
             self.statistics.coalescedChanges += 1
         }

@@ -97,6 +97,11 @@ public final class GatewayRuntime: @unchecked Sendable {
                 scheduleTick()
             }
         }
+        // A window's patches go out when it closes, not at the tick after: one timer per window that opens.
+        gateway.onFlushDue = { [unowned gateway] due in
+            let wait = max(0, due - GatewayRuntime.wallClockMilliseconds()) + 1
+            loop.scheduleTimer(afterNanoseconds: UInt64(wait) * 1_000_000) { gateway.flushDueRooms() }
+        }
         let sharedLog = self.sharedLog.map { UnsafeTransfer($0) }
         loop.execute {
             sharedLog?.value.start()

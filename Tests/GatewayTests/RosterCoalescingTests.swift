@@ -27,6 +27,35 @@ import TokenAuth
         #expect(mirror.participants["u-alice"]?["audioMuted"] == true)
     }
 
+    @Test func aWindowsPatchGoesOutAtItsDueMomentWithoutATick() throws {
+        let harness = try GatewayHarness()
+        var dues: [Int64] = []
+        harness.gateway.onFlushDue = { dues.append($0) }
+        let alice = try harness.joinQuietly("u-alice")
+        harness.advance(milliseconds: 100)
+        let mirror = try RosterMirror(harness)
+        dues = []
+        let opened = harness.clock.now
+        harness.send(alice, ["type": "state", "room": "r", "handRaised": true])
+        harness.send(alice, ["type": "state", "room": "r", "audioMuted": true])
+        // One window for both changes, due when it closes.
+        #expect(dues == [opened + 50])
+        harness.clock.advance(milliseconds: 49)
+        harness.gateway.flushDueRooms()
+        #expect(RosterMirror.patches(try mirror.sync()).isEmpty)
+        harness.clock.advance(milliseconds: 1)
+        harness.gateway.flushDueRooms()
+        #expect(RosterMirror.patches(try mirror.sync()).count == 1)
+        #expect(mirror.participants["u-alice"]?["handRaised"] == true)
+        #expect(mirror.participants["u-alice"]?["audioMuted"] == true)
+        // Nothing is left waiting: the next change opens a new window.
+        harness.clock.advance(milliseconds: 100)
+        harness.gateway.flushDueRooms()
+        #expect(RosterMirror.patches(try mirror.sync()).isEmpty)
+        harness.send(alice, ["type": "state", "room": "r", "audioMuted": false])
+        #expect(dues == [opened + 50, opened + 200])
+    }
+
     @Test func aThousandJoinsInOneSecondReachAnObserverAsAHandfulOfPatches() throws {
         let harness = try GatewayHarness { $0.roomCapacity = 2_000 }
         let mirror = try RosterMirror(harness, events: "none")
