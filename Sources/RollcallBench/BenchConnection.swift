@@ -281,10 +281,10 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
                     self.compactOutput()
                 }
                 if tls.hasPendingCiphertext { tls.takeCiphertext(into: &self.ciphertext) }
-                let drained = try Self.write(self.fd, &self.ciphertext, &self.ciphertextStart)
+                let drained = try Self.write(self.fd, &self.ciphertext, &self.ciphertextStart, counters: self.counters)
                 self.watchWritable(!drained || (tls.isHandshakeComplete && self.outputStart < self.output.count))
             } else {
-                let drained = try Self.write(self.fd, &self.output, &self.outputStart)
+                let drained = try Self.write(self.fd, &self.output, &self.outputStart, counters: self.counters)
                 self.watchWritable(!drained)
             }
         } catch {
@@ -299,14 +299,20 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
         }
     }
 
-    /// Writes `buffer[start...]`; returns whether everything was written.
-    private static func write(_ fd: Int32, _ buffer: inout [UInt8], _ start: inout Int) throws -> Bool {
+    /// Writes `buffer[start...]`, counting the bytes written; returns whether everything was written.
+    private static func write(
+        _ fd: Int32,
+        _ buffer: inout [UInt8],
+        _ start: inout Int,
+        counters: BenchCounters
+    ) throws -> Bool {
         while start < buffer.count {
             let result = try buffer.withUnsafeBytes { bytes throws(IOError) in
                 try Socket.write(fd, UnsafeRawBufferPointer(rebasing: bytes[start...]))
             }
             guard case .processed(let written) = result else { return false }
             start += written
+            counters.add(.bytesSent, written)
         }
         buffer.removeAll(keepingCapacity: true)
         start = 0
@@ -386,6 +392,7 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
                 return
             }
             guard case .processed(let count) = result else { return }
+            self.counters.add(.bytesReceived, count)
             if count == 0 {
                 if self.state == .closing {
                     self.finish(error: nil)

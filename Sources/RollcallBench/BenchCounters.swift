@@ -44,6 +44,9 @@ final class BenchCounters: Sendable {
     let compressedSentOriginalBytes = Atomic<Int>(0)
     /// Their payload bytes as sent (frame headers excluded).
     let compressedSentWireBytes = Atomic<Int>(0)
+    /// Bytes written to and read from the sockets (TLS: ciphertext), HTTP upgrades included.
+    let bytesSent = Atomic<Int>(0)
+    let bytesReceived = Atomic<Int>(0)
 
     /// Names the counters for `add`.
     enum Counter {
@@ -51,6 +54,7 @@ final class BenchCounters: Sendable {
         case acknowledged, caughtUp
         case compressionAgreed, compressedReceived, compressedReceivedWireBytes, compressedReceivedInflatedBytes
         case compressedSent, compressedSentOriginalBytes, compressedSentWireBytes
+        case bytesSent, bytesReceived
     }
 
     @inline(__always)
@@ -77,6 +81,8 @@ final class BenchCounters: Sendable {
         case .compressedSent: self.compressedSent.wrappingAdd(amount, ordering: .relaxed)
         case .compressedSentOriginalBytes: self.compressedSentOriginalBytes.wrappingAdd(amount, ordering: .relaxed)
         case .compressedSentWireBytes: self.compressedSentWireBytes.wrappingAdd(amount, ordering: .relaxed)
+        case .bytesSent: self.bytesSent.wrappingAdd(amount, ordering: .relaxed)
+        case .bytesReceived: self.bytesReceived.wrappingAdd(amount, ordering: .relaxed)
         }
     }
 
@@ -104,7 +110,9 @@ final class BenchCounters: Sendable {
             compressedReceivedInflatedBytes: self.compressedReceivedInflatedBytes.load(ordering: .relaxed),
             compressedSent: self.compressedSent.load(ordering: .relaxed),
             compressedSentOriginalBytes: self.compressedSentOriginalBytes.load(ordering: .relaxed),
-            compressedSentWireBytes: self.compressedSentWireBytes.load(ordering: .relaxed)
+            compressedSentWireBytes: self.compressedSentWireBytes.load(ordering: .relaxed),
+            bytesSent: self.bytesSent.load(ordering: .relaxed),
+            bytesReceived: self.bytesReceived.load(ordering: .relaxed)
         )
     }
 }
@@ -140,6 +148,10 @@ public struct BenchCounterValues: Sendable {
     public var compressedSentOriginalBytes = 0
     /// The payload bytes of the messages sent compressed, as sent (frame headers excluded).
     public var compressedSentWireBytes = 0
+    /// Bytes written to the sockets (TLS: ciphertext), HTTP upgrades included.
+    public var bytesSent = 0
+    /// Bytes read from the sockets (TLS: ciphertext), HTTP upgrades included.
+    public var bytesReceived = 0
 
     static func + (lhs: BenchCounterValues, rhs: BenchCounterValues) -> BenchCounterValues {
         BenchCounterValues(
@@ -163,7 +175,9 @@ public struct BenchCounterValues: Sendable {
             compressedReceivedInflatedBytes: lhs.compressedReceivedInflatedBytes + rhs.compressedReceivedInflatedBytes,
             compressedSent: lhs.compressedSent + rhs.compressedSent,
             compressedSentOriginalBytes: lhs.compressedSentOriginalBytes + rhs.compressedSentOriginalBytes,
-            compressedSentWireBytes: lhs.compressedSentWireBytes + rhs.compressedSentWireBytes
+            compressedSentWireBytes: lhs.compressedSentWireBytes + rhs.compressedSentWireBytes,
+            bytesSent: lhs.bytesSent + rhs.bytesSent,
+            bytesReceived: lhs.bytesReceived + rhs.bytesReceived
         )
     }
 }

@@ -100,6 +100,13 @@ public struct BenchReport: Sendable {
         return "compression: \(agreed); \(received); \(sent)"
     }
 
+    /// `bytes` over `seconds` in megabits per second, with one decimal.
+    private static func megabitsPerSecond(_ bytes: Int, _ seconds: Double) -> String {
+        guard seconds > 0 else { return "0" }
+        let tenths = (Double(bytes) * 8 / seconds / 100_000).rounded()
+        return "\(Int(tenths) / 10).\(Int(tenths) % 10)"
+    }
+
     private func microseconds(_ nanoseconds: UInt64) -> Double {
         (Double(nanoseconds) / 100).rounded() / 10
     }
@@ -175,6 +182,8 @@ public struct BenchReport: Sendable {
                 )
             ))
         }
+        fields.append(("bytesSent", .int(Int64(self.counters.bytesSent))))
+        fields.append(("bytesReceived", .int(Int64(self.counters.bytesReceived))))
         fields.append(("compression", self.compressionJSON))
         fields.append(("errorSamples", .array(self.errorSamples.map { .string($0) })))
         return .object(JSONObject(uniqueKeysWithValues: fields))
@@ -228,6 +237,11 @@ public struct BenchReport: Sendable {
                     + "max \(self.microseconds(self.latency.maximum)) over \(self.latency.count) samples"
             )
         }
+        lines.append(
+            "bytes: \(self.counters.bytesSent) sent, \(self.counters.bytesReceived) received on the sockets "
+                + "(\(Self.megabitsPerSecond(self.counters.bytesSent, self.elapsedSeconds)) / "
+                + "\(Self.megabitsPerSecond(self.counters.bytesReceived, self.elapsedSeconds)) Mbit/s)"
+        )
         if self.compressionOffered { lines.append(self.compressionText) }
         for sample in self.errorSamples { lines.append("error: \(sample)") }
         return lines.joined(separator: "\n")

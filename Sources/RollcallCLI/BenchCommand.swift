@@ -75,7 +75,9 @@ enum BenchCommand {
           --quiet                  no progress lines on stderr
           -h, --help               show this help
 
-        Progress (connections open, rate, errors) goes to stderr every second unless --quiet.
+        Progress (connections open, rate, errors) goes to stderr every second unless --quiet. The summary gives
+        the connections, the scenario's counts and rate, latency percentiles (p50, p99, p99.9, max), the bytes
+        written to and read from the sockets (TLS: ciphertext) and any errors; --json gives the same as one object.
         """
 
     static func run(_ arguments: [String]) -> Int32 {

@@ -81,6 +81,11 @@ struct BenchLiveTests {
         #expect(report.lost == 0)
         #expect(report.counters.mismatched == 0)
         #expect(report.latency.count == UInt64(report.counters.received))
+        // Every echoed 64-byte message is at least its frame on the wire: a 6-byte masked header out, 2 bytes in.
+        #expect(report.counters.bytesSent >= report.counters.sent * (64 + 6))
+        #expect(report.counters.bytesReceived >= report.counters.received * (64 + 2))
+        // And not much more: the upgrades and the close handshakes are all the rest.
+        #expect(report.counters.bytesSent < report.counters.sent * (64 + 6) + 4 * 1024)
     }
 
     @Test("Echo over several client loops with larger messages")

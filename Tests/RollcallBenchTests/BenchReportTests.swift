@@ -16,6 +16,8 @@ struct BenchReportTests {
         counters.compressedSent = 80
         counters.compressedSentOriginalBytes = 6_400
         counters.compressedSentWireBytes = 1_600
+        counters.bytesSent = 2_500_000
+        counters.bytesReceived = 1_250_000
         return BenchReport(
             scenario: .echo,
             target: "ws://127.0.0.1:9001/echo",
@@ -25,6 +27,18 @@ struct BenchReportTests {
             errorSamples: [],
             compressionOffered: compressionOffered
         )
+    }
+
+    @Test("The summary shows the bytes on the sockets and their rates, in the text and the JSON")
+    func bytesOnTheSockets() {
+        let report = self.report(compressionOffered: false)
+        #expect(report.text.contains("bytes: 2500000 sent, 1250000 received on the sockets (20.0 / 10.0 Mbit/s)"))
+        guard case .object(let json) = report.json else {
+            Issue.record("the JSON form is not an object")
+            return
+        }
+        #expect(json["bytesSent"] == .int(2_500_000))
+        #expect(json["bytesReceived"] == .int(1_250_000))
     }
 
     @Test("With --compression the summary shows agreement, messages and bytes on the wire against inflated")
