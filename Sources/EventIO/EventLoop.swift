@@ -38,7 +38,8 @@ public struct TimerID: Hashable, Sendable {
 /// One thread's epoll loop.
 ///
 /// Everything registered with a loop is touched only on that loop's thread, so the per-message path takes no lock.
-/// Other threads hand it work through `execute`, which wakes it through an eventfd. Each registration gets a
+/// Other threads hand it work through `execute`, a lock-free queue (`TaskQueue`); the first task since the loop last
+/// looked wakes it through an eventfd, the ones after it ride along. Each registration gets a
 /// generation number packed next to the descriptor in the epoll data, so an event for a descriptor that was closed
 /// and reused in the same iteration is dropped instead of reaching the new owner.
 public final class EventLoop {
@@ -61,8 +62,14 @@ public final class EventLoop {
     private let wakeFD: Int32
     private var registrations: [Registration?] = []
     private var nextGeneration: UInt32 = 1
-    private let pendingTasks = Mutex<[() -> Void]>([])
-    private let hasPendingTasks = Atomic<Bool>(false)
+    private let pendingTasks = TaskQueue()
+    /// Set by the first `execute` after the loop last looked at its tasks: that one writes the eventfd, the others
+    /// need not (the loop is awake or about to be).
+    private let wakeRequested = Atomic<Bool>(false)
+    /// Whether tasks may be left after the last look (too many for one iteration, or one was being linked in).
+    private var tasksMayRemain = false
+    /// The most tasks run in one iteration, so a flood of work from other threads cannot starve the sockets.
+    private static let maximumTasksPerIteration = 4096
     private var timerHeap: [TimerEntry] = []
     private var timerCallbacks: [UInt64: () -> Void] = [:]
     private var nextTimerID: UInt64 = 1
@@ -176,10 +183,13 @@ public final class EventLoop {
 
     /// Runs `task` on the loop's thread soon. Safe to call from any thread.
     public func execute(_ task: @escaping () -> Void) {
-        self.pendingTasks.withLock { $0.append(task) }
-        self.hasPendingTasks.store(true, ordering: .releasing)
-        var one: UInt64 = 1
-        _ = Glibc.write(self.wakeFD, &one, 8)
+        // Lock-free: linking the task in is an atomic exchange and a store. Only the first task since the loop last
+        // looked wakes it; the exchange pairs with the loop's, so the loop either sees the task or gets the wake-up.
+        self.pendingTasks.push(task)
+        if !self.wakeRequested.exchange(true, ordering: .acquiringAndReleasing) {
+            var one: UInt64 = 1
+            _ = Glibc.write(self.wakeFD, &one, 8)
+        }
     }
 
     /// Runs `callback` on the loop's thread after `delay` nanoseconds. Call on the loop's thread.
@@ -256,18 +266,25 @@ public final class EventLoop {
     }
 
     private func runPendingTasks() {
-        guard self.hasPendingTasks.load(ordering: .acquiring) else { return }
-        self.hasPendingTasks.store(false, ordering: .relaxed)
-        let tasks = self.pendingTasks.withLock { tasks in
-            let taken = tasks
-            tasks.removeAll()
-            return taken
+        // Reset before looking, so a task linked in after the look wakes the loop again.
+        guard self.wakeRequested.exchange(false, ordering: .acquiringAndReleasing) || self.tasksMayRemain else { return }
+        self.tasksMayRemain = false
+        for _ in 0..<Self.maximumTasksPerIteration {
+            switch self.pendingTasks.pop() {
+            case .task(let task):
+                task()
+            case .empty:
+                return
+            case .inconsistent:
+                self.tasksMayRemain = true
+                return
+            }
         }
-        for task in tasks { task() }
+        self.tasksMayRemain = true
     }
 
     private func nextTimeoutMilliseconds() -> Int32 {
-        if self.hasPendingTasks.load(ordering: .relaxed) || !self.flushQueue.isEmpty { return 0 }
+        if self.tasksMayRemain || !self.flushQueue.isEmpty { return 0 }
         guard let first = self.timerHeap.first else { return -1 }
         let now = Self.monotonicNow()
         if first.deadline <= now { return 0 }
