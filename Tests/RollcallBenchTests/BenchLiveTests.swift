@@ -66,6 +66,16 @@ final class BenchTestServer {
     }
 }
 
+/// Checks an echo run over the test server's four connections: messages went out and every one came back, once
+/// and intact.
+private func expectEveryEchoReturned(_ report: BenchReport, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(report.counters.opened == 4, sourceLocation: sourceLocation)
+    #expect(report.counters.sent > 0, sourceLocation: sourceLocation)
+    #expect(report.counters.sent == report.counters.received, sourceLocation: sourceLocation)
+    #expect(report.lost == 0, sourceLocation: sourceLocation)
+    #expect(report.counters.mismatched == 0, sourceLocation: sourceLocation)
+}
+
 @Suite("Load generator against a live server", .serialized)
 struct BenchLiveTests {
     @Test("Echo: every message sent comes back, nothing is lost or mismatched")
@@ -97,11 +107,7 @@ struct BenchLiveTests {
         options.size = 70_000
         options.inFlight = 1
         let report = try BenchRunner.run(options)
-        #expect(report.counters.opened == 4)
-        #expect(report.counters.sent > 0)
-        #expect(report.counters.sent == report.counters.received)
-        #expect(report.lost == 0)
-        #expect(report.counters.mismatched == 0)
+        expectEveryEchoReturned(report)
     }
 
     @Test("A server that drops every tenth message is reported as lossy")
@@ -159,11 +165,7 @@ struct BenchLiveTests {
         options.size = 70_000
         options.inFlight = 1
         let report = try BenchRunner.run(options)
-        #expect(report.counters.opened == 4)
-        #expect(report.counters.sent > 0)
-        #expect(report.counters.sent == report.counters.received)
-        #expect(report.lost == 0)
-        #expect(report.counters.mismatched == 0)
+        expectEveryEchoReturned(report)
         #expect(report.counters.compressedReceived == report.counters.received)
         // Messages below the minimum go out uncompressed, and the server answers them uncompressed too.
         options.size = 40
