@@ -47,7 +47,7 @@ public final class GatewayRuntime: @unchecked Sendable {
         self.path = path
         self.logger = logger
         self.loop = try EventLoop(index: -1, receiveBufferSize: 4096)
-        self.transport = LoopTransport(latency: self.deliveryLatency, logger: logger)
+        self.transport = LoopTransport(gatewayLoop: self.loop, latency: self.deliveryLatency, logger: logger)
         self.gateway = Gateway(
             configuration: configuration,
             verifier: verifier,
@@ -136,6 +136,9 @@ public final class GatewayRuntime: @unchecked Sendable {
     /// What compression of room messages has done since start; read it on the gateway thread (inside `perform`).
     var compressionStatistics: LoopTransport.CompressionStatistics { self.transport.compression }
 
+    /// Tasks handed by the transport to connection loops since start; read it on the gateway thread.
+    var transportHandOvers: Int { self.transport.handOvers }
+
     /// Runs `body` with the gateway on its thread, without waiting: for work that answers asynchronously (the
     /// HTTP API and metrics complete an `HTTPResponder` from inside `body`).
     public func perform(_ body: @escaping @Sendable (Gateway) -> Void) {
@@ -202,11 +205,15 @@ struct UnsafeTransfer<Value>: @unchecked Sendable {
 
 /// The gateway's transport: groups recipients by event loop and hands each loop one frame.
 ///
+/// What the gateway sends during one iteration of its loop (every message of every room, and closes, in order) is
+/// handed to each connection loop at the end of that iteration as one task, so a busy gateway costs each loop one
+/// cross-thread hand-over per iteration rather than one per message.
+///
 /// A message is encoded once, and compressed once for each compressor setting among its recipients that agreed to
 /// permessage-deflate (in practice one: the server's settings, with the window the client asked for); every
 /// recipient's connection queues the same bytes. Messages below the compression threshold, and recipients without
 /// compression, get the uncompressed frame.
-final class LoopTransport: GatewayTransport {
+final class LoopTransport: GatewayTransport, EventLoopFlushable {
     /// A recipient as the table keeps it: its connection (whose loop is `connection.loop`) and its compression
     /// variant, 0 for none, otherwise the `SharedMessageCompressor` variant plus one.
     struct Recipient {
@@ -232,6 +239,14 @@ final class LoopTransport: GatewayTransport {
         var compressed: [WebSocketOutboundFrame?]
     }
 
+    /// Work for one loop, done there in the order it was queued.
+    private enum LoopWork {
+        /// Queue a message to recipients on that loop; `handedOverAt` is when the gateway sent it.
+        case deliver(EncodedMessage, [Recipient], handedOverAt: UInt64)
+        /// Close a connection after what was queued to it before.
+        case close(WebSocketConnection, code: UInt16, reason: String)
+    }
+
     /// Each session's connection and compression variant, looked up once per recipient of every event.
     private var recipients = SessionTable<Recipient>()
     private let compressor = SharedMessageCompressor()
@@ -246,7 +261,20 @@ final class LoopTransport: GatewayTransport {
     /// Messages shorter than this are cheap to encode again and do not replace `lastMessage`.
     private static let reuseMinimumBytes = 1024
 
-    init(latency: LatencyHistogram, logger: GatewayLogger) {
+    /// The gateway's own loop, at the end of whose iterations work is handed to the connection loops.
+    private let gatewayLoop: EventLoop
+    /// Work queued for each loop during the current iteration of the gateway's loop.
+    private var pendingWork: [(loop: EventLoop, work: [LoopWork])] = []
+    private var isHandOverScheduled = false
+    /// Tasks handed to connection loops since start (one per loop per iteration of the gateway's loop with output).
+    private(set) var handOvers = 0
+
+    /// - Parameters:
+    ///   - gatewayLoop: the loop the gateway runs on; every call to the transport happens on it.
+    ///   - latency: where the hand-over latency is recorded.
+    ///   - logger: where authentication failures are logged.
+    init(gatewayLoop: EventLoop, latency: LatencyHistogram, logger: GatewayLogger) {
+        self.gatewayLoop = gatewayLoop
         self.latency = latency
         self.logger = logger
     }
@@ -291,27 +319,54 @@ final class LoopTransport: GatewayTransport {
         // Every variant has the server's one compression threshold: either all compressed or none.
         if frames.compressed.contains(where: { $0 != nil }) { self.compression.deliveries += compressing }
         let handedOverAt = EventLoop.monotonicNow()
-        let latency = self.latency
         for (loop, recipients) in byLoop {
-            let batch = UnsafeTransfer(recipients)
-            if variants == 1 {
-                // Nobody in this message agreed to compression: no per-recipient choice of frame.
-                let plain = frames.plain
-                loop.execute {
-                    for recipient in batch.value { recipient.connection.send(frame: plain) }
-                    latency.record(nanoseconds: EventLoop.monotonicNow() &- handedOverAt)
-                }
-            } else {
-                loop.execute {
-                    for recipient in batch.value {
-                        let variant = Int(recipient.variant)
-                        let frame = variant == 0 ? frames.plain : frames.compressed[variant - 1] ?? frames.plain
-                        recipient.connection.send(frame: frame)
+            self.enqueue(.deliver(frames, recipients, handedOverAt: handedOverAt), for: loop)
+        }
+    }
+
+    /// Queues work for a loop, to be handed over with the rest at the end of the gateway's iteration.
+    private func enqueue(_ work: LoopWork, for loop: EventLoop) {
+        if let index = self.pendingWork.firstIndex(where: { $0.loop === loop }) {
+            self.pendingWork[index].work.append(work)
+        } else {
+            self.pendingWork.append((loop, [work]))
+        }
+        if !self.isHandOverScheduled {
+            self.isHandOverScheduled = true
+            self.gatewayLoop.scheduleFlush(self)
+        }
+    }
+
+    /// Hands each loop everything queued for it during this iteration of the gateway's loop, as one task: one
+    /// cross-thread hand-over (and at most one wake-up) per loop however many messages the iteration produced.
+    func flush() {
+        self.isHandOverScheduled = false
+        self.handOvers += self.pendingWork.count
+        let latency = self.latency
+        for (loop, work) in self.pendingWork {
+            let batch = UnsafeTransfer(work)
+            loop.execute {
+                for item in batch.value {
+                    switch item {
+                    case .deliver(let frames, let recipients, let handedOverAt):
+                        if frames.compressed.isEmpty {
+                            // Nobody in this message agreed to compression: no per-recipient choice of frame.
+                            for recipient in recipients { recipient.connection.send(frame: frames.plain) }
+                        } else {
+                            for recipient in recipients {
+                                let variant = Int(recipient.variant)
+                                let frame = variant == 0 ? frames.plain : frames.compressed[variant - 1] ?? frames.plain
+                                recipient.connection.send(frame: frame)
+                            }
+                        }
+                        latency.record(nanoseconds: EventLoop.monotonicNow() &- handedOverAt)
+                    case .close(let connection, let code, let reason):
+                        connection.close(code: WebSocketCloseCode(rawValue: code), reason: reason)
                     }
-                    latency.record(nanoseconds: EventLoop.monotonicNow() &- handedOverAt)
                 }
             }
         }
+        self.pendingWork.removeAll(keepingCapacity: true)
     }
 
     /// The frames for `text`: always the uncompressed one, and a compressed one for each variant in `variants` (bit
@@ -363,10 +418,8 @@ final class LoopTransport: GatewayTransport {
             // The token itself is never logged.
             self.logger.log(.info, "authentication failed", [("session", id.description), ("reason", reason)])
         }
-        let transfer = UnsafeTransfer(recipient.connection)
-        recipient.connection.loop.execute {
-            transfer.value.close(code: WebSocketCloseCode(rawValue: code), reason: reason)
-        }
+        // Behind what was sent to it before, in the same hand-over.
+        self.enqueue(.close(recipient.connection, code: code, reason: reason), for: recipient.connection.loop)
     }
 }
 
