@@ -30,6 +30,13 @@ public final class Gateway {
     public var onFlushDue: ((Int64) -> Void)?
     /// Rooms whose coalescing window is open, in the order their windows opened.
     private var roomsAwaitingFlush: [GatewayRoom] = []
+    /// Rooms with a deadline of their own pending (a lost device's grace period, a held speaker switch, a
+    /// coalescing window): the only rooms `tick()` looks at between two rounds of housekeeping.
+    private var roomsWithDeadlines: [GatewayRoom] = []
+    /// When `tick()` next walks every room for housekeeping (history by age, idle views, forgetting rooms).
+    private var nextHousekeeping = Int64.min
+    /// The room ids in order, kept between housekeeping rounds until a room comes or goes.
+    private var sortedRoomIDs: [String]?
     /// How long a shown active speaker stays, in log time: the configured hold counts from when the speaker went out
     /// to subscribers, which is up to one coalescing window after the report was logged.
     var speakerHold: Int64 {
@@ -128,6 +135,7 @@ public final class Gateway {
             else { continue }
             room.lostDevices[GatewayRoom.DeviceKey(uid: uid, deviceID: subscription.deviceID)] =
                 GatewayRoom.LostDevice(deadline: now + self.configuration.reconnectGraceMilliseconds, closedCleanly: cleanly)
+            self.watchDeadlines(of: room)
             let event: RoomEvent = cleanly
                 ? .participantConnectionClosed(uid: uid, deviceID: subscription.deviceID)
                 : .connectionLost(uid: uid, deviceID: subscription.deviceID)
@@ -221,65 +229,112 @@ public final class Gateway {
                 self.closeSession(session, code: GatewayCloseCode.slowConsumer, reason: "not reading")
             }
         }
-        for roomID in self.rooms.keys.sorted() {
-            guard let room = self.rooms[roomID] else { continue }
-            guard room.isReady else { continue }
-            let due = room.lostDevices.filter { $0.value.deadline <= now }.keys.sorted { ($0.uid, $0.deviceID) < ($1.uid, $1.deviceID) }
-            for key in due {
-                guard let lost = room.lostDevices.removeValue(forKey: key) else { continue }
-                let leave = RoomEvent.participantLeft(
-                    uid: key.uid, deviceID: key.deviceID, reason: lost.closedCleanly ? .connectionClosed : .timedOut
-                )
-                self.record([ProposedEvent(leave, actor: nil, requiresDeviceOwnership: true)], in: room) { result in
-                    // When the shared store could not be reached, try again shortly (unless the device came back).
-                    guard case .failure(.refused) = result,
-                        room.state.participants[key.uid]?.devices.contains(where: { $0.deviceID == key.deviceID && !$0.isConnected }) == true
-                    else { return }
-                    room.lostDevices[key] = GatewayRoom.LostDevice(deadline: self.clock() + 1000, closedCleanly: lost.closedCleanly)
-                }
+        // Between rounds of housekeeping only the rooms with a deadline of their own are looked at, so a server that
+        // remembers thousands of quiet rooms does not walk them all every tick.
+        let housekeeping = now >= self.nextHousekeeping
+        if housekeeping {
+            self.nextHousekeeping = now + self.configuration.housekeepingIntervalMilliseconds
+            let roomIDs = self.sortedRoomIDs ?? self.rooms.keys.sorted()
+            self.sortedRoomIDs = roomIDs
+            for roomID in roomIDs {
+                guard let room = self.rooms[roomID] else { continue }
+                self.runDeadlines(of: room, now: now)
+                self.keepHouse(room, now: now)
+                self.watchDeadlines(of: room)
             }
-            if let due = room.replica.speakerDue, due <= now, !room.speakerSwitchProposed {
-                let desired = room.state.activeSpeaker.flatMap { room.state.participants[$0]?.isJoined == true ? $0 : nil }
-                // The switch gets a sequence number of its own: patches always move the roster forward in the log
-                // (`from` < `seq`), so a view never changes without one and resume stays exact. In a cluster every
-                // node may propose it at the same moment: only the first proposal at this sequence number wins.
-                room.speakerSwitchProposed = true
-                self.record([ProposedEvent(.activeSpeakerShown(uid: desired), actor: nil)], in: room,
-                            expectedSequence: room.state.sequence) { result in
-                    room.speakerSwitchProposed = false
-                    if case .success = result { self.flush(room) }
-                }
+        } else if !self.roomsWithDeadlines.isEmpty {
+            for room in self.roomsWithDeadlines.sorted(by: { $0.state.id < $1.state.id }) {
+                self.runDeadlines(of: room, now: now)
             }
-            if let due = room.flushDue, due <= now { self.flush(room) }
-            self.trimLog(of: room, now: now)
-            let maximumAge = self.configuration.history.maximumAgeMilliseconds
-            for (spec, channel) in room.channels where spec != .all && channel.subscribers.isEmpty {
-                if let idle = channel.idleSince, now - idle > maximumAge { room.channels[spec] = nil }
+        }
+        self.roomsWithDeadlines.removeAll { room in
+            guard !Self.hasDeadlines(room) || self.rooms[room.state.id] !== room else { return false }
+            room.isWatchedForDeadlines = false
+            return true
+        }
+    }
+
+    /// Whether a room has a deadline of its own pending.
+    private static func hasDeadlines(_ room: GatewayRoom) -> Bool {
+        !room.lostDevices.isEmpty || room.replica.speakerDue != nil || room.flushDue != nil
+    }
+
+    /// Lists a room among those `tick()` looks at every time, if it has a deadline pending.
+    func watchDeadlines(of room: GatewayRoom) {
+        guard !room.isWatchedForDeadlines, Self.hasDeadlines(room) else { return }
+        room.isWatchedForDeadlines = true
+        self.roomsWithDeadlines.append(room)
+    }
+
+    /// Runs what is due in a room: lost devices whose grace period is over leave, a held speaker switch is shown, a
+    /// coalescing window that closed sends its patches.
+    private func runDeadlines(of room: GatewayRoom, now: Int64) {
+        guard room.isReady else { return }
+        let due = room.lostDevices.filter { $0.value.deadline <= now }.keys.sorted { ($0.uid, $0.deviceID) < ($1.uid, $1.deviceID) }
+        for key in due {
+            guard let lost = room.lostDevices.removeValue(forKey: key) else { continue }
+            let leave = RoomEvent.participantLeft(
+                uid: key.uid, deviceID: key.deviceID, reason: lost.closedCleanly ? .connectionClosed : .timedOut
+            )
+            self.record([ProposedEvent(leave, actor: nil, requiresDeviceOwnership: true)], in: room) { result in
+                // When the shared store could not be reached, try again shortly (unless the device came back).
+                guard case .failure(.refused) = result,
+                    room.state.participants[key.uid]?.devices.contains(where: { $0.deviceID == key.deviceID && !$0.isConnected }) == true
+                else { return }
+                room.lostDevices[key] = GatewayRoom.LostDevice(deadline: self.clock() + 1000, closedCleanly: lost.closedCleanly)
+                self.watchDeadlines(of: room)
             }
-            self.forgetTrimmedMessages(room)
-            // A room nobody is in or watching is forgotten once its history has aged out (bounded memory for
-            // servers that see many one-off rooms); it starts afresh if someone comes back.
-            let lastActivity = room.log.entries.last?.time ?? room.createdAt
-            if !room.subscribers.isEmpty || !room.lostDevices.isEmpty || self.groupSessions[roomID] != nil {
-                room.lastLocalUse = now
+        }
+        if let due = room.replica.speakerDue, due <= now, !room.speakerSwitchProposed {
+            let desired = room.state.activeSpeaker.flatMap { room.state.participants[$0]?.isJoined == true ? $0 : nil }
+            // The switch gets a sequence number of its own: patches always move the roster forward in the log
+            // (`from` < `seq`), so a view never changes without one and resume stays exact. In a cluster every
+            // node may propose it at the same moment: only the first proposal at this sequence number wins.
+            room.speakerSwitchProposed = true
+            self.record([ProposedEvent(.activeSpeakerShown(uid: desired), actor: nil)], in: room,
+                        expectedSequence: room.state.sequence) { result in
+                room.speakerSwitchProposed = false
+                if case .success = result { self.flush(room) }
             }
-            guard room.subscribers.isEmpty && room.lostDevices.isEmpty && room.appendsInFlight == 0
-                && room.waitingRequests.isEmpty && room.sequenceWaiters.isEmpty
-            else { continue }
-            if let sharedLog = self.sharedLog {
-                // In a cluster the room lives in the shared log: this node forgets it when nobody here has used it
-                // for the history age (its shared records expire on their own once no node keeps them alive).
-                if now - room.lastLocalUse > self.configuration.history.maximumAgeMilliseconds {
-                    self.rooms[roomID] = nil
-                    sharedLog.unfollow(roomID)
-                    self.statistics.roomsExpired += 1
-                }
-            } else if room.state.joinedParticipants.isEmpty && room.state.banned.isEmpty && room.state.operators.isEmpty
-                && now - lastActivity > self.configuration.history.maximumAgeMilliseconds
-            {
+        }
+        if let due = room.flushDue, due <= now { self.flush(room) }
+    }
+
+    /// Housekeeping for a room: history past its age goes, views nobody used for that long go, and a room nobody is
+    /// in or watching is forgotten once its history has aged out.
+    private func keepHouse(_ room: GatewayRoom, now: Int64) {
+        guard room.isReady else { return }
+        let roomID = room.state.id
+        self.trimLog(of: room, now: now)
+        let maximumAge = self.configuration.history.maximumAgeMilliseconds
+        for (spec, channel) in room.channels where spec != .all && channel.subscribers.isEmpty {
+            if let idle = channel.idleSince, now - idle > maximumAge { room.channels[spec] = nil }
+        }
+        self.forgetTrimmedMessages(room)
+        // A room nobody is in or watching is forgotten once its history has aged out (bounded memory for
+        // servers that see many one-off rooms); it starts afresh if someone comes back.
+        let lastActivity = room.log.entries.last?.time ?? room.createdAt
+        if !room.subscribers.isEmpty || !room.lostDevices.isEmpty || self.groupSessions[roomID] != nil {
+            room.lastLocalUse = now
+        }
+        guard room.subscribers.isEmpty && room.lostDevices.isEmpty && room.appendsInFlight == 0
+            && room.waitingRequests.isEmpty && room.sequenceWaiters.isEmpty
+        else { return }
+        if let sharedLog = self.sharedLog {
+            // In a cluster the room lives in the shared log: this node forgets it when nobody here has used it
+            // for the history age (its shared records expire on their own once no node keeps them alive).
+            if now - room.lastLocalUse > self.configuration.history.maximumAgeMilliseconds {
                 self.rooms[roomID] = nil
+                self.sortedRoomIDs = nil
+                sharedLog.unfollow(roomID)
                 self.statistics.roomsExpired += 1
             }
+        } else if room.state.joinedParticipants.isEmpty && room.state.banned.isEmpty && room.state.operators.isEmpty
+            && now - lastActivity > self.configuration.history.maximumAgeMilliseconds
+        {
+            self.rooms[roomID] = nil
+            self.sortedRoomIDs = nil
+            self.statistics.roomsExpired += 1
         }
     }
 
@@ -409,6 +464,7 @@ public final class Gateway {
             room.state.participants[key.uid]?.devices.contains { $0.deviceID == key.deviceID } == true
         }
         room.isReady = true
+        self.watchDeadlines(of: room)
         if isReload {
             // Reloaded after a gap: every view starts again from the room as it is now.
             self.statistics.sharedLogReloads += 1
@@ -473,6 +529,7 @@ public final class Gateway {
     public func sharedLogFailed(room roomID: String) {
         guard let room = self.rooms[roomID], !room.isReady else { return }
         self.rooms[roomID] = nil
+        self.sortedRoomIDs = nil
         self.sharedLog?.unfollow(roomID)
         self.statistics.sharedLogFailures += 1
         for work in room.waitingRequests {
@@ -654,6 +711,7 @@ public final class Gateway {
         if let room = self.rooms[id] { return room }
         let room = GatewayRoom(id: id, retention: self.configuration.history, createdAt: self.clock())
         self.rooms[id] = room
+        self.sortedRoomIDs = nil
         if let sharedLog = self.sharedLog {
             // In a cluster a room starts as the shared log has it: requests for it wait until it is loaded.
             room.isReady = false
@@ -756,6 +814,7 @@ public final class Gateway {
                 room.lostDevices[GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)] = GatewayRoom.LostDevice(
                     deadline: self.clock() + self.configuration.reconnectGraceMilliseconds, closedCleanly: false
                 )
+                self.watchDeadlines(of: room)
                 let lost = RoomEvent.connectionLost(uid: uid, deviceID: deviceID)
                 self.record([ProposedEvent(lost, actor: nil, requiresDeviceOwnership: true)], in: room)
             }
@@ -1218,6 +1277,7 @@ public final class Gateway {
             room.dirtyUIDs.formUnion(room.state.banned)
         }
         let shownSpeakerChanges = room.replica.apply(entry, speakerHold: self.speakerHold)
+        if room.replica.speakerDue != nil { self.watchDeadlines(of: room) }
         if !shownSpeakerChanges.isEmpty {
             room.dirtyUIDs.formUnion(shownSpeakerChanges)
             room.roomDirty = true
@@ -1275,6 +1335,7 @@ public final class Gateway {
                 room.isAwaitingFlush = true
                 self.roomsAwaitingFlush.append(room)
             }
+            self.watchDeadlines(of: room)
             self.onFlushDue?(due)
         } else {
             self.statistics.coalescedChanges += 1

@@ -28,6 +28,9 @@ public struct GatewayConfiguration: Sendable {
     public var speakerHoldMilliseconds: Int64 = 500
     /// A subscriber whose connection stays unwritable this long is closed with 4008, in milliseconds.
     public var slowSubscriberTimeoutMilliseconds: Int64 = 30_000
+    /// How often `tick()` walks every room for housekeeping (history past its age, idle views, rooms to forget), in
+    /// milliseconds; between rounds it looks only at rooms with a deadline pending. 0: every tick.
+    public var housekeepingIntervalMilliseconds: Int64 = 1_000
 
     public init() {}
 }

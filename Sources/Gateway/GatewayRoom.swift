@@ -48,6 +48,8 @@ final class GatewayRoom {
     var flushDue: Int64?
     /// Whether the gateway lists this room among those whose coalescing window is open.
     var isAwaitingFlush = false
+    /// Whether the gateway lists this room among those with a deadline of their own pending.
+    var isWatchedForDeadlines = false
     /// When a join last sent the pending changes at once (in a storm of joins, the others coalesce).
     var lastJoinFlush: Int64?
     /// In a cluster: whether the room's checkpoint and log have been loaded from the shared log. Requests for the
