@@ -260,7 +260,7 @@ public final class Gateway {
     }
 
     /// Lists a room among those `tick()` looks at every time, if it has a deadline pending.
-    func watchDeadlines(of room: GatewayRoom) {
+    private func watchDeadlines(of room: GatewayRoom) {
         guard !room.isWatchedForDeadlines, Self.hasDeadlines(room) else { return }
         room.isWatchedForDeadlines = true
         self.roomsWithDeadlines.append(room)
