@@ -28,8 +28,6 @@ public final class Gateway {
     /// may call `flushDueRooms()` then instead of waiting for its next `tick()`, so patches go out on time rather
     /// than up to a tick late.
     public var onFlushDue: ((Int64) -> Void)?
-    /// Rooms whose coalescing window is open, in the order their windows opened.
-    private var roomsAwaitingFlush: [GatewayRoom] = []
     /// Rooms with a deadline of their own pending (a lost device's grace period, a held speaker switch, a
     /// coalescing window): the only rooms `tick()` looks at between two rounds of housekeeping.
     private var roomsWithDeadlines: [GatewayRoom] = []
@@ -176,30 +174,17 @@ public final class Gateway {
     }
 
     /// Sends the patches of every room whose coalescing window has closed; `tick()` does too, along with everything
-    /// else that is due.
+    /// else that is due. Only the rooms with a deadline pending are looked at.
     public func flushDueRooms() {
-        guard !self.roomsAwaitingFlush.isEmpty else { return }
         let now = self.clock()
-        for room in self.roomsAwaitingFlush {
+        for room in self.roomsWithDeadlines {
             if let due = room.flushDue, due <= now { self.flush(room) }
-        }
-        self.forgetFlushedRooms()
-    }
-
-    /// Drops the rooms whose window has closed (by `flushDueRooms()`, `tick()` or a change that went out at once)
-    /// from `roomsAwaitingFlush`.
-    private func forgetFlushedRooms() {
-        self.roomsAwaitingFlush.removeAll { room in
-            guard room.flushDue == nil else { return false }
-            room.isAwaitingFlush = false
-            return true
         }
     }
 
     /// Runs what is due: authentication deadlines, reconnect grace periods, token expiry.
     public func tick() {
         let now = self.clock()
-        self.forgetFlushedRooms()
         // The sessions are looked at only when the earliest of their deadlines has come; one pass then picks the
         // few with something due (only those are sorted, for a deterministic order) and finds the next deadline.
         var dueSessions: [GatewaySession] = []
@@ -1331,10 +1316,6 @@ public final class Gateway {
         } else if room.flushDue == nil {
             let due = now + window
             room.flushDue = due
-            if !room.isAwaitingFlush {
-                room.isAwaitingFlush = true
-                self.roomsAwaitingFlush.append(room)
-            }
             self.watchDeadlines(of: room)
             self.onFlushDue?(due)
         } else {

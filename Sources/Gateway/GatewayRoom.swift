@@ -46,8 +46,6 @@ final class GatewayRoom {
     var roomDirty = false
     /// When the pending changes must be flushed (the end of the coalescing window), if any are pending.
     var flushDue: Int64?
-    /// Whether the gateway lists this room among those whose coalescing window is open.
-    var isAwaitingFlush = false
     /// Whether the gateway lists this room among those with a deadline of their own pending.
     var isWatchedForDeadlines = false
     /// When a join last sent the pending changes at once (in a storm of joins, the others coalesce).
