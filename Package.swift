@@ -37,12 +37,12 @@ let package = Package(
         // JWT (RFC 7519) HS256 verification and signing through OpenSSL HMAC, with key rotation by kid.
         .target(name: "TokenAuth", dependencies: ["JSONCoding", "CWebSocket"]),
         // Rooms, roster, events, auth, moderation and history: a deterministic core behind a transport protocol.
-        .target(name: "Gateway", dependencies: ["JSONCoding", "TokenAuth"]),
+        .target(name: "Rooms", dependencies: ["JSONCoding", "TokenAuth"]),
         // Connects the gateway to WebSocket connections on the server's event loops.
         .target(
             name: "GatewayWebSocket",
             dependencies: [
-                "Gateway", "WebSocketServer", "EventIO", "WebSocketCore", "WebSocketDeflate", "TokenAuth", "Cluster",
+                "Rooms", "WebSocketServer", "EventIO", "WebSocketCore", "WebSocketDeflate", "TokenAuth", "Cluster",
             ]
         ),
         // The Swift client library: a WebSocket client on the same protocol core, auth, subscriptions, and a live
@@ -52,34 +52,34 @@ let package = Package(
         .target(
             name: "RollcallBench",
             dependencies: [
-                "EventIO", "WebSocketCore", "WebSocketDeflate", "TokenAuth", "JSONCoding", "RollcallClient", "Gateway",
+                "EventIO", "WebSocketCore", "WebSocketDeflate", "TokenAuth", "JSONCoding", "RollcallClient", "Rooms",
             ]
         ),
         // The command line: subcommands and configuration loading (file, environment, flags).
         .target(
             name: "RollcallCLI",
             dependencies: [
-                "WebSocketServer", "WebSocketDeflate", "EventIO", "WebSocketCore", "Gateway", "GatewayWebSocket",
+                "WebSocketServer", "WebSocketDeflate", "EventIO", "WebSocketCore", "Rooms", "GatewayWebSocket",
                 "TokenAuth", "RollcallBench", "JSONCoding", "Cluster",
             ]
         ),
         // Cluster mode over Redis: the RESP wire format (a bounded incremental parser and an encoder) and a Redis
         // client on an EventIO loop (pipelining, deadlines, reconnects with backoff, pub/sub), and the gateway's
         // shared room log kept in it (streams, an atomic script for sequence numbers, seats and node leases).
-        .target(name: "Cluster", dependencies: ["EventIO", "Gateway", "JSONCoding"]),
+        .target(name: "Cluster", dependencies: ["EventIO", "Rooms", "JSONCoding"]),
         .executableTarget(name: "rollcall", dependencies: ["RollcallCLI"]),
         // An in-memory transport and a manual clock, so gateway scenarios run without sockets.
-        .target(name: "GatewayTesting", dependencies: ["Gateway", "JSONCoding"]),
+        .target(name: "RoomsTesting", dependencies: ["Rooms", "JSONCoding"]),
         // A real redis-server for tests: started on a free loopback port in a temporary directory, stopped, killed
         // and restarted on demand.
         .target(name: "ClusterTesting"),
         .testTarget(
-            name: "GatewayTests",
-            dependencies: ["Gateway", "GatewayTesting", "TokenAuth", "JSONCoding", "RollcallClient"]
+            name: "RoomsTests",
+            dependencies: ["Rooms", "RoomsTesting", "TokenAuth", "JSONCoding", "RollcallClient"]
         ),
         .testTarget(
             name: "ClusterTests",
-            dependencies: ["Cluster", "ClusterTesting", "EventIO", "Gateway", "GatewayTesting", "TokenAuth"]
+            dependencies: ["Cluster", "ClusterTesting", "EventIO", "Rooms", "RoomsTesting", "TokenAuth"]
         ),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
         .testTarget(name: "TokenAuthTests", dependencies: ["TokenAuth", "JSONCoding"]),
@@ -89,28 +89,28 @@ let package = Package(
         .testTarget(
             name: "RollcallBenchTests",
             dependencies: [
-                "RollcallBench", "WebSocketServer", "WebSocketCore", "WebSocketDeflate", "EventIO", "Gateway",
+                "RollcallBench", "WebSocketServer", "WebSocketCore", "WebSocketDeflate", "EventIO", "Rooms",
                 "GatewayWebSocket", "TokenAuth",
             ]
         ),
         .testTarget(
             name: "RollcallClientTests",
             dependencies: [
-                "RollcallClient", "WebSocketServer", "GatewayWebSocket", "Gateway", "TokenAuth", "EventIO",
+                "RollcallClient", "WebSocketServer", "GatewayWebSocket", "Rooms", "TokenAuth", "EventIO",
                 "JSONCoding",
             ]
         ),
         .testTarget(
             name: "RollcallCLITests",
             dependencies: [
-                "RollcallCLI", "GatewayWebSocket", "Gateway", "WebSocketServer", "WebSocketCore", "EventIO",
+                "RollcallCLI", "GatewayWebSocket", "Rooms", "WebSocketServer", "WebSocketCore", "EventIO",
                 "TokenAuth", "JSONCoding", "Cluster",
             ]
         ),
         .testTarget(
             name: "WebSocketServerTests",
             dependencies: [
-                "WebSocketServer", "WebSocketCore", "WebSocketDeflate", "EventIO", "Gateway", "GatewayWebSocket",
+                "WebSocketServer", "WebSocketCore", "WebSocketDeflate", "EventIO", "Rooms", "GatewayWebSocket",
                 "TokenAuth", "JSONCoding",
             ]
         ),

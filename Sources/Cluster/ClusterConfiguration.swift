@@ -1,4 +1,4 @@
-import Gateway
+import Rooms
 
 /// Settings of cluster mode: where Redis is, and how the shared room logs behave.
 public struct ClusterConfiguration: Sendable {

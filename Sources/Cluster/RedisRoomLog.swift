@@ -1,5 +1,5 @@
 import EventIO
-import Gateway
+import Rooms
 import JSONCoding
 
 /// The shared log of a cluster, in Redis: each room's log is a Redis Stream appended by an atomic script that numbers

@@ -1,5 +1,5 @@
 import Cluster
-import Gateway
+import Rooms
 import JSONCoding
 import Synchronization
 import WebSocketCore

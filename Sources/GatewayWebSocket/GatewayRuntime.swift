@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Cluster
 import EventIO
-import Gateway
+import Rooms
 import Synchronization
 import TokenAuth
 import WebSocketCore

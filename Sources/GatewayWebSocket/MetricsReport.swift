@@ -1,5 +1,5 @@
 import Cluster
-import Gateway
+import Rooms
 import WebSocketServer
 
 /// Everything `/metrics` shows, gathered at one scrape, and its rendering in the Prometheus text format.

@@ -1,4 +1,4 @@
-import Gateway
+import Rooms
 
 /// Values by session id in an open-addressing table (linear probing, deletion by backward shift, no tombstones).
 ///

@@ -1,4 +1,4 @@
-import Gateway
+import Rooms
 import JSONCoding
 import TokenAuth
 import WebSocketCore

@@ -1,5 +1,5 @@
 import Cluster
-import Gateway
+import Rooms
 import WebSocketServer
 
 /// Everything `rollcall serve` is configured with: the transport, the rooms layer and token verification.

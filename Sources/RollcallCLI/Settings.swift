@@ -1,7 +1,7 @@
 import EventIO
 import WebSocketCore
 import WebSocketDeflate
-import Gateway
+import Rooms
 import GatewayWebSocket
 import WebSocketServer
 

@@ -1,4 +1,4 @@
-/// Everything a `RollcallClient` needs: where to connect, the token, and how to behave.
+/// Everything a `Rollcall` needs: where to connect, the token, and how to behave.
 public struct RollcallClientConfiguration: Sendable {
     /// The gateway URL.
     public var endpoint: RollcallEndpoint

@@ -26,7 +26,7 @@ public final class RoomSubscription: @unchecked Sendable {
     /// The call type sent with the first join (`audio` or `video`), if any.
     public let callType: String?
 
-    weak var client: RollcallClient?
+    weak var client: Rollcall?
     private let lock = NSLock()
     private var store: RosterStore?
     private var currentView: RollcallView
@@ -38,7 +38,7 @@ public final class RoomSubscription: @unchecked Sendable {
     private let broadcaster = Broadcaster<RoomChange>()
 
     init(
-        client: RollcallClient,
+        client: Rollcall,
         room: String,
         kind: RollcallJoinKind,
         device: String,

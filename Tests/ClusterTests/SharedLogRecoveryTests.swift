@@ -1,7 +1,7 @@
 import EventIO
 import Foundation
-import Gateway
-import GatewayTesting
+import Rooms
+import RoomsTesting
 import Synchronization
 import Testing
 import TokenAuth

@@ -1,5 +1,5 @@
 import EventIO
-import Gateway
+import Rooms
 import GatewayWebSocket
 import Testing
 import TokenAuth

@@ -1,6 +1,6 @@
 import EventIO
 import Foundation
-import Gateway
+import Rooms
 import GatewayWebSocket
 import JSONCoding
 import TokenAuth

@@ -1,6 +1,6 @@
 import EventIO
 import Foundation
-import Gateway
+import Rooms
 import GatewayWebSocket
 import Glibc
 import RollcallClient
@@ -97,7 +97,7 @@ final class LiveGateway: @unchecked Sendable {
         secure: Bool = false,
         compression: Bool = true,
         authentication: RollcallAuthentication = .queryParameter
-    ) throws -> RollcallClient {
+    ) throws -> Rollcall {
         let endpoint: RollcallEndpoint
         var options = RollcallConnectionOptions(offersCompression: compression, connectTimeout: 5)
         if secure {
@@ -118,7 +118,7 @@ final class LiveGateway: @unchecked Sendable {
             reconnect: RollcallReconnectPolicy(maximumAttempts: 5, initialDelay: 0.05, maximumDelay: 0.5),
             requestTimeout: 5
         )
-        return RollcallClient(configuration: configuration)
+        return Rollcall(configuration: configuration)
     }
 }
 

@@ -14,7 +14,7 @@ final class RollcallClientLiveTests: XCTestCase {
         secure: Bool = false,
         compression: Bool = true,
         authentication: RollcallAuthentication = .queryParameter
-    ) async throws -> (RollcallClient, RoomSubscription, RollcallClient, RoomSubscription) {
+    ) async throws -> (Rollcall, RoomSubscription, Rollcall, RoomSubscription) {
         let alice = try gateway.client("alice", rooms: [self.room: .moderator], secure: secure,
                                        compression: compression, authentication: authentication)
         let bob = try gateway.client("bob", groups: [self.room], secure: secure, compression: compression,
@@ -177,7 +177,7 @@ final class RollcallClientLiveTests: XCTestCase {
         let gateway = try LiveGateway()
         defer { gateway.stop() }
         let endpoint = try RollcallEndpoint(url: "ws://127.0.0.1:\(gateway.address.port)/v1/ws")
-        let client = RollcallClient(configuration: RollcallClientConfiguration(endpoint: endpoint, token: "not.a.token"))
+        let client = Rollcall(configuration: RollcallClientConfiguration(endpoint: endpoint, token: "not.a.token"))
         do {
             try await client.connect()
             XCTFail("a bad token connected")

@@ -1,4 +1,4 @@
-import Gateway
+import Rooms
 import Testing
 
 @testable import GatewayWebSocket

@@ -4,7 +4,7 @@ import JSONCoding
 /// A Rollcall client: one authenticated connection to the gateway, the rooms joined over it, and requests.
 ///
 /// ```swift
-/// let client = RollcallClient(configuration: RollcallClientConfiguration(
+/// let client = Rollcall(configuration: RollcallClientConfiguration(
 ///     endpoint: try RollcallEndpoint(url: "wss://rollcall.example.com/v1/ws"), token: token))
 /// try await client.connect()
 /// let room = try await client.subscribe(room: "team-standup")
@@ -20,7 +20,7 @@ import JSONCoding
 /// every callback (`onChange`, `onStatusChange`, …) in order; keep callbacks short. `AsyncStream`s are fed from that
 /// thread. Every public property and method is safe from any thread or task: shared state is behind a lock, which
 /// is never held while a callback runs. Requests wait for their answer at most `requestTimeout` seconds.
-public final class RollcallClient: @unchecked Sendable {
+public final class Rollcall: @unchecked Sendable {
     /// The configuration the client was created with (the token may since have been refreshed).
     public let configuration: RollcallClientConfiguration
 

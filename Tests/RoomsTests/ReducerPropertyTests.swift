@@ -1,9 +1,9 @@
-import GatewayTesting
+import RoomsTesting
 import JSONCoding
 import Testing
 import TokenAuth
 
-@testable import Gateway
+@testable import Rooms
 
 /// SplitMix64: a tiny seeded generator, so every random scenario can be reproduced from its seed.
 struct SplitMix64: RandomNumberGenerator {

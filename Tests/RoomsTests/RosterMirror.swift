@@ -1,10 +1,10 @@
-import GatewayTesting
+import RoomsTesting
 import JSONCoding
 import RollcallClient
 import Testing
 import TokenAuth
 
-@testable import Gateway
+@testable import Rooms
 
 /// A watcher that mirrors a room's roster with `RosterStore`, from its snapshot and every patch after it.
 final class RosterMirror {

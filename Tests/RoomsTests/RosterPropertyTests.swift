@@ -1,10 +1,10 @@
-import GatewayTesting
+import RoomsTesting
 import JSONCoding
 import RollcallClient
 import Testing
 import TokenAuth
 
-@testable import Gateway
+@testable import Rooms
 
 /// Why a random roster call stopped: the seed and step make it reproducible.
 struct RosterCallFailure: Error, CustomStringConvertible {

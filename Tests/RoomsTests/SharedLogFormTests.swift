@@ -1,9 +1,9 @@
-import GatewayTesting
+import RoomsTesting
 import JSONCoding
 import RollcallClient
 import Testing
 
-@testable import Gateway
+@testable import Rooms
 
 /// The forms in which a cluster stores log entries and checkpoints, and the exact resumes they allow.
 struct SharedLogFormTests {

@@ -1,10 +1,10 @@
-import GatewayTesting
+import RoomsTesting
 import JSONCoding
 import RollcallClient
 import Testing
 import TokenAuth
 
-@testable import Gateway
+@testable import Rooms
 
 @Suite struct RosterBackpressureTests {
     @Test func anUnwritableSubscriberSkipsPatchesThenGetsOneResyncSnapshot() throws {

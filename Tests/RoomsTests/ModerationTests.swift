@@ -1,9 +1,9 @@
-import GatewayTesting
+import RoomsTesting
 import JSONCoding
 import Testing
 import TokenAuth
 
-@testable import Gateway
+@testable import Rooms
 
 @Suite struct ModerationTests {
     func action(_ name: String, target: String? = nil, reason: String? = nil, id: JSONValue = 8) -> JSONValue {

@@ -1,9 +1,9 @@
-import GatewayTesting
+import RoomsTesting
 import JSONCoding
 import Testing
 import TokenAuth
 
-@testable import Gateway
+@testable import Rooms
 
 /// Two people in room `r`: Alice (moderator) and Bob (participant), with the joins drained.
 struct TwoInARoom {

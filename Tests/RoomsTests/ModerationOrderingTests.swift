@@ -1,5 +1,5 @@
-import Gateway
-import GatewayTesting
+import Rooms
+import RoomsTesting
 import JSONCoding
 import Testing
 

@@ -1,8 +1,8 @@
-import GatewayTesting
+import RoomsTesting
 import JSONCoding
 import TokenAuth
 
-@testable import Gateway
+@testable import Rooms
 
 /// A gateway wired to an in-memory transport, a manual clock and a verifier with a test key, with helpers to mint
 /// tokens, open sessions, send messages and read what each session received.

@@ -1,10 +1,10 @@
-import GatewayTesting
+import RoomsTesting
 import JSONCoding
 import RollcallClient
 import Testing
 import TokenAuth
 
-@testable import Gateway
+@testable import Rooms
 
 /// A room whose participants fall into different views: Ann muted with her hand up and speaking, Joanna
 /// presenting, Bob promoted, Bonnie banned.

@@ -1,8 +1,8 @@
-import GatewayTesting
+import RoomsTesting
 import JSONCoding
 import Testing
 
-@testable import Gateway
+@testable import Rooms
 
 /// Snapshots are encoded once for everyone who joins while nothing changes.
 struct SnapshotReuseTests {

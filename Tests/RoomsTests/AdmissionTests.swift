@@ -1,9 +1,9 @@
-import GatewayTesting
+import RoomsTesting
 import JSONCoding
 import Testing
 import TokenAuth
 
-@testable import Gateway
+@testable import Rooms
 
 @Suite struct AdmissionTests {
     @Test func aJoinAnswersAnAckThenTheSnapshot() throws {

@@ -1,4 +1,4 @@
-import Gateway
+import Rooms
 import JSONCoding
 
 /// A transport that keeps everything the gateway sends, per session, so scenarios run without sockets.
