@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it:
+#   0. the format check (scripts/format.sh; .swift-format),
 #   1. the Swift tests (unit, byte-level and live tests on 127.0.0.1),
 #   2. interoperability tests with the Python `websockets` client (installed into .venv), and the dashboard in a
 #      headless Chromium,
@@ -10,6 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-test-deps.sh
+
+echo "== format (swift format lint, .swift-format)"
+scripts/format.sh
 
 echo "== building"
 swift build --build-tests -Xswiftc -warnings-as-errors

@@ -59,7 +59,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
                 precondition(offer.parameters.count <= WebSocketExtensionOffer.maximumParameterCount)
             }
             for configuration in configurations {
-                if let parameters = PerMessageDeflateNegotiator.negotiate(offers: offers, configuration: configuration) {
+                if let parameters = PerMessageDeflateNegotiator.negotiate(offers: offers, configuration: configuration)
+                {
                     precondition((8...15).contains(parameters.clientMaxWindowBits))
                     precondition((8...15).contains(parameters.serverMaxWindowBits))
                     _ = parameters.responseHeaderValue

@@ -16,7 +16,8 @@ private func identical(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool {
     case (.array(let a), .array(let b)):
         return a.count == b.count && zip(a, b).allSatisfy { identical($0, $1) }
     case (.object(let a), .object(let b)):
-        let left = a.entries, right = b.entries
+        let left = a.entries
+        let right = b.entries
         return left.count == right.count
             && zip(left, right).allSatisfy { $0.key == $1.key && identical($0.value, $1.value) }
     default: return false

@@ -1,6 +1,6 @@
+import JSONCoding
 import Rooms
 import RoomsTesting
-import JSONCoding
 import TokenAuth
 
 /// Fuzzes the gateway's client protocol: messages from authenticated sessions, decoded by the internal
@@ -19,10 +19,11 @@ private let verifier = try! TokenVerifier(keys: [key])
 private let signer = TokenSigner(key: key)
 
 private func token(_ subject: String, rooms: [String: String], capabilities: [String] = []) -> String {
-    try! signer.sign(TokenClaims(
-        subject: subject, expiresAt: now + 3600, name: subject.uppercased(),
-        rooms: rooms.mapValues { TokenRole(rawValue: $0)! }, groups: ["g1"], capabilities: capabilities
-    ))
+    try! signer.sign(
+        TokenClaims(
+            subject: subject, expiresAt: now + 3600, name: subject.uppercased(),
+            rooms: rooms.mapValues { TokenRole(rawValue: $0)! }, groups: ["g1"], capabilities: capabilities
+        ))
 }
 
 private let adminToken = token(
@@ -39,7 +40,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let gateway = Gateway(configuration: GatewayConfiguration(), verifier: verifier, transport: transport) {
         clock.now
     }
-    let admin = SessionID(1), participant = SessionID(2)
+    let admin = SessionID(1)
+    let participant = SessionID(2)
     gateway.sessionOpened(admin, token: adminToken)
     gateway.sessionOpened(participant, token: nil)
     send(gateway, participant, Array(#"{"type":"auth","id":1,"token":"\#(participantToken)"}"#.utf8))

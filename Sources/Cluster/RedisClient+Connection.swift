@@ -68,17 +68,20 @@ extension RedisClient {
         }
         for (index, command) in setup.enumerated() {
             let isLast = index == setup.count - 1
-            self.enqueue(timeoutMilliseconds: nil, completion: { [weak self, weak connection] result in
-                guard let self, let connection, self.connection === connection else { return }
-                switch result {
-                case .success:
-                    if isLast { self.finishSetup(connection) }
-                case .failure(let error):
-                    // A connection failure was reported already; a refusal is reported here.
-                    guard let message = error.serverMessage else { return }
-                    self.connectionFailed(.handshakeFailed("\(command.name): \(message)"))
+            self.enqueue(
+                timeoutMilliseconds: nil,
+                completion: { [weak self, weak connection] result in
+                    guard let self, let connection, self.connection === connection else { return }
+                    switch result {
+                    case .success:
+                        if isLast { self.finishSetup(connection) }
+                    case .failure(let error):
+                        // A connection failure was reported already; a refusal is reported here.
+                        guard let message = error.serverMessage else { return }
+                        self.connectionFailed(.handshakeFailed("\(command.name): \(message)"))
+                    }
                 }
-            }) { buffer in
+            ) { buffer in
                 RESPEncoder.encodeCommand(command.arguments, into: &buffer)
             }
         }

@@ -1,6 +1,6 @@
 import EventIO
-import Rooms
 import JSONCoding
+import Rooms
 
 /// The shared log of a cluster, in Redis: each room's log is a Redis Stream appended by an atomic script that numbers
 /// the entries, checks the seats and device ownership, and publishes each entry on the room's channel. Every node
@@ -87,7 +87,9 @@ public final class RedisRoomLog: SharedRoomLog {
                 self.log?("shared store connection lost; reconnecting")
             }
         }
-        self.subscriber.onMessage = { [unowned self] channel, payload in self.received(channel: channel, payload: payload) }
+        self.subscriber.onMessage = { [unowned self] channel, payload in
+            self.received(channel: channel, payload: payload)
+        }
         self.subscriber.onConnected = { [unowned self] in
             // Entries published while the subscription was down are read from the streams.
             for roomID in self.rooms.keys.sorted() { self.fillGap(roomID) }
@@ -181,12 +183,16 @@ public final class RedisRoomLog: SharedRoomLog {
     }
 
     public func disconnect(uid: String, reason: String?) {
-        let message = JSONWriter.bytes(.object(JSONObject(uniqueKeysWithValues: [
-            ("op", .string("disconnect")), ("node", .string(self.configuration.nodeID)), ("uid", .string(uid)),
-            ("reason", reason.map { .string($0) } ?? .null),
-        ])))
+        let message = JSONWriter.bytes(
+            .object(
+                JSONObject(uniqueKeysWithValues: [
+                    ("op", .string("disconnect")), ("node", .string(self.configuration.nodeID)), ("uid", .string(uid)),
+                    ("reason", reason.map { .string($0) } ?? .null),
+                ])))
         self.commands.send([Array("PUBLISH".utf8), Array(self.controlChannel.utf8), message]) { [weak self] result in
-            if case .failure(let error) = result { self?.log?("cannot ask the other nodes to disconnect a user: \(error)") }
+            if case .failure(let error) = result {
+                self?.log?("cannot ask the other nodes to disconnect a user: \(error)")
+            }
         }
     }
 
@@ -285,7 +291,8 @@ public final class RedisRoomLog: SharedRoomLog {
         let base = replica?.state.sequence ?? 0
         if let first = entries.first, first.sequence > base + 1 {
             // Entries missing between the checkpoint and the retained log: the room cannot be rebuilt exactly.
-            self.log?("room \(roomID): the shared log lacks entries \(base + 1)..<\(first.sequence); starting from them")
+            self.log?(
+                "room \(roomID): the shared log lacks entries \(base + 1)..<\(first.sequence); starting from them")
             entries.removeAll()
         }
         room.isLoading = false
@@ -478,7 +485,9 @@ public final class RedisRoomLog: SharedRoomLog {
                 arguments.append(keys.epoch)
             }
             self.commands.send(arguments) { [weak self] result in
-                guard let self, case .success(.array(let values?)) = result, values.count == batch.count * 2 else { return }
+                guard let self, case .success(.array(let values?)) = result, values.count == batch.count * 2 else {
+                    return
+                }
                 for (index, roomID) in batch.enumerated() {
                     guard let room = self.rooms[roomID], !room.isLoading else { continue }
                     let sequence = Self.text(values[index * 2]).flatMap { UInt64($0) } ?? 0
@@ -498,7 +507,9 @@ public final class RedisRoomLog: SharedRoomLog {
     /// behind the log.
     private func writeCheckpointIfDue(_ roomID: String, appended: Int, through sequence: UInt64) {
         let interval = self.configuration.checkpointInterval
-        guard interval > 0, let sha = self.scriptSHA, let room = self.rooms[roomID], let epoch = room.epoch else { return }
+        guard interval > 0, let sha = self.scriptSHA, let room = self.rooms[roomID], let epoch = room.epoch else {
+            return
+        }
         let previous = sequence - UInt64(appended)
         guard sequence / interval > previous / interval else { return }
         let target = (sequence / interval) * interval
@@ -507,7 +518,8 @@ public final class RedisRoomLog: SharedRoomLog {
         let arguments: [[UInt8]] = [
             Array("EVALSHA".utf8), Array(sha.utf8), Array("0".utf8), Array("checkpoint".utf8),
             Array(self.configuration.keyPrefix.utf8), Array(roomID.utf8), Array(epoch.utf8),
-            Array(String(replica.state.sequence).utf8), data, Array(String(self.configuration.roomExpiryMilliseconds).utf8),
+            Array(String(replica.state.sequence).utf8), data,
+            Array(String(self.configuration.roomExpiryMilliseconds).utf8),
         ]
         self.commands.send(arguments) { [weak self] result in
             if case .success(.integer(1)) = result { self?.statistics.checkpointsWritten += 1 }
@@ -529,9 +541,11 @@ public final class RedisRoomLog: SharedRoomLog {
         switch event {
         case .participantJoined(let uid, let deviceID, _, _, let role, _):
             let counts = role.countsAgainstCapacity
-            return SeatEffect(operation: "J", uid: uid, device: deviceID, seatClass: counts ? "p" : "r",
-                              capacity: counts ? self.gatewayConfiguration.roomCapacity
-                                  : self.gatewayConfiguration.reservedSeats)
+            return SeatEffect(
+                operation: "J", uid: uid, device: deviceID, seatClass: counts ? "p" : "r",
+                capacity: counts
+                    ? self.gatewayConfiguration.roomCapacity
+                    : self.gatewayConfiguration.reservedSeats)
         case .connectionRestored(let uid, let deviceID):
             return SeatEffect(operation: "R", uid: uid, device: deviceID)
         case .participantLeft(let uid, let deviceID, let reason):

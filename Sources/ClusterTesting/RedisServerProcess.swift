@@ -109,11 +109,12 @@ public final class RedisServerProcess: @unchecked Sendable {
     private var logPath: String { self.directory + "/redis.log" }
 
     private func launch() throws {
-        let arguments = [
-            self.executablePath, "--port", String(self.port), "--bind", "127.0.0.1", "--dir", self.directory,
-            "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--daemonize", "no",
-            "--logfile", self.logPath,
-        ] + self.extraArguments
+        let arguments =
+            [
+                self.executablePath, "--port", String(self.port), "--bind", "127.0.0.1", "--dir", self.directory,
+                "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--daemonize", "no",
+                "--logfile", self.logPath,
+            ] + self.extraArguments
         let pid = try Self.spawn(arguments)
         self.lock.withLock { self.pid = pid }
         let deadline = Date().addingTimeInterval(self.startupTimeout)
@@ -136,7 +137,7 @@ public final class RedisServerProcess: @unchecked Sendable {
     /// Starts `arguments[0]` with the rest as its arguments, standard input and output on /dev/null.
     private static func spawn(_ arguments: [String]) throws -> pid_t {
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -1,8 +1,9 @@
+internal import CWebSocket
+import Synchronization
+
 #if canImport(Glibc)
 internal import Glibc
 #endif
-import Synchronization
-internal import CWebSocket
 
 /// Readiness reported by epoll for one descriptor.
 public struct EventSet: OptionSet, Sendable {
@@ -147,7 +148,8 @@ public final class EventLoop {
     public func register(_ fd: Int32, for events: EventSet, handler: any EventLoopHandler) throws(IOError) {
         let index = Int(fd)
         if index >= self.registrations.count {
-            self.registrations.append(contentsOf: repeatElement(nil, count: max(index + 1 - self.registrations.count, 1024)))
+            self.registrations.append(
+                contentsOf: repeatElement(nil, count: max(index + 1 - self.registrations.count, 1024)))
         }
         let generation = self.nextGeneration
         self.nextGeneration = self.nextGeneration &+ 1 == 0 ? 1 : self.nextGeneration &+ 1
@@ -267,7 +269,9 @@ public final class EventLoop {
 
     private func runPendingTasks() {
         // Reset before looking, so a task linked in after the look wakes the loop again.
-        guard self.wakeRequested.exchange(false, ordering: .acquiringAndReleasing) || self.tasksMayRemain else { return }
+        guard self.wakeRequested.exchange(false, ordering: .acquiringAndReleasing) || self.tasksMayRemain else {
+            return
+        }
         self.tasksMayRemain = false
         for _ in 0..<Self.maximumTasksPerIteration {
             switch self.pendingTasks.pop() {

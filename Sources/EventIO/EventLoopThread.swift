@@ -1,7 +1,8 @@
+internal import CWebSocket
+
 #if canImport(Glibc)
 internal import Glibc
 #endif
-internal import CWebSocket
 
 /// Starts and joins the threads that run event loops.
 public final class EventLoopThread {
@@ -20,11 +21,13 @@ public final class EventLoopThread {
     public init(name: String, _ body: @escaping () -> Void) {
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { argument in
-            let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
-            box.body()
-            return nil
-        }, box)
+        let result = pthread_create(
+            &thread, nil,
+            { argument in
+                let box = Unmanaged<Box>.fromOpaque(argument!).takeRetainedValue()
+                box.body()
+                return nil
+            }, box)
         precondition(result == 0, "pthread_create failed: \(result)")
         self.thread = thread
         CWebSocket_setThreadName(thread, String(name.prefix(15)))

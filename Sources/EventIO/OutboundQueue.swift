@@ -1,7 +1,8 @@
+internal import CWebSocket
+
 #if canImport(Glibc)
 internal import Glibc
 #endif
-internal import CWebSocket
 
 /// A connection's queue of bytes waiting for the socket, written with `send` (one chunk) or `sendmsg` (several).
 ///

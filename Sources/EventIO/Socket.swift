@@ -1,7 +1,8 @@
+internal import CWebSocket
+
 #if canImport(Glibc)
 internal import Glibc
 #endif
-internal import CWebSocket
 
 /// Non-blocking TCP socket operations on raw descriptors, each through `systemCall`.
 public enum Socket {
@@ -12,12 +13,15 @@ public enum Socket {
     ///   - backlog: the accept queue length.
     ///   - reusePort: set SO_REUSEPORT so each event loop can own a listener on the same port.
     /// - Returns: the descriptor.
-    public static func listen(on address: SocketAddress, backlog: Int32 = 4096, reusePort: Bool) throws(IOError)
+    public static func listen(
+        on address: SocketAddress, backlog: Int32 = 4096, reusePort: Bool
+    ) throws(IOError)
         -> Int32
     {
         let family = address.isIPv6 ? AF_INET6 : AF_INET
         let fd = try blockingSystemCall("socket") {
-            socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            socket(
+                family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         }
         do {
             try Self.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
@@ -43,7 +47,9 @@ public enum Socket {
                 try blockingSystemCall("getsockname") { getsockname(fd, address, &length) }
             }
         }
-        guard let address = SocketAddress(&storage) else { throw IOError(errnoCode: EAFNOSUPPORT, function: "getsockname") }
+        guard let address = SocketAddress(&storage) else {
+            throw IOError(errnoCode: EAFNOSUPPORT, function: "getsockname")
+        }
         return address
     }
 
@@ -54,7 +60,8 @@ public enum Socket {
         let result = try withUnsafeMutablePointer(to: &storage) { pointer throws(IOError) in
             try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address throws(IOError) in
                 try systemCall("accept4") {
-                    CWebSocket_accept4(listener, address, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+                    CWebSocket_accept4(
+                        listener, address, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
                 }
             }
         }
@@ -70,12 +77,15 @@ public enum Socket {
     ///   - address: the peer.
     ///   - localAddress: a local address to bind first (port 0), to spread clients over several source addresses;
     ///     the port is chosen at connect time, so each source address has its own ephemeral port range per peer.
-    public static func connect(to address: SocketAddress, from localAddress: SocketAddress? = nil) throws(IOError)
+    public static func connect(
+        to address: SocketAddress, from localAddress: SocketAddress? = nil
+    ) throws(IOError)
         -> Int32
     {
         let family = address.isIPv6 ? AF_INET6 : AF_INET
         let fd = try blockingSystemCall("socket") {
-            socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            socket(
+                family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         }
         do {
             if let localAddress {

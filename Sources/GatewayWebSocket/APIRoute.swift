@@ -1,5 +1,5 @@
-import Rooms
 import JSONCoding
+import Rooms
 import WebSocketCore
 
 /// One resource of the server API, from the method and the path below `/v1/api/`.
@@ -66,9 +66,10 @@ enum APIRoute: Sendable {
             completion(.success(gateway.apiRooms()))
         case .getRoom(let room):
             gateway.apiRoom(room) { result in
-                completion(result.flatMap { value in
-                    value.map { .success($0) } ?? .failure(GatewayError("ERR_NOT_FOUND", "no room '\(room)'"))
-                })
+                completion(
+                    result.flatMap { value in
+                        value.map { .success($0) } ?? .failure(GatewayError("ERR_NOT_FOUND", "no room '\(room)'"))
+                    })
             }
         case .publishMeeting(let room):
             try gateway.apiPublishMeeting(room: room, body: body, sender: key.actor, completion: completion)

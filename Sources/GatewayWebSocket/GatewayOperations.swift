@@ -1,6 +1,6 @@
 import Cluster
-import Rooms
 import JSONCoding
+import Rooms
 import Synchronization
 import WebSocketCore
 import WebSocketServer
@@ -55,7 +55,8 @@ public final class GatewayOperations: Sendable {
         ]
         if !self.apiKeys.isEmpty {
             routes.append(
-                HTTPRoute(path: Self.apiPath, methods: ["GET", "POST"], matchesSubpaths: true) { [self] request, responder in
+                HTTPRoute(path: Self.apiPath, methods: ["GET", "POST"], matchesSubpaths: true) {
+                    [self] request, responder in
                     self.serveAPI(request, responder)
                 }
             )
@@ -88,15 +89,20 @@ public final class GatewayOperations: Sendable {
     private func serveAPI(_ request: HTTPRequest, _ responder: HTTPResponder) {
         let logger = self.runtime.logger
         guard let key = self.authenticate(request) else {
-            logger.log(.warn, "api authentication failed", [
-                ("remote", request.remoteAddress?.description ?? ""), ("path", request.path),
-            ])
-            Self.respond(responder, .unauthorized, GatewayError("ERR_UNAUTHORIZED", "a valid API key is required"),
-                         headers: [("WWW-Authenticate", "Bearer")])
+            logger.log(
+                .warn, "api authentication failed",
+                [
+                    ("remote", request.remoteAddress?.description ?? ""), ("path", request.path),
+                ])
+            Self.respond(
+                responder, .unauthorized, GatewayError("ERR_UNAUTHORIZED", "a valid API key is required"),
+                headers: [("WWW-Authenticate", "Bearer")])
             return
         }
-        let components = request.path.dropFirst(Self.apiPath.count).split(separator: "/", omittingEmptySubsequences: false)
-            .dropFirst().map { Self.percentDecoded(String($0)) }
+        let components = request.path.dropFirst(Self.apiPath.count).split(
+            separator: "/", omittingEmptySubsequences: false
+        )
+        .dropFirst().map { Self.percentDecoded(String($0)) }
         let route: APIRoute
         switch APIRoute.parse(method: request.method, components: Array(components)) {
         case .success(let found):
@@ -129,8 +135,9 @@ public final class GatewayOperations: Sendable {
                         if case .disconnect(let uid) = route {
                             logger.log(.info, "api disconnect", [("uid", uid), ("actor", key.actor)])
                         }
-                        responder.respond(status: .ok, body: JSONWriter.bytes(value) + [0x0A],
-                                          contentType: "application/json")
+                        responder.respond(
+                            status: .ok, body: JSONWriter.bytes(value) + [0x0A],
+                            contentType: "application/json")
                     case .failure(let error):
                         Self.respond(responder, Self.status(for: error), error)
                     }
@@ -165,9 +172,11 @@ public final class GatewayOperations: Sendable {
         _ error: GatewayError,
         headers: [(String, String)] = []
     ) {
-        let body = JSONWriter.bytes(.object(JSONObject(uniqueKeysWithValues: [
-            ("code", .string(error.code)), ("message", .string(error.message)),
-        ])))
+        let body = JSONWriter.bytes(
+            .object(
+                JSONObject(uniqueKeysWithValues: [
+                    ("code", .string(error.code)), ("message", .string(error.message)),
+                ])))
         responder.respond(status: status, headers: headers, body: body + [0x0A], contentType: "application/json")
     }
 

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Cluster
 import EventIO
 import Rooms
@@ -9,6 +6,10 @@ import TokenAuth
 import WebSocketCore
 import WebSocketDeflate
 import WebSocketServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs the gateway on its own thread and connects it to WebSocket connections on the server's event loops.
 ///
@@ -67,10 +68,13 @@ public final class GatewayRuntime: @unchecked Sendable {
             self.sharedLog = nil
         }
         self.gateway.onModeration = { record in
-            logger.log(.info, "moderator action", [
-                ("room", record.room), ("action", record.action), ("actor", record.actor),
-                ("target", record.target ?? ""), ("reason", record.reason ?? ""), ("changed", String(record.changed)),
-            ])
+            logger.log(
+                .info, "moderator action",
+                [
+                    ("room", record.room), ("action", record.action), ("actor", record.actor),
+                    ("target", record.target ?? ""), ("reason", record.reason ?? ""),
+                    ("changed", String(record.changed)),
+                ])
         }
     }
 
@@ -441,10 +445,12 @@ final class GatewayEndpoint: WebSocketEndpoint {
         connection.userData = SessionBox(id)
         let logger = self.runtime.logger
         if logger.isEnabled(.debug) {
-            logger.log(.debug, "connection opened", [
-                ("session", id.description), ("remote", connection.remoteAddress?.description ?? ""),
-                ("transport", connection.isSecure ? "wss" : "ws"), ("loop", String(connection.loop.index)),
-            ])
+            logger.log(
+                .debug, "connection opened",
+                [
+                    ("session", id.description), ("remote", connection.remoteAddress?.description ?? ""),
+                    ("transport", connection.isSecure ? "wss" : "ws"), ("loop", String(connection.loop.index)),
+                ])
         }
     }
 
@@ -467,10 +473,12 @@ final class GatewayEndpoint: WebSocketEndpoint {
         self.runtime.closed(box.id, cleanly: reason.code != .abnormalClosure)
         let logger = self.runtime.logger
         if logger.isEnabled(.debug) {
-            logger.log(.debug, "connection closed", [
-                ("session", box.id.description), ("code", String(reason.code.rawValue)),
-                ("by", reason.initiatedByServer ? "server" : "client"), ("reason", reason.detail),
-            ])
+            logger.log(
+                .debug, "connection closed",
+                [
+                    ("session", box.id.description), ("code", String(reason.code.rawValue)),
+                    ("by", reason.initiatedByServer ? "server" : "client"), ("reason", reason.detail),
+                ])
         }
     }
 

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import EventIO
 import WebSocketCore
 import WebSocketDeflate
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a scenario does with a connection's events. Every call happens on the connection's loop.
 protocol BenchConnectionDelegate: AnyObject {
@@ -11,7 +12,8 @@ protocol BenchConnectionDelegate: AnyObject {
     func connectionDidOpen(_ connection: BenchConnection)
     /// A whole unfragmented text or binary message arrived; `payload` (inflated when it came compressed) is valid
     /// only during the call.
-    func connection(_ connection: BenchConnection, didReceive opcode: WebSocketOpcode, payload: UnsafeMutableRawBufferPointer)
+    func connection(
+        _ connection: BenchConnection, didReceive opcode: WebSocketOpcode, payload: UnsafeMutableRawBufferPointer)
     /// The connection is gone: `error` is nil after a clean close handshake.
     func connection(_ connection: BenchConnection, didCloseWith error: String?)
 }
@@ -206,7 +208,8 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
         self.output.append(contentsOf: repeatElement(0, count: headerSize + payloadCount))
         self.output.withUnsafeMutableBytes { buffer in
             WebSocketFrameEncoder.writeHeader(header, into: buffer, endingAt: start + headerSize)
-            let payload = UnsafeMutableRawBufferPointer(rebasing: buffer[(start + headerSize)..<(start + headerSize + payloadCount)])
+            let payload = UnsafeMutableRawBufferPointer(
+                rebasing: buffer[(start + headerSize)..<(start + headerSize + payloadCount)])
             fill(payload)
             key.apply(to: payload)
         }
@@ -368,7 +371,8 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
         }
         let key = Base64.encode(keyBytes)
         self.expectedAccept = WebSocketHandshake.acceptValue(forKey: key)
-        var request = "GET \(self.requestPath) HTTP/1.1\r\nHost: \(self.target.hostHeader)\r\nUpgrade: websocket\r\n"
+        var request =
+            "GET \(self.requestPath) HTTP/1.1\r\nHost: \(self.target.hostHeader)\r\nUpgrade: websocket\r\n"
             + "Connection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
         if self.offersCompression {
             request += "Sec-WebSocket-Extensions: \(PerMessageDeflateClientParameters.offerHeaderValue)\r\n"

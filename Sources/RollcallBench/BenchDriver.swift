@@ -144,7 +144,9 @@ class BenchDriver: BenchConnectionDelegate {
         self.startQueued()
     }
 
-    func connection(_ connection: BenchConnection, didReceive opcode: WebSocketOpcode, payload: UnsafeMutableRawBufferPointer) {}
+    func connection(
+        _ connection: BenchConnection, didReceive opcode: WebSocketOpcode, payload: UnsafeMutableRawBufferPointer
+    ) {}
 
     func connection(_ connection: BenchConnection, didCloseWith error: String?) {
         if self.pending.removeValue(forKey: ObjectIdentifier(connection)) != nil {

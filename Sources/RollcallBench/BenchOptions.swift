@@ -70,7 +70,8 @@ public struct BenchTarget: Sendable, CustomStringConvertible {
             throw BenchError("host must be a numeric loopback address or localhost: \(url)")
         }
         guard Self.isLoopback(address) else {
-            throw BenchError("refusing non-loopback target \(address.host): the load generator only targets 127.0.0.0/8 and ::1")
+            throw BenchError(
+                "refusing non-loopback target \(address.host): the load generator only targets 127.0.0.0/8 and ::1")
         }
         self.address = address
         self.isSecure = secure
@@ -167,7 +168,9 @@ public struct BenchOptions: Sendable {
         guard (1...10_000).contains(self.rooms) else { throw BenchError("--rooms must be 1...10000") }
         guard (1...100_000).contains(self.subscribers) else { throw BenchError("--subscribers must be 1...100000") }
         guard (1...1000).contains(self.participants) else { throw BenchError("--participants must be 1...1000") }
-        guard self.replyTimeout > 0, self.replyTimeout <= 60 else { throw BenchError("--timeout must be in (0, 60] seconds") }
+        guard self.replyTimeout > 0, self.replyTimeout <= 60 else {
+            throw BenchError("--timeout must be in (0, 60] seconds")
+        }
         for address in self.sourceAddresses where !BenchTarget.isLoopback(address) {
             throw BenchError("source address \(address.host) is not a loopback address")
         }
@@ -190,7 +193,8 @@ public struct BenchOptions: Sendable {
             }
             let low = bounds[0].split(separator: ".")
             let high = bounds[1].split(separator: ".")
-            guard low.count == 4, high.count == 4, low[0..<3] == high[0..<3], let from = Int(low[3]), let to = Int(high[3]),
+            guard low.count == 4, high.count == 4, low[0..<3] == high[0..<3], let from = Int(low[3]),
+                let to = Int(high[3]),
                 from <= to, to <= 255
             else { throw BenchError("a source address range is A.B.C.X-A.B.C.Y with X <= Y: '\(part)'") }
             let prefix = low[0..<3].joined(separator: ".")

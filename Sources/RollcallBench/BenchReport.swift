@@ -89,11 +89,13 @@ public struct BenchReport: Sendable {
         func ratio(_ part: Int, _ whole: Int) -> String {
             Self.percent(part, of: whole).map { " (\($0) %)" } ?? ""
         }
-        let received = "received \(counters.compressedReceived) compressed messages, "
+        let received =
+            "received \(counters.compressedReceived) compressed messages, "
             + "\(counters.compressedReceivedWireBytes) bytes on the wire for "
             + "\(counters.compressedReceivedInflatedBytes) inflated"
             + ratio(counters.compressedReceivedWireBytes, counters.compressedReceivedInflatedBytes)
-        let sent = "sent \(counters.compressedSent) compressed, \(counters.compressedSentOriginalBytes) bytes as "
+        let sent =
+            "sent \(counters.compressedSent) compressed, \(counters.compressedSentOriginalBytes) bytes as "
             + "\(counters.compressedSentWireBytes) on the wire"
             + ratio(counters.compressedSentWireBytes, counters.compressedSentOriginalBytes)
         let agreed = "\(counters.compressionAgreed) of \(counters.opened) connections agreed"
@@ -168,19 +170,20 @@ public struct BenchReport: Sendable {
             ]
         }
         if self.scenario != .idle {
-            fields.append((
-                "latencyMicroseconds",
-                .object(
-                    JSONObject(uniqueKeysWithValues: [
-                        ("samples", .int(Int64(self.latency.count))),
-                        ("mean", .double((self.latency.mean / 100).rounded() / 10)),
-                        ("p50", .double(self.microseconds(self.latency.value(atQuantile: 0.5)))),
-                        ("p99", .double(self.microseconds(self.latency.value(atQuantile: 0.99)))),
-                        ("p999", .double(self.microseconds(self.latency.value(atQuantile: 0.999)))),
-                        ("max", .double(self.microseconds(self.latency.maximum))),
-                    ])
-                )
-            ))
+            fields.append(
+                (
+                    "latencyMicroseconds",
+                    .object(
+                        JSONObject(uniqueKeysWithValues: [
+                            ("samples", .int(Int64(self.latency.count))),
+                            ("mean", .double((self.latency.mean / 100).rounded() / 10)),
+                            ("p50", .double(self.microseconds(self.latency.value(atQuantile: 0.5)))),
+                            ("p99", .double(self.microseconds(self.latency.value(atQuantile: 0.99)))),
+                            ("p999", .double(self.microseconds(self.latency.value(atQuantile: 0.999)))),
+                            ("max", .double(self.microseconds(self.latency.maximum))),
+                        ])
+                    )
+                ))
         }
         fields.append(("bytesSent", .int(Int64(self.counters.bytesSent))))
         fields.append(("bytesReceived", .int(Int64(self.counters.bytesReceived))))
@@ -211,7 +214,9 @@ public struct BenchReport: Sendable {
         case .idle:
             if let before = self.serverRSSBefore, let after = self.serverRSSAfter {
                 let perConnection = self.bytesPerConnection.map { String(Int($0.rounded())) } ?? "-"
-                lines.append("server RSS: \(before / 1024) KiB before, \(after / 1024) KiB after; \(perConnection) bytes per connection")
+                lines.append(
+                    "server RSS: \(before / 1024) KiB before, \(after / 1024) KiB after; \(perConnection) bytes per connection"
+                )
             }
         case .roster:
             let convergence = self.convergence ?? Convergence()

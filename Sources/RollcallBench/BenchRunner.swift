@@ -1,10 +1,11 @@
+import EventIO
+import RollcallClient
+import Synchronization
+import TokenAuth
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EventIO
-import Synchronization
-import RollcallClient
-import TokenAuth
 
 /// Runs a scenario on client event loops and reports what it measured.
 ///
@@ -21,7 +22,9 @@ public enum BenchRunner {
     ///   - progress: called about once a second with a status line (from the calling thread).
     /// - Returns: the report.
     /// - Throws: `BenchError` for invalid options or an environment that cannot run them.
-    public static func run(_ options: BenchOptions, progress: ((String) -> Void)? = nil) throws(BenchError) -> BenchReport {
+    public static func run(
+        _ options: BenchOptions, progress: ((String) -> Void)? = nil
+    ) throws(BenchError) -> BenchReport {
         try options.validate()
         let totalConnections: Int
         switch options.scenario {
@@ -66,21 +69,26 @@ public enum BenchRunner {
             let driver: BenchDriver
             switch options.scenario {
             case .echo:
-                driver = EchoDriver(loop: loop, options: options, counters: loopCounters, tlsContext: tlsContext,
-                                    connections: share, firstIndex: firstIndex)
+                driver = EchoDriver(
+                    loop: loop, options: options, counters: loopCounters, tlsContext: tlsContext,
+                    connections: share, firstIndex: firstIndex)
             case .idle:
-                driver = IdleDriver(loop: loop, options: options, counters: loopCounters, tlsContext: tlsContext,
-                                    connections: share, firstIndex: firstIndex)
+                driver = IdleDriver(
+                    loop: loop, options: options, counters: loopCounters, tlsContext: tlsContext,
+                    connections: share, firstIndex: firstIndex)
             case .connect:
-                driver = ConnectDriver(loop: loop, options: options, counters: loopCounters, tlsContext: tlsContext,
-                                       connections: share, firstIndex: firstIndex)
+                driver = ConnectDriver(
+                    loop: loop, options: options, counters: loopCounters, tlsContext: tlsContext,
+                    connections: share, firstIndex: firstIndex)
             case .fanout:
                 let mine = roomSpecs.enumerated().filter { $0.offset % options.threads == index }.map(\.element)
-                driver = FanoutDriver(loop: loop, options: options, counters: loopCounters, tlsContext: tlsContext,
-                                      rooms: mine)
+                driver = FanoutDriver(
+                    loop: loop, options: options, counters: loopCounters, tlsContext: tlsContext,
+                    rooms: mine)
             case .roster:
-                driver = RosterDriver(loop: loop, options: options, counters: loopCounters, tlsContext: tlsContext,
-                                      spec: rosterSpec!, loopIndex: index, loopCount: options.threads)
+                driver = RosterDriver(
+                    loop: loop, options: options, counters: loopCounters, tlsContext: tlsContext,
+                    spec: rosterSpec!, loopIndex: index, loopCount: options.threads)
             }
             firstIndex += share
             loops.append(loop)
@@ -124,7 +132,10 @@ public enum BenchRunner {
         var loadEnd = loadStart
         switch options.scenario {
         case .echo:
-            wait(seconds: Self.setupLimit) { let values = total(); return values.opened + values.connectFailures >= totalConnections }
+            wait(seconds: Self.setupLimit) {
+                let values = total()
+                return values.opened + values.connectFailures >= totalConnections
+            }
             loadStart = EventLoop.monotonicNow()
             onEachLoop { $0.startLoad() }
             wait(seconds: options.duration)
@@ -141,7 +152,10 @@ public enum BenchRunner {
             wait(seconds: options.duration)
             loadEnd = EventLoop.monotonicNow()
             stopLoadEverywhere()
-            wait(seconds: options.replyTimeout) { let values = total(); return values.received + values.mismatched >= values.expected }
+            wait(seconds: options.replyTimeout) {
+                let values = total()
+                return values.received + values.mismatched >= values.expected
+            }
         case .roster:
             wait(seconds: Self.setupLimit) {
                 let values = total()
@@ -153,7 +167,10 @@ public enum BenchRunner {
             loadEnd = EventLoop.monotonicNow()
             stopLoadEverywhere()
             // Every change acknowledged, then every observer at the last acknowledged sequence number (bounded).
-            wait(seconds: options.replyTimeout) { let values = total(); return values.acknowledged >= values.sent }
+            wait(seconds: options.replyTimeout) {
+                let values = total()
+                return values.acknowledged >= values.sent
+            }
             let target = UInt64(total().highestSequence)
             onEachLoop { ($0 as! RosterDriver).awaitSequence(target) }
             wait(seconds: options.replyTimeout) { total().caughtUp >= options.subscribers }
@@ -164,7 +181,10 @@ public enum BenchRunner {
             stopLoadEverywhere()
         case .idle:
             onEachLoop { $0.startLoad() }
-            wait(seconds: options.duration) { let values = total(); return values.opened + values.connectFailures >= totalConnections }
+            wait(seconds: options.duration) {
+                let values = total()
+                return values.opened + values.connectFailures >= totalConnections
+            }
             let remaining = options.duration - Double(EventLoop.monotonicNow() - loadStart) / 1e9
             // Let the server settle before reading its memory, within the run's duration.
             wait(seconds: min(1, remaining))
@@ -227,7 +247,9 @@ public enum BenchRunner {
                 rosters[checksum, default: (0, store)].count += 1
             }
         }
-        guard let reference = rosters.values.max(by: { ($0.store.sequence, $0.count) < ($1.store.sequence, $1.count) })?.store
+        guard
+            let reference = rosters.values.max(by: { ($0.store.sequence, $0.count) < ($1.store.sequence, $1.count) })?
+                .store
         else {
             result.divergent = finals.count
             return result
@@ -270,13 +292,16 @@ public enum BenchRunner {
                 let uid = "bench-participant-\(index)"
                 spec.participantIDs.append(uid)
                 spec.participantTokens.append(
-                    try signer.sign(TokenClaims(subject: uid, expiresAt: expiry, rooms: [room: .participant], issuedAt: now))
+                    try signer.sign(
+                        TokenClaims(subject: uid, expiresAt: expiry, rooms: [room: .participant], issuedAt: now))
                 )
             }
             for index in 0..<options.subscribers {
                 spec.observerTokens.append(
                     try signer.sign(
-                        TokenClaims(subject: "bench-observer-\(index)", expiresAt: expiry, rooms: [room: .viewer], issuedAt: now)
+                        TokenClaims(
+                            subject: "bench-observer-\(index)", expiresAt: expiry, rooms: [room: .viewer], issuedAt: now
+                        )
                     )
                 )
             }
@@ -290,7 +315,9 @@ public enum BenchRunner {
         let key: TokenKey
         do {
             if let colon = options.key.firstIndex(of: ":") {
-                key = try TokenKey(keyID: String(options.key[..<colon]), secret: String(options.key[options.key.index(after: colon)...]))
+                key = try TokenKey(
+                    keyID: String(options.key[..<colon]),
+                    secret: String(options.key[options.key.index(after: colon)...]))
             } else {
                 key = try TokenKey(secret: options.key)
             }
@@ -316,8 +343,9 @@ public enum BenchRunner {
                 for observer in 0..<options.subscribers {
                     observers.append(
                         try signer.sign(
-                            TokenClaims(subject: "bench-observer-\(room)-\(observer)", expiresAt: expiry,
-                                        rooms: [id: .viewer], issuedAt: now)
+                            TokenClaims(
+                                subject: "bench-observer-\(room)-\(observer)", expiresAt: expiry,
+                                rooms: [id: .viewer], issuedAt: now)
                         )
                     )
                 }

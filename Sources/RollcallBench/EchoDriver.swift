@@ -1,8 +1,9 @@
+import EventIO
+import WebSocketCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EventIO
-import WebSocketCore
 
 /// `echo`: each connection keeps `inFlight` binary messages of `size` bytes in flight to an echo endpoint.
 ///
@@ -31,7 +32,10 @@ final class EchoDriver: BenchDriver {
     /// - Parameters:
     ///   - connections: how many connections this loop runs.
     ///   - firstIndex: the scenario-wide index of the first (to pick source addresses).
-    init(loop: EventLoop, options: BenchOptions, counters: BenchCounters, tlsContext: TLSContext?, connections: Int, firstIndex: Int) {
+    init(
+        loop: EventLoop, options: BenchOptions, counters: BenchCounters, tlsContext: TLSContext?, connections: Int,
+        firstIndex: Int
+    ) {
         self.connectionCount = connections
         self.firstIndex = firstIndex
         self.template = (0..<options.size).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 17) }

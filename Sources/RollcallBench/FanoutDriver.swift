@@ -150,7 +150,9 @@ final class FanoutDriver: BenchDriver {
     }
 
     @inline(__always)
-    private static func writeDigits(_ value: UInt64, into buffer: UnsafeMutableRawBufferPointer, at offset: Int, width: Int) {
+    private static func writeDigits(
+        _ value: UInt64, into buffer: UnsafeMutableRawBufferPointer, at offset: Int, width: Int
+    ) {
         var remaining = value
         var index = offset + width - 1
         while index >= offset {

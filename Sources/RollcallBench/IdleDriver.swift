@@ -7,7 +7,10 @@ final class IdleDriver: BenchDriver {
     private let connectionCount: Int
     private let firstIndex: Int
 
-    init(loop: EventLoop, options: BenchOptions, counters: BenchCounters, tlsContext: TLSContext?, connections: Int, firstIndex: Int) {
+    init(
+        loop: EventLoop, options: BenchOptions, counters: BenchCounters, tlsContext: TLSContext?, connections: Int,
+        firstIndex: Int
+    ) {
         self.connectionCount = connections
         self.firstIndex = firstIndex
         super.init(loop: loop, options: options, counters: counters, tlsContext: tlsContext)
@@ -38,7 +41,10 @@ final class ConnectDriver: BenchDriver {
     private var live: [BenchConnection?]
     private var started = 0
 
-    init(loop: EventLoop, options: BenchOptions, counters: BenchCounters, tlsContext: TLSContext?, connections: Int, firstIndex: Int) {
+    init(
+        loop: EventLoop, options: BenchOptions, counters: BenchCounters, tlsContext: TLSContext?, connections: Int,
+        firstIndex: Int
+    ) {
         self.slotCount = connections
         self.firstIndex = firstIndex
         self.live = Array(repeating: nil, count: connections)

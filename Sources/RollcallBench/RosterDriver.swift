@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import EventIO
 import JSONCoding
 import RollcallClient
 import WebSocketCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `roster`: participants join one room and change their state (mute, hand, video, presenting) at a fixed total
 /// rate, while observers mirror the roster from its snapshot and patches.
@@ -81,8 +82,10 @@ final class RosterDriver: BenchDriver {
     /// The highest `seq` in an acknowledgement of a state change.
     private(set) var highestAcknowledged: UInt64 = 0
 
-    init(loop: EventLoop, options: BenchOptions, counters: BenchCounters, tlsContext: TLSContext?, spec: Spec,
-         loopIndex: Int, loopCount: Int) {
+    init(
+        loop: EventLoop, options: BenchOptions, counters: BenchCounters, tlsContext: TLSContext?, spec: Spec,
+        loopIndex: Int, loopCount: Int
+    ) {
         self.spec = spec
         self.loopIndex = loopIndex
         self.loopCount = loopCount
@@ -103,8 +106,10 @@ final class RosterDriver: BenchDriver {
         super.start()
         let participantCount = self.spec.participantTokens.count
         for global in stride(from: self.loopIndex, to: participantCount, by: self.loopCount) {
-            let connection = self.makeConnection(index: global, path: self.path(token: self.spec.participantTokens[global]))
-            let state = IntendedState(uid: self.spec.participantIDs[global], flags: Array(repeating: false, count: Self.fields.count))
+            let connection = self.makeConnection(
+                index: global, path: self.path(token: self.spec.participantTokens[global]))
+            let state = IntendedState(
+                uid: self.spec.participantIDs[global], flags: Array(repeating: false, count: Self.fields.count))
             self.participants.append(Participant(global: global, connection: connection, state: state))
         }
         for observer in stride(from: self.loopIndex, to: self.spec.observerTokens.count, by: self.loopCount) {
@@ -151,7 +156,8 @@ final class RosterDriver: BenchDriver {
 
     override func didOpen(_ connection: BenchConnection) {
         let (isParticipant, _) = self.slot(of: connection)
-        let join = isParticipant
+        let join =
+            isParticipant
             ? "{\"type\":\"join\",\"id\":1,\"room\":\"\(self.spec.room)\",\"device\":\"bench\",\"events\":\"none\"}"
             : "{\"type\":\"join\",\"id\":1,\"room\":\"\(self.spec.room)\",\"as\":\"observer\",\"events\":\"none\"}"
         var bytes = Array(join.utf8)
@@ -188,10 +194,13 @@ final class RosterDriver: BenchDriver {
         stamp = String(repeating: "0", count: Self.timeDigits - stamp.count) + stamp
         let mid = "b" + stamp
         self.participants[local].state.mid = mid
-        let message = "{\"type\":\"state\",\"id\":\(self.participants[local].changes),\"room\":\"\(self.spec.room)\","
+        let message =
+            "{\"type\":\"state\",\"id\":\(self.participants[local].changes),\"room\":\"\(self.spec.room)\","
             + "\"\(Self.fields[field])\":\(value),\"mid\":\"\(mid)\"}"
         var bytes = Array(message.utf8)
-        bytes.withUnsafeMutableBytes { self.participants[local].connection.send(.text, payload: UnsafeRawBufferPointer($0)) }
+        bytes.withUnsafeMutableBytes {
+            self.participants[local].connection.send(.text, payload: UnsafeRawBufferPointer($0))
+        }
         self.counters.add(.sent)
     }
 
@@ -253,7 +262,8 @@ final class RosterDriver: BenchDriver {
 
     /// Applies a snapshot or patch to an observer's roster, computing the result once per (roster, bytes).
     private func apply(_ bytes: UnsafeRawBufferPointer, to local: Int, isSnapshot: Bool) {
-        let key = MemoKey(base: isSnapshot ? 0 : self.observers[local].stateID, hash: Self.fnv1a(bytes), count: bytes.count)
+        let key = MemoKey(
+            base: isSnapshot ? 0 : self.observers[local].stateID, hash: Self.fnv1a(bytes), count: bytes.count)
         if let known = self.memo[key] {
             self.observers[local].store = known.store
             self.observers[local].stateID = known.id

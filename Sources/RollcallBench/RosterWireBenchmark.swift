@@ -1,5 +1,5 @@
-import Rooms
 import JSONCoding
+import Rooms
 import TokenAuth
 import WebSocketCore
 
@@ -93,8 +93,10 @@ public enum RosterWireBenchmark {
         stormMilliseconds: Int64 = 1000,
         windowMilliseconds: Int64 = 50
     ) throws -> Report {
-        let (snapshotBytes, muteBytes, muteFrames) = try Self.mute(participants: participants, window: windowMilliseconds)
-        let (stormFrames, stormBytes) = try Self.storm(joins: stormJoins, over: stormMilliseconds, window: windowMilliseconds)
+        let (snapshotBytes, muteBytes, muteFrames) = try Self.mute(
+            participants: participants, window: windowMilliseconds)
+        let (stormFrames, stormBytes) = try Self.storm(
+            joins: stormJoins, over: stormMilliseconds, window: windowMilliseconds)
         let (plainFrames, plainBytes) = try Self.storm(joins: stormJoins, over: stormMilliseconds, window: 0)
         return Report(
             participants: participants, snapshotBytes: snapshotBytes, mutePatchBytes: muteBytes,
@@ -119,8 +121,9 @@ public enum RosterWireBenchmark {
             configuration.maximumSubscribersPerRoom = 1_000_000
             let verifier = try TokenVerifier(keys: [key])
             let box = ClockBox()
-            self.gateway = Gateway(configuration: configuration, verifier: verifier, transport: self.transport,
-                                   clock: { box.now })
+            self.gateway = Gateway(
+                configuration: configuration, verifier: verifier, transport: self.transport,
+                clock: { box.now })
             self.clockBox = box
         }
 
@@ -134,8 +137,9 @@ public enum RosterWireBenchmark {
         func open(_ uid: String, room: String, role: TokenRole) throws -> SessionID {
             let id = SessionID(self.nextSession)
             self.nextSession += 1
-            let claims = TokenClaims(subject: uid, expiresAt: self.clockBox.now / 1000 + 3600, name: "User \(uid)",
-                                     rooms: [room: role])
+            let claims = TokenClaims(
+                subject: uid, expiresAt: self.clockBox.now / 1000 + 3600, name: "User \(uid)",
+                rooms: [room: role])
             self.gateway.sessionOpened(id, token: try self.signer.sign(claims))
             return id
         }
@@ -164,7 +168,8 @@ public enum RosterWireBenchmark {
         setup.transport.reset()
         setup.send(observer, #"{"type":"join","room":"big","as":"observer","events":"none"}"#)
         let snapshotText = setup.transport.last[observer] ?? []
-        let snapshotBytes = WebSocketFrameHeader.encodedSize(payloadLength: snapshotText.count, masked: false)
+        let snapshotBytes =
+            WebSocketFrameHeader.encodedSize(payloadLength: snapshotText.count, masked: false)
             + snapshotText.count
         setup.transport.reset()
         setup.send(ids[participants / 2], #"{"type":"state","room":"big","audioMuted":true}"#)

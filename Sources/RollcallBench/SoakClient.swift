@@ -1,8 +1,9 @@
+import EventIO
+import WebSocketCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EventIO
-import WebSocketCore
 
 /// A small blocking WebSocket client for the soak run: plain `ws://` only, every wait bounded by a socket timeout.
 ///
@@ -66,7 +67,8 @@ final class SoakClient {
             throw BenchError("connect: errno \(code)")
         }
         var request = "GET \(path) HTTP/1.1\r\nHost: \(target.hostHeader)\r\nUpgrade: websocket\r\n"
-        request += "Connection: Upgrade\r\nSec-WebSocket-Key: c29hay1ydW4ta2V5LTAwMQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        request +=
+            "Connection: Upgrade\r\nSec-WebSocket-Key: c29hay1ydW4ta2V5LTAwMQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         guard self.write(Array(request.utf8)) else {
             Glibc.close(fd)
             throw BenchError("upgrade request: write failed")
@@ -109,7 +111,9 @@ final class SoakClient {
     private func write(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes { Glibc.send(self.fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes.withUnsafeBytes {
+                Glibc.send(self.fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if sent < 0 && errno == EINTR { continue }
             guard sent > 0 else { return false }
             offset += sent
@@ -127,7 +131,9 @@ final class SoakClient {
         guard self.isOpen else { return false }
         self.maskSeed = self.maskSeed &* 1_103_515_245 &+ 12_345
         let key = WebSocketMaskingKey(word: self.maskSeed | 0x0101_0101)
-        let frame = payload.withUnsafeBytes { WebSocketFrameEncoder.encode(opcode: opcode, payload: $0, maskingKey: key) }
+        let frame = payload.withUnsafeBytes {
+            WebSocketFrameEncoder.encode(opcode: opcode, payload: $0, maskingKey: key)
+        }
         if !self.write(frame.bytes) { self.drop() }
         return self.isOpen
     }
@@ -171,7 +177,9 @@ final class SoakClient {
                 decoded += 1
                 self.messages += 1
                 self.lastText = payload
-                if Self.find(Array("\"type\":\"error\"".utf8), in: Array(payload.prefix(32))) != nil { self.errors += 1 }
+                if Self.find(Array("\"type\":\"error\"".utf8), in: Array(payload.prefix(32))) != nil {
+                    self.errors += 1
+                }
             case .ping:
                 _ = self.sendFrame(.pong, payload)
             case .connectionClose:

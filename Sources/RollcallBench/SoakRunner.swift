@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import EventIO
 import JSONCoding
 import TokenAuth
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a soak run does and for how long.
 public struct SoakOptions: Sendable {
@@ -41,12 +42,16 @@ public struct SoakOptions: Sendable {
             throw BenchError("--duration must be in (0, \(Int(Self.maximumDuration))] seconds for soak")
         }
         guard self.interval >= 1, self.interval <= 3600 else { throw BenchError("--interval must be 1...3600 seconds") }
-        guard (1...5_000).contains(self.connections) else { throw BenchError("--connections must be 1...5000 for soak") }
+        guard (1...5_000).contains(self.connections) else {
+            throw BenchError("--connections must be 1...5000 for soak")
+        }
         guard (1...100).contains(self.rooms) else { throw BenchError("--rooms must be 1...100 for soak") }
         guard (1...1_000).contains(self.rate) else { throw BenchError("--rate must be 1...1000 actions per second") }
         guard self.timeout > 0, self.timeout <= 60 else { throw BenchError("--timeout must be in (0, 60] seconds") }
         guard !self.target.isSecure else { throw BenchError("soak runs over ws:// only") }
-        guard self.serverPID != nil else { throw BenchError("soak needs --server-pid PID (the server's memory and descriptors are its point)") }
+        guard self.serverPID != nil else {
+            throw BenchError("soak needs --server-pid PID (the server's memory and descriptors are its point)")
+        }
     }
 }
 
@@ -66,11 +71,12 @@ public struct SoakSample: Sendable {
 
     var json: JSONValue {
         func number(_ value: Int?) -> JSONValue { value.map { .int(Int64($0)) } ?? .null }
-        return .object(JSONObject(uniqueKeysWithValues: [
-            ("t", .double((self.elapsed * 10).rounded() / 10)), ("rssBytes", number(self.rssBytes)),
-            ("fds", number(self.fds)), ("rooms", number(self.rooms)), ("roster", number(self.roster)),
-            ("clients", .int(Int64(self.clients))),
-        ]))
+        return .object(
+            JSONObject(uniqueKeysWithValues: [
+                ("t", .double((self.elapsed * 10).rounded() / 10)), ("rssBytes", number(self.rssBytes)),
+                ("fds", number(self.fds)), ("rooms", number(self.rooms)), ("roster", number(self.roster)),
+                ("clients", .int(Int64(self.clients))),
+            ]))
     }
 
     var line: String {
@@ -95,7 +101,9 @@ public struct SoakReport: Sendable {
     /// pools growing) is left out, so what remains is the steady state.
     public func slopePerHour(_ value: (SoakSample) -> Int?, lastHalfOnly: Bool = false) -> Double? {
         let half = (self.samples.last?.elapsed ?? 0) / 2
-        let points = self.samples.dropFirst().filter { !lastHalfOnly || $0.elapsed >= half }.compactMap { sample in value(sample).map { (sample.elapsed / 3600, Double($0)) } }
+        let points = self.samples.dropFirst().filter { !lastHalfOnly || $0.elapsed >= half }.compactMap { sample in
+            value(sample).map { (sample.elapsed / 3600, Double($0)) }
+        }
         guard points.count >= 2 else { return nil }
         let meanX = points.map(\.0).reduce(0, +) / Double(points.count)
         let meanY = points.map(\.1).reduce(0, +) / Double(points.count)
@@ -114,9 +122,11 @@ public struct SoakReport: Sendable {
     }
 
     private static func json(_ slopes: [(String, Double?)]) -> JSONValue {
-        .object(JSONObject(uniqueKeysWithValues: slopes.map { name, slope in
-            (name, slope.map { .double(($0 * 10).rounded() / 10) } ?? .null)
-        }))
+        .object(
+            JSONObject(
+                uniqueKeysWithValues: slopes.map { name, slope in
+                    (name, slope.map { .double(($0 * 10).rounded() / 10) } ?? .null)
+                }))
     }
 
     private static func text(_ slopes: [(String, Double?)]) -> String {
@@ -124,14 +134,15 @@ public struct SoakReport: Sendable {
     }
 
     public var json: JSONValue {
-        .object(JSONObject(uniqueKeysWithValues: [
-            ("scenario", .string("soak")), ("target", .string(self.target)),
-            ("elapsedSeconds", .double((self.elapsedSeconds * 10).rounded() / 10)),
-            ("counts", .object(JSONObject(uniqueKeysWithValues: self.counts.map { ($0.0, .int(Int64($0.1))) }))),
-            ("samples", .array(self.samples.map(\.json))),
-            ("slopePerHour", Self.json(self.slopes())),
-            ("slopePerHourLastHalf", Self.json(self.slopes(lastHalfOnly: true))),
-        ]))
+        .object(
+            JSONObject(uniqueKeysWithValues: [
+                ("scenario", .string("soak")), ("target", .string(self.target)),
+                ("elapsedSeconds", .double((self.elapsedSeconds * 10).rounded() / 10)),
+                ("counts", .object(JSONObject(uniqueKeysWithValues: self.counts.map { ($0.0, .int(Int64($0.1))) }))),
+                ("samples", .array(self.samples.map(\.json))),
+                ("slopePerHour", Self.json(self.slopes())),
+                ("slopePerHourLastHalf", Self.json(self.slopes(lastHalfOnly: true))),
+            ]))
     }
 
     public var text: String {
@@ -163,7 +174,8 @@ public enum SoakRunner {
     }
 
     /// Runs the soak; `progress` gets one line per sample.
-    public static func run(_ options: SoakOptions, progress: ((String) -> Void)? = nil) throws(BenchError) -> SoakReport {
+    public static func run(_ options: SoakOptions, progress: ((String) -> Void)? = nil) throws(BenchError) -> SoakReport
+    {
         try options.validate()
         let pid = options.serverPID!
         guard BenchRunner.residentSetSize(of: pid) != nil else { throw BenchError("cannot read /proc/\(pid)/status") }
@@ -174,14 +186,18 @@ public enum SoakRunner {
         func token(_ claims: TokenClaims) throws(BenchError) -> String {
             do { return try signer.sign(claims) } catch { throw BenchError("cannot sign a token: \(error)") }
         }
-        let botToken = try token(TokenClaims(
-            subject: "soak-bot", expiresAt: expiry, rooms: Dictionary(uniqueKeysWithValues: roomIDs.map { ($0, .bot) }),
-            issuedAt: Int64(time(nil))
-        ))
+        let botToken = try token(
+            TokenClaims(
+                subject: "soak-bot", expiresAt: expiry,
+                rooms: Dictionary(uniqueKeysWithValues: roomIDs.map { ($0, .bot) }),
+                issuedAt: Int64(time(nil))
+            ))
         var slots = (0..<options.connections).map { Slot(uid: "soak-\($0)", room: roomIDs[$0 % roomIDs.count]) }
         var tokens: [String] = []
         for slot in slots {
-            tokens.append(try token(TokenClaims(subject: slot.uid, expiresAt: expiry, groups: [slot.room], issuedAt: Int64(time(nil)))))
+            tokens.append(
+                try token(
+                    TokenClaims(subject: slot.uid, expiresAt: expiry, groups: [slot.room], issuedAt: Int64(time(nil)))))
         }
         var counts: [String: Int] = [:]
         var random = SplitMix(seed: options.seed)
@@ -198,11 +214,13 @@ public enum SoakRunner {
 
         func connect(_ index: Int) {
             do {
-                let client = try SoakClient(target: options.target, path: options.target.path + "?token=" + tokens[index],
-                                            timeout: options.timeout, seed: UInt32(truncatingIfNeeded: random.next()))
+                let client = try SoakClient(
+                    target: options.target, path: options.target.path + "?token=" + tokens[index],
+                    timeout: options.timeout, seed: UInt32(truncatingIfNeeded: random.next()))
                 counts["connects", default: 0] += 1
                 let observer = random.next() % 5 == 0
-                let join = observer
+                let join =
+                    observer
                     ? "{\"type\":\"join\",\"room\":\"\(slots[index].room)\",\"as\":\"observer\",\"events\":\"none\"}"
                     : "{\"type\":\"join\",\"room\":\"\(slots[index].room)\",\"device\":\"d\",\"events\":\"notable\"}"
                 client.send(text: join)
@@ -231,7 +249,8 @@ public enum SoakRunner {
                     counts["pings", default: 0] += 1
                 } else {
                     let field = ["handRaised", "audioMuted", "videoPaused", "presenting"][Int(roll % 4)]
-                    client.send(text: "{\"type\":\"state\",\"room\":\"\(room)\",\"\(field)\":\(random.next() % 2 == 0)}")
+                    client.send(
+                        text: "{\"type\":\"state\",\"room\":\"\(room)\",\"\(field)\":\(random.next() % 2 == 0)}")
                     counts["stateChanges", default: 0] += 1
                 }
             case 55..<65:
@@ -266,8 +285,9 @@ public enum SoakRunner {
             var rooms: Int?
             var roster: Int?
             if bot == nil || bot?.isOpen != true {
-                bot = try? SoakClient(target: options.target, path: options.target.path + "?token=" + botToken,
-                                      timeout: options.timeout, seed: 7)
+                bot = try? SoakClient(
+                    target: options.target, path: options.target.path + "?token=" + botToken,
+                    timeout: options.timeout, seed: 7)
             }
             if let bot, bot.isOpen {
                 queryID += 1
@@ -289,8 +309,10 @@ public enum SoakRunner {
         func record() {
             let taken = sample()
             samples.append(taken)
-            progress?(taken.line + ", actions \(counts.filter { Self.actionNames.contains($0.key) }.values.reduce(0, +))"
-                + ", errors \(counts["errorsReceived", default: 0] + slots.compactMap { $0.client?.errors }.reduce(0, +))")
+            progress?(
+                taken.line + ", actions \(counts.filter { Self.actionNames.contains($0.key) }.values.reduce(0, +))"
+                    + ", errors \(counts["errorsReceived", default: 0] + slots.compactMap { $0.client?.errors }.reduce(0, +))"
+            )
         }
 
         record()
@@ -344,7 +366,8 @@ public enum SoakRunner {
     private static func signer(_ text: String) throws(BenchError) -> TokenSigner {
         do {
             if let colon = text.firstIndex(of: ":") {
-                return TokenSigner(key: try TokenKey(keyID: String(text[..<colon]), secret: String(text[text.index(after: colon)...])))
+                return TokenSigner(
+                    key: try TokenKey(keyID: String(text[..<colon]), secret: String(text[text.index(after: colon)...])))
             }
             return TokenSigner(key: try TokenKey(secret: text))
         } catch {
@@ -358,7 +381,9 @@ public enum SoakRunner {
         defer { closedir(directory) }
         var count = 0
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name != "." && name != ".." { count += 1 }
         }
         return count

@@ -22,7 +22,9 @@ public struct APISettings: Sendable {
             let name = String(text[..<colon])
             let secret = String(text[text.index(after: colon)...])
             guard !name.isEmpty, name.utf8.count <= 64,
-                name.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || "0123456789-_.".unicodeScalars.contains($0) })
+                name.unicodeScalars.allSatisfy({
+                    $0.properties.isAlphabetic || "0123456789-_.".unicodeScalars.contains($0)
+                })
             else {
                 throw ConfigError("api.keys: the name '\(name.prefix(64))' must be letters, digits, '-', '_' or '.'")
             }

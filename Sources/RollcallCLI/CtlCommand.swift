@@ -111,7 +111,8 @@ enum CtlCommand {
         guard let command = positional.first else { return .failure("missing COMMAND") }
         let arguments = Array(positional.dropFirst())
         func segment(_ text: String) -> String {
-            text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/")))
+            text.addingPercentEncoding(
+                withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/")))
                 ?? text
         }
         func object(_ pairs: [(String, JSONValue?)]) -> JSONValue {
@@ -126,7 +127,8 @@ enum CtlCommand {
             guard let session = options["--session-id"] else { return .failure("meeting needs --session-id") }
             let body = object([
                 ("sessionId", .string(session)), ("callType", options["--call-type"].map { .string($0) }),
-                ("active", flags.contains("--inactive") ? .bool(false) : nil), ("text", options["--text"].map { .string($0) }),
+                ("active", flags.contains("--inactive") ? .bool(false) : nil),
+                ("text", options["--text"].map { .string($0) }),
             ])
             return .success(("POST", "/v1/api/rooms/\(segment(arguments[0]))/meeting", body))
         case ("event", 1):

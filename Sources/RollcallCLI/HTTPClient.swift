@@ -1,7 +1,8 @@
+import EventIO
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EventIO
 
 /// A tiny blocking HTTP/1.1 client for `rollcall ctl`: one request per connection (`Connection: close`), plain
 /// `http://` to an IP address or `localhost`, with a timeout on every socket operation.
@@ -70,7 +71,9 @@ struct HTTPClient {
         let request = Array(head.utf8) + (body ?? [])
         var offset = 0
         while offset < request.count {
-            let written = request.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            let written = request.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
             guard written > 0 else { throw ConfigError("cannot send to \(self.address): errno \(errno)") }
             offset += written
         }
@@ -152,8 +155,9 @@ struct HTTPClient {
     }
 
     private static func isComplete(_ response: Response, in bytes: [UInt8]) -> Bool {
-        guard let length = response.headers.first(where: { $0.name.lowercased() == "content-length" })
-            .flatMap({ Int($0.value) })
+        guard
+            let length = response.headers.first(where: { $0.name.lowercased() == "content-length" })
+                .flatMap({ Int($0.value) })
         else { return false }
         return response.body.count >= length
     }

@@ -73,7 +73,8 @@ extension RollcallConfiguration {
         }
         redis.commandTimeoutMilliseconds = self.cluster.callTimeoutMilliseconds
         redis.connectTimeoutMilliseconds = self.cluster.callTimeoutMilliseconds
-        var configuration = ClusterConfiguration(redis: redis, nodeID: self.cluster.nodeID.isEmpty ? nil : self.cluster.nodeID)
+        var configuration = ClusterConfiguration(
+            redis: redis, nodeID: self.cluster.nodeID.isEmpty ? nil : self.cluster.nodeID)
         configuration.keyPrefix = self.cluster.keyPrefix
         configuration.leaseMilliseconds = self.cluster.leaseMilliseconds
         configuration.roomExpiryMilliseconds = self.cluster.roomExpiryMilliseconds

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Foundation
 import EventIO
+import Foundation
 import GatewayWebSocket
 import TokenAuth
 import WebSocketCore
 import WebSocketServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `rollcall serve`: start the gateway and run until SIGTERM or SIGINT, then shut down gracefully.
 enum ServeCommand {
@@ -87,7 +88,9 @@ enum ServeCommand {
                 ("echo", configuration.echoEnabled ? configuration.echoPath : "off"),
             ]
         )
-        Log.info("server api", [("state", apiKeys.isEmpty ? "off" : "on"), ("keys", apiKeys.map(\.name).joined(separator: ","))])
+        Log.info(
+            "server api",
+            [("state", apiKeys.isEmpty ? "off" : "on"), ("keys", apiKeys.map(\.name).joined(separator: ","))])
         if whole.auth.keys.contains(AuthSettings.developmentKey) {
             Log.warning(
                 "auth.keys holds the development key from config/rollcall.conf; set your own secret in production",

@@ -1,8 +1,8 @@
 import EventIO
+import GatewayWebSocket
+import Rooms
 import WebSocketCore
 import WebSocketDeflate
-import Rooms
-import GatewayWebSocket
 import WebSocketServer
 
 /// One configuration key: its name, documentation and how it is read into the server configuration.
@@ -19,134 +19,188 @@ enum Settings {
     static let all: [Setting] = [
         list("server.listen", "plain ws:// listen addresses, comma-separated (IPv6 in brackets)", \.server.listen),
         integer("server.event_loops", "event loop threads; 0 = one per core", \.server.eventLoopCount, 0...1024),
-        integer("server.max_connections", "open connections accepted in total", \.server.maximumConnections, 1...10_000_000),
-        integer("server.max_connections_per_ip", "open connections one client IP may hold; more are closed at once",
-                \.server.maximumConnectionsPerAddress, 1...10_000_000),
-        integer("server.max_pending_handshakes", "connections in their TLS/HTTP handshake at once; newer ones are closed",
-                \.server.maximumPendingHandshakes, 1...10_000_000),
+        integer(
+            "server.max_connections", "open connections accepted in total", \.server.maximumConnections, 1...10_000_000),
+        integer(
+            "server.max_connections_per_ip", "open connections one client IP may hold; more are closed at once",
+            \.server.maximumConnectionsPerAddress, 1...10_000_000),
+        integer(
+            "server.max_pending_handshakes", "connections in their TLS/HTTP handshake at once; newer ones are closed",
+            \.server.maximumPendingHandshakes, 1...10_000_000),
         boolean("server.echo", "serve the echo endpoint (conformance and load tests)", \.server.echoEnabled),
         path("server.echo_path", "path of the echo endpoint", \.server.echoPath),
 
-        list("tls.listen", "wss:// listen addresses, comma-separated; needs certificate and private_key", \.server.tlsListen),
+        list(
+            "tls.listen", "wss:// listen addresses, comma-separated; needs certificate and private_key",
+            \.server.tlsListen),
         optionalText("tls.certificate", "PEM certificate chain file", \.server.tlsCertificatePath),
         optionalText("tls.private_key", "PEM private key file", \.server.tlsPrivateKeyPath),
 
-        integer("timeouts.handshake_ms", "time to finish the TLS and HTTP handshakes (ms)",
-                \.server.handshakeTimeoutMilliseconds, 1...3_600_000),
-        integer("timeouts.ping_interval_ms", "send a ping after this long without input (ms); 0 = never",
-                \.server.pingIntervalMilliseconds, 0...86_400_000),
-        integer("timeouts.pong_timeout_ms", "close when nothing arrives this long after a ping (ms)",
-                \.server.pongTimeoutMilliseconds, 1...86_400_000),
-        integer("timeouts.idle_ms", "close with 1001 after this long without a message (ms); 0 = never",
-                \.server.idleTimeoutMilliseconds, 0...86_400_000),
-        integer("timeouts.close_ms", "wait this long for the peer's Close frame (ms)",
-                \.server.closeTimeoutMilliseconds, 1...600_000),
-        integer("timeouts.shutdown_grace_ms", "on SIGTERM/SIGINT, wait this long for clients to close (ms)",
-                \.server.shutdownGracePeriodMilliseconds, 0...600_000),
-        integer("timeouts.drain_delay_ms", "on SIGTERM/SIGINT, /readyz answers 503 this long before listeners close (ms)",
-                \.drainDelayMilliseconds, 0...600_000),
+        integer(
+            "timeouts.handshake_ms", "time to finish the TLS and HTTP handshakes (ms)",
+            \.server.handshakeTimeoutMilliseconds, 1...3_600_000),
+        integer(
+            "timeouts.ping_interval_ms", "send a ping after this long without input (ms); 0 = never",
+            \.server.pingIntervalMilliseconds, 0...86_400_000),
+        integer(
+            "timeouts.pong_timeout_ms", "close when nothing arrives this long after a ping (ms)",
+            \.server.pongTimeoutMilliseconds, 1...86_400_000),
+        integer(
+            "timeouts.idle_ms", "close with 1001 after this long without a message (ms); 0 = never",
+            \.server.idleTimeoutMilliseconds, 0...86_400_000),
+        integer(
+            "timeouts.close_ms", "wait this long for the peer's Close frame (ms)",
+            \.server.closeTimeoutMilliseconds, 1...600_000),
+        integer(
+            "timeouts.shutdown_grace_ms", "on SIGTERM/SIGINT, wait this long for clients to close (ms)",
+            \.server.shutdownGracePeriodMilliseconds, 0...600_000),
+        integer(
+            "timeouts.drain_delay_ms", "on SIGTERM/SIGINT, /readyz answers 503 this long before listeners close (ms)",
+            \.drainDelayMilliseconds, 0...600_000),
 
-        integer("limits.max_request_line_bytes", "longest HTTP request line (414 beyond)",
-                \.server.httpLimits.maximumRequestLineLength, 64...65_536),
-        integer("limits.max_header_bytes", "largest HTTP request head (431 beyond)",
-                \.server.httpLimits.maximumHeadSize, 256...1_048_576),
-        integer("limits.max_header_count", "most HTTP header fields (431 beyond)",
-                \.server.httpLimits.maximumHeaderCount, 8...1024),
-        integer("limits.max_http_body_bytes", "largest plain HTTP request body, Content-Length (413 beyond)",
-                \.server.maximumHTTPBodySize, 0...67_108_864),
-        integer("limits.max_frame_bytes", "largest frame payload (close 1009 beyond)",
-                \.server.messageLimits.maximumFrameSize, 125...1_073_741_824),
-        integer("limits.max_message_bytes", "largest message after decompression (close 1009 beyond)",
-                \.server.messageLimits.maximumMessageSize, 125...1_073_741_824),
-        integer("limits.max_fragments", "most frames in one message (close 1008 beyond)",
-                \.server.messageLimits.maximumFragmentsPerMessage, 1...10_000_000),
-        integer("limits.write_queue_high_watermark_bytes", "a connection stops being writable above this",
-                \.server.writeQueueHighWatermark, 1...1_073_741_824),
-        integer("limits.write_queue_low_watermark_bytes", "and becomes writable again below this",
-                \.server.writeQueueLowWatermark, 0...1_073_741_824),
-        integer("limits.write_queue_limit_bytes", "a client that lets this much pile up is closed with 1008",
-                \.server.writeQueueLimit, 1...4_294_967_296),
-        integer("limits.max_messages_per_second", "messages and control frames per connection per second, on average "
-                    + "(close 1008 beyond); 0 = no limit", \.server.maximumMessagesPerSecond, 0...1_000_000),
-        integer("limits.message_burst", "messages a connection may send at once above the average rate",
-                \.server.messageBurst, 1...10_000_000),
+        integer(
+            "limits.max_request_line_bytes", "longest HTTP request line (414 beyond)",
+            \.server.httpLimits.maximumRequestLineLength, 64...65_536),
+        integer(
+            "limits.max_header_bytes", "largest HTTP request head (431 beyond)",
+            \.server.httpLimits.maximumHeadSize, 256...1_048_576),
+        integer(
+            "limits.max_header_count", "most HTTP header fields (431 beyond)",
+            \.server.httpLimits.maximumHeaderCount, 8...1024),
+        integer(
+            "limits.max_http_body_bytes", "largest plain HTTP request body, Content-Length (413 beyond)",
+            \.server.maximumHTTPBodySize, 0...67_108_864),
+        integer(
+            "limits.max_frame_bytes", "largest frame payload (close 1009 beyond)",
+            \.server.messageLimits.maximumFrameSize, 125...1_073_741_824),
+        integer(
+            "limits.max_message_bytes", "largest message after decompression (close 1009 beyond)",
+            \.server.messageLimits.maximumMessageSize, 125...1_073_741_824),
+        integer(
+            "limits.max_fragments", "most frames in one message (close 1008 beyond)",
+            \.server.messageLimits.maximumFragmentsPerMessage, 1...10_000_000),
+        integer(
+            "limits.write_queue_high_watermark_bytes", "a connection stops being writable above this",
+            \.server.writeQueueHighWatermark, 1...1_073_741_824),
+        integer(
+            "limits.write_queue_low_watermark_bytes", "and becomes writable again below this",
+            \.server.writeQueueLowWatermark, 0...1_073_741_824),
+        integer(
+            "limits.write_queue_limit_bytes", "a client that lets this much pile up is closed with 1008",
+            \.server.writeQueueLimit, 1...4_294_967_296),
+        integer(
+            "limits.max_messages_per_second",
+            "messages and control frames per connection per second, on average "
+                + "(close 1008 beyond); 0 = no limit", \.server.maximumMessagesPerSecond, 0...1_000_000),
+        integer(
+            "limits.message_burst", "messages a connection may send at once above the average rate",
+            \.server.messageBurst, 1...10_000_000),
 
-        list("websocket.allowed_origins", "Origin values allowed to upgrade (403 otherwise); empty = any",
-             \.server.allowedOrigins),
+        list(
+            "websocket.allowed_origins", "Origin values allowed to upgrade (403 otherwise); empty = any",
+            \.server.allowedOrigins),
         list("websocket.subprotocols", "subprotocols offered, in preference order", \.server.subprotocols),
 
         path("rooms.path", "WebSocket path of the rooms protocol", \.gatewayPath),
         boolean("dashboard.enabled", "serve the live dashboard page at /dashboard", \.dashboardEnabled),
         integer("rooms.capacity", "seats for participants and viewers per room", \.rooms.roomCapacity, 1...1_000_000),
-        integer("rooms.reserved_seats", "extra seats above capacity for admins, moderators and bots",
-                \.rooms.reservedSeats, 0...100_000),
-        integer64("rooms.reconnect_grace_ms", "a dropped participant is 'reconnecting' this long before leaving (ms)",
-                  \.rooms.reconnectGraceMilliseconds, 0...3_600_000),
-        integer64("rooms.auth_timeout_ms", "a socket must authenticate within this time (ms)",
-                  \.rooms.authenticationTimeoutMilliseconds, 100...600_000),
-        integer("rooms.max_rooms_per_connection", "rooms one connection may join or watch at once",
-                \.rooms.maximumRoomsPerSession, 1...10_000),
-        integer("rooms.max_subscribers", "participants and observers one room may have (ERR_ROOM_FULL beyond)",
-                \.rooms.maximumSubscribersPerRoom, 1...10_000_000),
-        integer("rooms.history_max_events", "events kept per room for history and resume",
-                \.rooms.history.maximumEntries, 0...10_000_000),
-        integer64("rooms.history_max_age_ms", "events older than this are dropped from the history (ms)",
-                  \.rooms.history.maximumAgeMilliseconds, 0...2_592_000_000),
-        integer64("rooms.patch_window_ms", "roster changes are batched this long before patches go out (ms); 0 = at once",
-                  \.rooms.patchWindowMilliseconds, 0...10_000),
-        boolean("rooms.immediate_leaves", "leaves, removals and moderation skip the batching window",
-                \.rooms.immediateLeaves),
-        integer64("rooms.speaker_hold_ms", "the active speaker shown changes at most this often (ms)",
-                  \.rooms.speakerHoldMilliseconds, 0...60_000),
-        integer64("rooms.slow_subscriber_timeout_ms", "a client that does not read for this long is closed with 4008 (ms)",
-                  \.rooms.slowSubscriberTimeoutMilliseconds, 100...3_600_000),
+        integer(
+            "rooms.reserved_seats", "extra seats above capacity for admins, moderators and bots",
+            \.rooms.reservedSeats, 0...100_000),
+        integer64(
+            "rooms.reconnect_grace_ms", "a dropped participant is 'reconnecting' this long before leaving (ms)",
+            \.rooms.reconnectGraceMilliseconds, 0...3_600_000),
+        integer64(
+            "rooms.auth_timeout_ms", "a socket must authenticate within this time (ms)",
+            \.rooms.authenticationTimeoutMilliseconds, 100...600_000),
+        integer(
+            "rooms.max_rooms_per_connection", "rooms one connection may join or watch at once",
+            \.rooms.maximumRoomsPerSession, 1...10_000),
+        integer(
+            "rooms.max_subscribers", "participants and observers one room may have (ERR_ROOM_FULL beyond)",
+            \.rooms.maximumSubscribersPerRoom, 1...10_000_000),
+        integer(
+            "rooms.history_max_events", "events kept per room for history and resume",
+            \.rooms.history.maximumEntries, 0...10_000_000),
+        integer64(
+            "rooms.history_max_age_ms", "events older than this are dropped from the history (ms)",
+            \.rooms.history.maximumAgeMilliseconds, 0...2_592_000_000),
+        integer64(
+            "rooms.patch_window_ms", "roster changes are batched this long before patches go out (ms); 0 = at once",
+            \.rooms.patchWindowMilliseconds, 0...10_000),
+        boolean(
+            "rooms.immediate_leaves", "leaves, removals and moderation skip the batching window",
+            \.rooms.immediateLeaves),
+        integer64(
+            "rooms.speaker_hold_ms", "the active speaker shown changes at most this often (ms)",
+            \.rooms.speakerHoldMilliseconds, 0...60_000),
+        integer64(
+            "rooms.slow_subscriber_timeout_ms", "a client that does not read for this long is closed with 4008 (ms)",
+            \.rooms.slowSubscriberTimeoutMilliseconds, 100...3_600_000),
         integer("rooms.max_text_bytes", "longest name, reason or meeting text", \.rooms.maximumTextLength, 16...65_536),
 
-        list("auth.keys", "HS256 keys as kid:secret (or a bare secret), comma-separated; the first signs tokens",
-             \.auth.keys),
+        list(
+            "auth.keys", "HS256 keys as kid:secret (or a bare secret), comma-separated; the first signs tokens",
+            \.auth.keys),
         optionalText("auth.issuer", "required iss claim; empty = not checked", \.auth.issuer),
         optionalText("auth.audience", "required aud claim; empty = not checked", \.auth.audience),
         integer("auth.leeway_seconds", "clock leeway for exp, nbf and iat (s)", \.auth.leewaySeconds, 0...3600),
 
-        list("api.keys", "server API keys as name:secret, comma-separated (secret >= 16 bytes); empty = API off",
-             \.api.keys),
+        list(
+            "api.keys", "server API keys as name:secret, comma-separated (secret >= 16 bytes); empty = API off",
+            \.api.keys),
 
-        Setting(key: "log.level", help: "least severe log level written: debug, info, warn or error",
-                read: { $0.log.level.name }) { configuration, text throws(ConfigError) in
+        Setting(
+            key: "log.level", help: "least severe log level written: debug, info, warn or error",
+            read: { $0.log.level.name }
+        ) { configuration, text throws(ConfigError) in
             guard let level = GatewayLogger.Level.allCases.first(where: { $0.name == text.lowercased() }) else {
                 throw ConfigError("log.level: '\(text)' is not debug, info, warn or error")
             }
             configuration.log.level = level
         },
 
-        text("cluster.redis_url", "redis://[:password@]host[:port][/db] shared by every node; empty = single process",
-             \.cluster.redisURL, allowEmpty: true),
-        text("cluster.key_prefix", "prefix of the cluster's Redis keys and channels", \.cluster.keyPrefix,
-             allowEmpty: false),
-        text("cluster.node_id", "this node's id in the cluster; empty = random at each start", \.cluster.nodeID,
-             allowEmpty: true),
-        integer64("cluster.lease_ms", "a node that has not renewed its lease this long is dead (ms)",
-                  \.cluster.leaseMilliseconds, 300...600_000),
-        integer64("cluster.room_expiry_ms", "shared records of a room nobody uses expire after this long (ms); 0 = never",
-                  \.cluster.roomExpiryMilliseconds, 0...31_536_000_000),
-        integer("cluster.checkpoint_interval", "a room checkpoint is written every this many events",
-                \.cluster.checkpointInterval, 1...1_000_000),
-        integer64("cluster.call_timeout_ms", "a Redis call that takes longer fails with ERR_UNAVAILABLE (ms)",
-                  \.cluster.callTimeoutMilliseconds, 10...60_000),
+        text(
+            "cluster.redis_url", "redis://[:password@]host[:port][/db] shared by every node; empty = single process",
+            \.cluster.redisURL, allowEmpty: true),
+        text(
+            "cluster.key_prefix", "prefix of the cluster's Redis keys and channels", \.cluster.keyPrefix,
+            allowEmpty: false),
+        text(
+            "cluster.node_id", "this node's id in the cluster; empty = random at each start", \.cluster.nodeID,
+            allowEmpty: true),
+        integer64(
+            "cluster.lease_ms", "a node that has not renewed its lease this long is dead (ms)",
+            \.cluster.leaseMilliseconds, 300...600_000),
+        integer64(
+            "cluster.room_expiry_ms", "shared records of a room nobody uses expire after this long (ms); 0 = never",
+            \.cluster.roomExpiryMilliseconds, 0...31_536_000_000),
+        integer(
+            "cluster.checkpoint_interval", "a room checkpoint is written every this many events",
+            \.cluster.checkpointInterval, 1...1_000_000),
+        integer64(
+            "cluster.call_timeout_ms", "a Redis call that takes longer fails with ERR_UNAVAILABLE (ms)",
+            \.cluster.callTimeoutMilliseconds, 10...60_000),
 
         boolean("compression.enabled", "accept permessage-deflate offers", \.server.compression.isEnabled),
-        boolean("compression.server_no_context_takeover", "reset the server's compressor after every message",
-                \.server.compression.serverNoContextTakeover),
-        boolean("compression.client_no_context_takeover", "ask clients to reset theirs after every message",
-                \.server.compression.clientNoContextTakeover),
-        integer("compression.server_max_window_bits", "server compressor window, log2 bytes",
-                \.server.compression.serverMaxWindowBits, 9...15),
-        integer("compression.client_max_window_bits", "largest client window accepted, log2 bytes",
-                \.server.compression.clientMaxWindowBits, 8...15),
-        integer("compression.level", "zlib level, 0 (none) to 9 (smallest)", \.server.compression.compressionLevel, 0...9),
+        boolean(
+            "compression.server_no_context_takeover", "reset the server's compressor after every message",
+            \.server.compression.serverNoContextTakeover),
+        boolean(
+            "compression.client_no_context_takeover", "ask clients to reset theirs after every message",
+            \.server.compression.clientNoContextTakeover),
+        integer(
+            "compression.server_max_window_bits", "server compressor window, log2 bytes",
+            \.server.compression.serverMaxWindowBits, 9...15),
+        integer(
+            "compression.client_max_window_bits", "largest client window accepted, log2 bytes",
+            \.server.compression.clientMaxWindowBits, 8...15),
+        integer(
+            "compression.level", "zlib level, 0 (none) to 9 (smallest)", \.server.compression.compressionLevel, 0...9),
         integer("compression.memory_level", "zlib memory level, 1 to 9", \.server.compression.memoryLevel, 1...9),
-        integer("compression.min_message_bytes", "send shorter messages uncompressed",
-                \.server.compression.minimumCompressedMessageSize, 0...1_073_741_824),
+        integer(
+            "compression.min_message_bytes", "send shorter messages uncompressed",
+            \.server.compression.minimumCompressedMessageSize, 0...1_073_741_824),
     ]
 
     static func named(_ key: String) -> Setting? {
@@ -196,7 +250,9 @@ enum Settings {
         _ field: WritableKeyPath<RollcallConfiguration, Int>,
         _ range: ClosedRange<Int>
     ) -> Setting {
-        Setting(key: key, help: "\(help) [\(range.lowerBound)...\(range.upperBound)]", read: { String($0[keyPath: field]) }) {
+        Setting(
+            key: key, help: "\(help) [\(range.lowerBound)...\(range.upperBound)]", read: { String($0[keyPath: field]) }
+        ) {
             configuration, text throws(ConfigError) in
             let digits = text.replacingUnderscores()
             guard let value = Int(digits) else { throw ConfigError("\(key): '\(text)' is not a whole number") }
@@ -213,7 +269,9 @@ enum Settings {
         _ field: WritableKeyPath<RollcallConfiguration, Int64>,
         _ range: ClosedRange<Int64>
     ) -> Setting {
-        Setting(key: key, help: "\(help) [\(range.lowerBound)...\(range.upperBound)]", read: { String($0[keyPath: field]) }) {
+        Setting(
+            key: key, help: "\(help) [\(range.lowerBound)...\(range.upperBound)]", read: { String($0[keyPath: field]) }
+        ) {
             configuration, text throws(ConfigError) in
             guard let value = Int64(text.replacingUnderscores()) else {
                 throw ConfigError("\(key): '\(text)' is not a whole number")

@@ -1,7 +1,8 @@
+import TokenAuth
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TokenAuth
 
 /// `rollcall token`: mints a development token signed with the first configured key.
 enum TokenCommand {

@@ -70,7 +70,9 @@ public final class Rollcall: @unchecked Sendable {
     public var tokenExpiresAt: Int64? { self.lock.withLock { self.identity?.expiresAt } }
 
     /// Whether the client is connected and authenticated now, and the server agreed to compression.
-    public var isCompressionNegotiated: Bool { self.lock.withLock { self.connection?.isCompressionNegotiated ?? false } }
+    public var isCompressionNegotiated: Bool {
+        self.lock.withLock { self.connection?.isCompressionNegotiated ?? false }
+    }
 
     /// The subscriptions, by room id.
     public var rooms: [String: RoomSubscription] { self.lock.withLock { self.subscriptions } }
@@ -110,7 +112,9 @@ public final class Rollcall: @unchecked Sendable {
     public func connect() async throws(RollcallError) {
         let result: Result<Void, RollcallError> = await withCheckedContinuation { continuation in
             let error: RollcallError? = self.lock.withLock {
-                guard case .idle = self.currentStatus else { return RollcallError(.protocolError("connect() was already called")) }
+                guard case .idle = self.currentStatus else {
+                    return RollcallError(.protocolError("connect() was already called"))
+                }
                 self.currentStatus = .connecting
                 self.connectWaiter = { continuation.resume(returning: $0) }
                 let thread = Thread { [self] in self.runConnections() }
@@ -189,7 +193,8 @@ public final class Rollcall: @unchecked Sendable {
         }
         if taken { throw RollcallError(.protocolError("already subscribed to \(room)")) }
         do {
-            _ = try await self.request("join", subscription.joinFields(resume: false), room: room, completesOnRoster: true)
+            _ = try await self.request(
+                "join", subscription.joinFields(resume: false), room: room, completesOnRoster: true)
         } catch {
             self.removeSubscription(subscription)
             subscription.end(error)
@@ -229,7 +234,8 @@ public final class Rollcall: @unchecked Sendable {
     ///   - query: the query's name.
     ///   - parameters: its parameters, such as `room`, `group`, `after`, `limit`.
     /// - Returns: the whole `result` message, parsed.
-    public func query(_ query: String, _ parameters: JSONObject = JSONObject()) async throws(RollcallError) -> JSONValue {
+    public func query(_ query: String, _ parameters: JSONObject = JSONObject()) async throws(RollcallError) -> JSONValue
+    {
         try await self.request("query", [("query", .string(query))] + parameters.entries.map { ($0.key, $0.value) })
     }
 
@@ -479,9 +485,10 @@ public final class Rollcall: @unchecked Sendable {
         case "result", "pong":
             if let id { self.complete(id, .success(message)) }
         case "error":
-            let error = RollcallError(.server(
-                code: message["code"]?.stringValue ?? "ERR_UNKNOWN", message: message["message"]?.stringValue ?? ""
-            ))
+            let error = RollcallError(
+                .server(
+                    code: message["code"]?.stringValue ?? "ERR_UNKNOWN", message: message["message"]?.stringValue ?? ""
+                ))
             if let id, self.complete(id, .failure(error)) { return }
             self.lock.withLock { if !self.welcomed { self.authenticationFailure = error } }
             self.errorBroadcaster.publish(error)
@@ -554,9 +561,11 @@ public final class Rollcall: @unchecked Sendable {
     /// Completes the join or view request waiting for a room's roster.
     private func completeRoster(room: String) {
         let request: PendingRequest? = self.lock.withLock {
-            guard let (id, _) = self.pending.first(where: {
-                $0.value.room == room && $0.value.completesOnRoster && $0.value.acknowledgement != nil
-            }) else { return nil }
+            guard
+                let (id, _) = self.pending.first(where: {
+                    $0.value.room == room && $0.value.completesOnRoster && $0.value.acknowledgement != nil
+                })
+            else { return nil }
             return self.pending.removeValue(forKey: id)
         }
         if let request { request.completion(.success(request.acknowledgement ?? .null)) }

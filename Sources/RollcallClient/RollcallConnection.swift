@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import EventIO
 import Foundation
 import WebSocketCore
 import WebSocketDeflate
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One WebSocket client connection (RFC 6455), over TCP or TLS, driven by `poll` on the thread that calls `run`.
 ///
@@ -251,20 +252,23 @@ public final class RollcallConnection: @unchecked Sendable {
                     closeSentAt = MonotonicClock.now()
                 }
             } catch {
-                return RollcallCloseInfo(code: nil, reason: error.description, wasClean: false,
-                                         initiatedLocally: localClose != nil)
+                return RollcallCloseInfo(
+                    code: nil, reason: error.description, wasClean: false,
+                    initiatedLocally: localClose != nil)
             }
             onTick()
             let now = MonotonicClock.now()
             if let closeSentAt, now - closeSentAt > self.options.closeTimeout {
-                return RollcallCloseInfo(code: localClose?.0, reason: localClose?.1 ?? "", wasClean: false,
-                                         initiatedLocally: true)
+                return RollcallCloseInfo(
+                    code: localClose?.0, reason: localClose?.1 ?? "", wasClean: false,
+                    initiatedLocally: true)
             }
             if self.options.pingInterval > 0 && closeSentAt == nil {
                 let silence = now - lastReceived
                 if pingSent && silence > self.options.pingInterval + self.options.pongTimeout {
-                    return RollcallCloseInfo(code: nil, reason: "no answer to a ping", wasClean: false,
-                                             initiatedLocally: true)
+                    return RollcallCloseInfo(
+                        code: nil, reason: "no answer to a ping", wasClean: false,
+                        initiatedLocally: true)
                 }
                 if !pingSent && silence > self.options.pingInterval {
                     var empty: [UInt8] = []
@@ -293,13 +297,15 @@ public final class RollcallConnection: @unchecked Sendable {
             do {
                 received = try self.receive()
             } catch {
-                return RollcallCloseInfo(code: nil, reason: error.description, wasClean: false,
-                                         initiatedLocally: localClose != nil)
+                return RollcallCloseInfo(
+                    code: nil, reason: error.description, wasClean: false,
+                    initiatedLocally: localClose != nil)
             }
             guard received else {
                 // End of stream without a Close frame (or after ours, when the server dropped it).
-                return RollcallCloseInfo(code: localClose?.0, reason: localClose?.1 ?? "connection dropped",
-                                         wasClean: false, initiatedLocally: localClose != nil)
+                return RollcallCloseInfo(
+                    code: localClose?.0, reason: localClose?.1 ?? "connection dropped",
+                    wasClean: false, initiatedLocally: localClose != nil)
             }
             lastReceived = MonotonicClock.now()
             pingSent = false
@@ -340,12 +346,14 @@ public final class RollcallConnection: @unchecked Sendable {
                 if !self.closeSent {
                     try? self.sendClose(code: code ?? 1000, reason: "", until: deadline)
                 }
-                return RollcallCloseInfo(code: initiatedLocally ? (localClose?.0 ?? code) : code, reason: reason,
-                                         wasClean: true, initiatedLocally: initiatedLocally)
+                return RollcallCloseInfo(
+                    code: initiatedLocally ? (localClose?.0 ?? code) : code, reason: reason,
+                    wasClean: true, initiatedLocally: initiatedLocally)
             case .violation(let violation):
                 try? self.sendClose(code: violation.closeCode.rawValue, reason: violation.description, until: deadline)
-                return RollcallCloseInfo(code: violation.closeCode.rawValue, reason: violation.description,
-                                         wasClean: false, initiatedLocally: true)
+                return RollcallCloseInfo(
+                    code: violation.closeCode.rawValue, reason: violation.description,
+                    wasClean: false, initiatedLocally: true)
             }
         }
         return nil
@@ -577,7 +585,9 @@ public final class RollcallConnection: @unchecked Sendable {
     /// The socket address of an endpoint: numeric addresses directly, names through the resolver.
     static func resolve(_ endpoint: RollcallEndpoint) throws(RollcallError) -> SocketAddress {
         let port = UInt16(clamping: endpoint.port)
-        if let address = SocketAddress(ipv4: endpoint.host, port: port) ?? SocketAddress(ipv6: endpoint.host, port: port) {
+        if let address = SocketAddress(ipv4: endpoint.host, port: port)
+            ?? SocketAddress(ipv6: endpoint.host, port: port)
+        {
             return address
         }
         var hints = addrinfo()

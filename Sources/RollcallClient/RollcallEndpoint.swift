@@ -68,7 +68,9 @@ public struct RollcallEndpoint: Hashable, Sendable, CustomStringConvertible {
             }
             host = authority[authority.index(after: authority.startIndex)..<close]
             let after = authority[authority.index(after: close)...]
-            if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty {
+            if after.hasPrefix(":") {
+                portText = after.dropFirst()
+            } else if !after.isEmpty {
                 throw RollcallError(.invalidEndpoint("unexpected text after the address in \(url)"))
             }
         } else if let colon = authority.lastIndex(of: ":") {

@@ -191,7 +191,8 @@ public final class RoomSubscription: @unchecked Sendable {
     /// - Throws: `RollcallError` when the client is not connected.
     public func reportActiveSpeaker(_ uid: String?) throws(RollcallError) {
         guard let client = self.client else { throw RollcallError(.notConnected) }
-        try client.sendUnanswered("speaker", [("room", .string(self.room)), ("uid", uid.map(JSONValue.string) ?? .null)])
+        try client.sendUnanswered(
+            "speaker", [("room", .string(self.room)), ("uid", uid.map(JSONValue.string) ?? .null)])
     }
 
     /// Starts or stops recording (moderators, or bots with the `record` capability).
@@ -221,7 +222,9 @@ public final class RoomSubscription: @unchecked Sendable {
     ///   - reason: a reason shown with the event.
     /// - Throws: `RollcallError` with `ERR_FORBIDDEN` when not allowed, `ERR_NOT_FOUND` for a target not in the call.
     @discardableResult
-    public func perform(action: String, target: String? = nil, reason: String? = nil) async throws(RollcallError)
+    public func perform(
+        action: String, target: String? = nil, reason: String? = nil
+    ) async throws(RollcallError)
         -> RollcallAcknowledgement
     {
         var fields: [(String, JSONValue)] = [("action", .string(action))]
@@ -250,7 +253,9 @@ public final class RoomSubscription: @unchecked Sendable {
         self.end(nil)
     }
 
-    private func acknowledged(_ type: String, _ fields: [(String, JSONValue)]) async throws(RollcallError)
+    private func acknowledged(
+        _ type: String, _ fields: [(String, JSONValue)]
+    ) async throws(RollcallError)
         -> RollcallAcknowledgement
     {
         guard let client = self.client else { throw RollcallError(.notConnected) }
@@ -266,7 +271,9 @@ public final class RoomSubscription: @unchecked Sendable {
             var fields: [(String, JSONValue)] = [("room", .string(self.room))]
             if self.kind == .observer { fields.append(("as", .string("observer"))) }
             fields.append(("device", .string(self.device)))
-            if let callType = self.callType, self.kind == .participant { fields.append(("callType", .string(callType))) }
+            if let callType = self.callType, self.kind == .participant {
+                fields.append(("callType", .string(callType)))
+            }
             fields.append(("view", self.currentView.json))
             fields.append(("events", .string(self.eventMode.rawValue)))
             if resume, let store = self.store {

@@ -329,7 +329,9 @@ private struct Fields {
         let limit = try fields.optionalInt("limit", range: 1...10_000)
         if filter == .search && (query ?? "").isEmpty { throw .badRequest("a search view needs a 'query'") }
         if filter != .search && query != nil { throw .badRequest("'query' is only for the search filter") }
-        if let unknown = fields.unconsumed.first { throw .badRequest("unknown field '\(unknown.prefix(32))' in '\(key)'") }
+        if let unknown = fields.unconsumed.first {
+            throw .badRequest("unknown field '\(unknown.prefix(32))' in '\(key)'")
+        }
         return RosterViewSpec(filter: filter, query: query, match: match, limit: limit)
     }
 

@@ -15,13 +15,14 @@ extension Gateway {
         let rooms = self.rooms.keys.sorted().compactMap { id -> JSONValue? in
             guard let room = self.rooms[id] else { return nil }
             let state = room.state
-            return .object(JSONObject([
-                ("room", .string(id)),
-                ("seq", .int(Int64(state.sequence))),
-                ("participants", .int(Int64(state.joinedParticipants.count))),
-                ("subscribers", .int(Int64(room.subscribers.count))),
-                ("activeMeeting", state.activeMeeting.map(ServerMessages.meeting) ?? .null),
-            ]))
+            return .object(
+                JSONObject([
+                    ("room", .string(id)),
+                    ("seq", .int(Int64(state.sequence))),
+                    ("participants", .int(Int64(state.joinedParticipants.count))),
+                    ("subscribers", .int(Int64(room.subscribers.count))),
+                    ("activeMeeting", state.activeMeeting.map(ServerMessages.meeting) ?? .null),
+                ]))
         }
         return .object(JSONObject([("rooms", .array(rooms))]))
     }
@@ -38,22 +39,27 @@ extension Gateway {
             return
         }
         let room = self.room(id)
-        self.whenIdle(room, {
-            guard room.state.sequence > 0 || !room.subscribers.isEmpty else {
-                completion(.success(nil))
-                return
-            }
-            let capacity = self.configuration.roomCapacity
-            var message = ServerMessages.snapshot(room.state, capacity: capacity, now: self.clock(), recovered: nil)
-            if case .object(var object) = message {
-                object["type"] = nil
-                object["roster"] = RosterView.render(room.state, spec: .all, speaker: room.heldSpeaker,
-                                                     capacity: capacity).json
-                object["subscribers"] = .int(Int64(room.subscribers.count))
-                message = .object(object)
-            }
-            completion(.success(message))
-        }, fail: { completion(.failure($0)) })
+        self.whenIdle(
+            room,
+            {
+                guard room.state.sequence > 0 || !room.subscribers.isEmpty else {
+                    completion(.success(nil))
+                    return
+                }
+                let capacity = self.configuration.roomCapacity
+                var message = ServerMessages.snapshot(room.state, capacity: capacity, now: self.clock(), recovered: nil)
+                if case .object(var object) = message {
+                    object["type"] = nil
+                    object["roster"] =
+                        RosterView.render(
+                            room.state, spec: .all, speaker: room.heldSpeaker,
+                            capacity: capacity
+                        ).json
+                    object["subscribers"] = .int(Int64(room.subscribers.count))
+                    message = .object(object)
+                }
+                completion(.success(message))
+            }, fail: { completion(.failure($0)) })
     }
 
     /// Publishes a meeting message into a room (created when it does not exist, as for a client), to its subscribers
@@ -75,13 +81,16 @@ extension Gateway {
             throw .badRequest("not a meeting message")
         }
         let room = self.room(group)
-        let message = MeetingMessage(sessionID: sessionID, callType: callType, sender: sender, text: text,
-                                     isActive: isActive)
-        self.whenIdle(room, {
-            self.record([ProposedEvent(.meetingMessage(message), actor: sender)], in: room) { result in
-                completion(Self.apiResult(room: room, result, changed: true))
-            }
-        }, fail: { completion(.failure($0)) })
+        let message = MeetingMessage(
+            sessionID: sessionID, callType: callType, sender: sender, text: text,
+            isActive: isActive)
+        self.whenIdle(
+            room,
+            {
+                self.record([ProposedEvent(.meetingMessage(message), actor: sender)], in: room) { result in
+                    completion(Self.apiResult(room: room, result, changed: true))
+                }
+            }, fail: { completion(.failure($0)) })
     }
 
     /// Publishes a room event: `{"type":"media","recording":true}`, `{"type":"media","audioMode":"music"}` or
@@ -106,31 +115,35 @@ extension Gateway {
         }
         let request = try self.decodeAPIRequest(body, type: type, roomField: "room", roomID: roomID)
         let room = try self.existingRoom(roomID)
-        self.whenIdle(room, {
-            do throws(GatewayError) {
-                guard room.state.sequence > 0 else { throw .notFound("no room '\(roomID)'") }
-                var events: [RoomEvent] = []
-                switch request.message {
-                case .media(_, let recording, let audioMode):
-                    if let recording, room.state.isRecording != recording {
-                        events.append(.recordingChanged(isRecording: recording))
+        self.whenIdle(
+            room,
+            {
+                do throws(GatewayError) {
+                    guard room.state.sequence > 0 else { throw .notFound("no room '\(roomID)'") }
+                    var events: [RoomEvent] = []
+                    switch request.message {
+                    case .media(_, let recording, let audioMode):
+                        if let recording, room.state.isRecording != recording {
+                            events.append(.recordingChanged(isRecording: recording))
+                        }
+                        if let audioMode, room.state.audioMode != audioMode {
+                            events.append(.audioModeChanged(mode: audioMode))
+                        }
+                    case .activeSpeaker(_, let uid):
+                        if let uid, room.state.participants[uid]?.isJoined != true {
+                            throw .notFound("'\(uid)' is not in the call")
+                        }
+                        if room.state.activeSpeaker != uid { events.append(.activeSpeakerChanged(uid: uid)) }
+                    default:
+                        throw .badRequest("'type' must be media or speaker")
                     }
-                    if let audioMode, room.state.audioMode != audioMode { events.append(.audioModeChanged(mode: audioMode)) }
-                case .activeSpeaker(_, let uid):
-                    if let uid, room.state.participants[uid]?.isJoined != true {
-                        throw .notFound("'\(uid)' is not in the call")
+                    self.record(events.map { ProposedEvent($0, actor: actor) }, in: room) { result in
+                        completion(Self.apiResult(room: room, result, changed: !events.isEmpty))
                     }
-                    if room.state.activeSpeaker != uid { events.append(.activeSpeakerChanged(uid: uid)) }
-                default:
-                    throw .badRequest("'type' must be media or speaker")
+                } catch {
+                    completion(.failure(error))
                 }
-                self.record(events.map { ProposedEvent($0, actor: actor) }, in: room) { result in
-                    completion(Self.apiResult(room: room, result, changed: !events.isEmpty))
-                }
-            } catch {
-                completion(.failure(error))
-            }
-        }, fail: { completion(.failure($0)) })
+            }, fail: { completion(.failure($0)) })
     }
 
     /// Performs a moderator action with the rights of an admin: `{"action", "target"?, "reason"?}` as in the
@@ -152,22 +165,28 @@ extension Gateway {
             throw .badRequest("not an action")
         }
         let room = try self.existingRoom(roomID)
-        self.whenIdle(room, {
-            do throws(GatewayError) {
-                guard room.state.sequence > 0 else { throw .notFound("no room '\(roomID)'") }
-                try self.performModeration(action, target: target, reason: reason, in: room, actor: actor,
-                                           actorIsAdmin: true) { result in
-                    completion(result.map { changed in
-                        .object(JSONObject([
-                            ("room", .string(room.state.id)), ("seq", .int(Int64(room.state.sequence))),
-                            ("changed", .bool(changed)),
-                        ]))
-                    })
+        self.whenIdle(
+            room,
+            {
+                do throws(GatewayError) {
+                    guard room.state.sequence > 0 else { throw .notFound("no room '\(roomID)'") }
+                    try self.performModeration(
+                        action, target: target, reason: reason, in: room, actor: actor,
+                        actorIsAdmin: true
+                    ) { result in
+                        completion(
+                            result.map { changed in
+                                .object(
+                                    JSONObject([
+                                        ("room", .string(room.state.id)), ("seq", .int(Int64(room.state.sequence))),
+                                        ("changed", .bool(changed)),
+                                    ]))
+                            })
+                    }
+                } catch {
+                    completion(.failure(error))
                 }
-            } catch {
-                completion(.failure(error))
-            }
-        }, fail: { completion(.failure($0)) })
+            }, fail: { completion(.failure($0)) })
     }
 
     /// A room that exists here, or in a cluster one to load from the shared log (whether it exists is known once
@@ -207,7 +226,8 @@ extension Gateway {
         let sessions = self.sessions.values.filter { $0.claims?.subject == uid }
             .sorted { $0.id.rawValue < $1.id.rawValue }
         for session in sessions {
-            self.closeSession(session, code: GatewayCloseCode.disconnected, reason: reason ?? "disconnected by the server")
+            self.closeSession(
+                session, code: GatewayCloseCode.disconnected, reason: reason ?? "disconnected by the server")
         }
         return sessions.count
     }
@@ -251,10 +271,12 @@ extension Gateway {
     ) -> Result<JSONValue, GatewayError> {
         switch result {
         case .success, .failure(.conditionFailed):
-            return .success(.object(JSONObject([
-                ("room", .string(room.state.id)), ("seq", .int(Int64(room.state.sequence))),
-                ("changed", .bool(changed && result.isSuccess)),
-            ])))
+            return .success(
+                .object(
+                    JSONObject([
+                        ("room", .string(room.state.id)), ("seq", .int(Int64(room.state.sequence))),
+                        ("changed", .bool(changed && result.isSuccess)),
+                    ])))
         case .failure(.refused(let error)):
             return .failure(error)
         }

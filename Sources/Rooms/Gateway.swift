@@ -128,13 +128,16 @@ public final class Gateway {
             room.subscribers.removeAll { $0 == id }
             guard subscription.kind == .participant else { continue }
             let uid = claims.subject
-            guard room.state.participants[uid]?.devices.contains(where: { $0.deviceID == subscription.deviceID })
-                == true
+            guard
+                room.state.participants[uid]?.devices.contains(where: { $0.deviceID == subscription.deviceID })
+                    == true
             else { continue }
             room.lostDevices[GatewayRoom.DeviceKey(uid: uid, deviceID: subscription.deviceID)] =
-                GatewayRoom.LostDevice(deadline: now + self.configuration.reconnectGraceMilliseconds, closedCleanly: cleanly)
+                GatewayRoom.LostDevice(
+                    deadline: now + self.configuration.reconnectGraceMilliseconds, closedCleanly: cleanly)
             self.watchDeadlines(of: room)
-            let event: RoomEvent = cleanly
+            let event: RoomEvent =
+                cleanly
                 ? .participantConnectionClosed(uid: uid, deviceID: subscription.deviceID)
                 : .connectionLost(uid: uid, deviceID: subscription.deviceID)
             self.record([ProposedEvent(event, actor: nil, requiresDeviceOwnership: true)], in: room)
@@ -255,7 +258,9 @@ public final class Gateway {
     /// coalescing window that closed sends its patches.
     private func runDeadlines(of room: GatewayRoom, now: Int64) {
         guard room.isReady else { return }
-        let due = room.lostDevices.filter { $0.value.deadline <= now }.keys.sorted { ($0.uid, $0.deviceID) < ($1.uid, $1.deviceID) }
+        let due = room.lostDevices.filter { $0.value.deadline <= now }.keys.sorted {
+            ($0.uid, $0.deviceID) < ($1.uid, $1.deviceID)
+        }
         for key in due {
             guard let lost = room.lostDevices.removeValue(forKey: key) else { continue }
             let leave = RoomEvent.participantLeft(
@@ -264,9 +269,12 @@ public final class Gateway {
             self.record([ProposedEvent(leave, actor: nil, requiresDeviceOwnership: true)], in: room) { result in
                 // When the shared store could not be reached, try again shortly (unless the device came back).
                 guard case .failure(.refused) = result,
-                    room.state.participants[key.uid]?.devices.contains(where: { $0.deviceID == key.deviceID && !$0.isConnected }) == true
+                    room.state.participants[key.uid]?.devices.contains(where: {
+                        $0.deviceID == key.deviceID && !$0.isConnected
+                    }) == true
                 else { return }
-                room.lostDevices[key] = GatewayRoom.LostDevice(deadline: self.clock() + 1000, closedCleanly: lost.closedCleanly)
+                room.lostDevices[key] = GatewayRoom.LostDevice(
+                    deadline: self.clock() + 1000, closedCleanly: lost.closedCleanly)
                 self.watchDeadlines(of: room)
             }
         }
@@ -276,8 +284,10 @@ public final class Gateway {
             // (`from` < `seq`), so a view never changes without one and resume stays exact. In a cluster every
             // node may propose it at the same moment: only the first proposal at this sequence number wins.
             room.speakerSwitchProposed = true
-            self.record([ProposedEvent(.activeSpeakerShown(uid: desired), actor: nil)], in: room,
-                        expectedSequence: room.state.sequence) { result in
+            self.record(
+                [ProposedEvent(.activeSpeakerShown(uid: desired), actor: nil)], in: room,
+                expectedSequence: room.state.sequence
+            ) { result in
                 room.speakerSwitchProposed = false
                 if case .success = result { self.flush(room) }
             }
@@ -302,8 +312,9 @@ public final class Gateway {
         if !room.subscribers.isEmpty || !room.lostDevices.isEmpty || self.groupSessions[roomID] != nil {
             room.lastLocalUse = now
         }
-        guard room.subscribers.isEmpty && room.lostDevices.isEmpty && room.appendsInFlight == 0
-            && room.waitingRequests.isEmpty && room.sequenceWaiters.isEmpty
+        guard
+            room.subscribers.isEmpty && room.lostDevices.isEmpty && room.appendsInFlight == 0
+                && room.waitingRequests.isEmpty && room.sequenceWaiters.isEmpty
         else { return }
         if let sharedLog = self.sharedLog {
             // In a cluster the room lives in the shared log: this node forgets it when nobody here has used it
@@ -361,13 +372,16 @@ public final class Gateway {
     ) throws(GatewayError) {
         if self.sharedLog != nil, let claims = session.claims {
             var roomIDs = request.message.roomIDs
-            if case .query(.rooms) = request.message { roomIDs = Set(claims.groups + Array(claims.rooms.keys)).sorted() }
+            if case .query(.rooms) = request.message {
+                roomIDs = Set(claims.groups + Array(claims.rooms.keys)).sorted()
+            }
             for roomID in roomIDs where self.role(of: claims, in: roomID) != nil {
                 let room = self.room(roomID)
                 // Meeting messages do not depend on the room's state: they go out behind the appends in flight
                 // (the shared log keeps their order), only not ahead of requests that wait.
                 let othersWait = room !== resumedRoom && !room.waitingRequests.isEmpty
-                let mustWait = !room.isReady || othersWait
+                let mustWait =
+                    !room.isReady || othersWait
                     || (room.appendsInFlight > 0 && !request.message.isIndependentOfRoomState)
                 guard mustWait else { continue }
                 guard room.waitingRequests.count < Self.maximumWaitingRequests else { throw .busy }
@@ -460,7 +474,9 @@ public final class Gateway {
             room.roomDirty = false
             room.flushDue = nil
             for id in subscribers {
-                guard let session = self.sessions[id], let subscription = session.subscriptions[roomID] else { continue }
+                guard let session = self.sessions[id], let subscription = session.subscriptions[roomID] else {
+                    continue
+                }
                 let channel = self.channel(subscription.view, in: room)
                 channel.subscribers.append(id)
                 self.statistics.resyncSnapshots += 1
@@ -548,7 +564,8 @@ public final class Gateway {
             return
         }
         if case .ping = request.message {
-            self.reply(session, .object(JSONObject([("type", .string("pong"))] + (request.id.map { [("id", $0)] } ?? []))))
+            self.reply(
+                session, .object(JSONObject([("type", .string("pong"))] + (request.id.map { [("id", $0)] } ?? []))))
             return
         }
         guard let claims = session.claims else {
@@ -558,8 +575,9 @@ public final class Gateway {
         case .authenticate, .ping:
             break
         case .join(let roomID, let kind, let deviceID, let callType, let view, let events, let resume):
-            try self.join(session, claims: claims, roomID: roomID, kind: kind, deviceID: deviceID,
-                          callType: callType, view: view, events: events, resume: resume, requestID: request.id)
+            try self.join(
+                session, claims: claims, roomID: roomID, kind: kind, deviceID: deviceID,
+                callType: callType, view: view, events: events, resume: resume, requestID: request.id)
         case .changeView(let roomID, let view):
             guard var subscription = session.subscriptions[roomID], let room = self.rooms[roomID] else {
                 throw .notInRoom
@@ -621,12 +639,14 @@ public final class Gateway {
         case .meeting(let group, let sessionID, let callType, let isActive, let text):
             guard self.role(of: claims, in: group) != nil else { throw .notGroupMember }
             let room = self.room(group)
-            let message = MeetingMessage(sessionID: sessionID, callType: callType, sender: claims.subject,
-                                         text: text, isActive: isActive)
+            let message = MeetingMessage(
+                sessionID: sessionID, callType: callType, sender: claims.subject,
+                text: text, isActive: isActive)
             self.record([.meetingMessage(message)], in: room, actor: claims.subject, answering: session, request.id)
         case .action(let roomID, let action, let target, let reason):
-            try self.moderate(session, claims: claims, roomID: roomID, action: action, target: target,
-                              reason: reason, requestID: request.id)
+            try self.moderate(
+                session, claims: claims, roomID: roomID, action: action, target: target,
+                reason: reason, requestID: request.id)
         case .query(let query):
             try self.answer(query, session: session, claims: claims, requestID: request.id)
         }
@@ -656,7 +676,9 @@ public final class Gateway {
         }
         if let previous = session.claims {
             guard previous.subject == claims.subject else {
-                self.reply(session, ServerMessages.error(id: requestID, .forbidden("a refreshed token must be for the same user")))
+                self.reply(
+                    session,
+                    ServerMessages.error(id: requestID, .forbidden("a refreshed token must be for the same user")))
                 return false
             }
             self.removeFromGroups(session.id, claims: previous)
@@ -736,7 +758,8 @@ public final class Gateway {
         let uid = claims.subject
         // A banned user neither joins nor watches: the room's events are not theirs to see.
         if room.state.banned.contains(uid) { throw .banned }
-        if session.subscriptions[roomID] == nil, room.subscribers.count >= self.configuration.maximumSubscribersPerRoom {
+        if session.subscriptions[roomID] == nil, room.subscribers.count >= self.configuration.maximumSubscribersPerRoom
+        {
             throw .roomFull
         }
         var proposed: [ProposedEvent] = []
@@ -747,7 +770,8 @@ public final class Gateway {
                 // The grace period is over even if the tick that ends it has not run yet: leave, then join afresh.
                 room.lostDevices[key] = nil
                 let reason: LeaveReason = lost.closedCleanly ? .connectionClosed : .timedOut
-                proposed.append(ProposedEvent(.participantLeft(uid: uid, deviceID: deviceID, reason: reason), actor: nil))
+                proposed.append(
+                    ProposedEvent(.participantLeft(uid: uid, deviceID: deviceID, reason: reason), actor: nil))
                 participant?.devices.removeAll { $0.deviceID == deviceID }
             }
             let device = participant?.devices.first { $0.deviceID == deviceID }
@@ -760,20 +784,25 @@ public final class Gateway {
                     // In a cluster the shared log checks the seats, atomically for every node.
                     try self.checkCapacity(room, role: role)
                 }
-                proposed.append(ProposedEvent(
-                    .participantJoined(uid: uid, deviceID: deviceID, name: claims.name ?? uid, avatar: claims.avatar,
-                                       role: role, callType: callType),
-                    actor: uid
-                ))
+                proposed.append(
+                    ProposedEvent(
+                        .participantJoined(
+                            uid: uid, deviceID: deviceID, name: claims.name ?? uid, avatar: claims.avatar,
+                            role: role, callType: callType),
+                        actor: uid
+                    ))
             }
         }
         self.record(proposed, in: room) { result in
             if case .failure(let failure) = result {
-                if case .refused(let error) = failure { self.reply(session, ServerMessages.error(id: requestID, error)) }
+                if case .refused(let error) = failure {
+                    self.reply(session, ServerMessages.error(id: requestID, error))
+                }
                 return
             }
-            self.completeJoin(session, claims: claims, room: room, kind: kind, deviceID: deviceID, view: view,
-                              events: events, resume: resume, requestID: requestID)
+            self.completeJoin(
+                session, claims: claims, room: room, kind: kind, deviceID: deviceID, view: view,
+                events: events, resume: resume, requestID: requestID)
         }
     }
 
@@ -795,7 +824,9 @@ public final class Gateway {
         guard self.sessions[session.id] != nil else {
             // The connection ended while the join was on its way through the shared log: its device gets the
             // grace period like any other dropped device.
-            if kind == .participant, room.state.participants[uid]?.devices.contains(where: { $0.deviceID == deviceID }) == true {
+            if kind == .participant,
+                room.state.participants[uid]?.devices.contains(where: { $0.deviceID == deviceID }) == true
+            {
                 room.lostDevices[GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)] = GatewayRoom.LostDevice(
                     deadline: self.clock() + self.configuration.reconnectGraceMilliseconds, closedCleanly: false
                 )
@@ -816,8 +847,9 @@ public final class Gateway {
                 }
             }
         }
-        guard session.subscriptions[roomID] != nil
-            || session.subscriptions.count < self.configuration.maximumRoomsPerSession
+        guard
+            session.subscriptions[roomID] != nil
+                || session.subscriptions.count < self.configuration.maximumRoomsPerSession
         else {
             self.reply(session, ServerMessages.error(id: requestID, .tooManyRooms))
             return
@@ -847,8 +879,9 @@ public final class Gateway {
             return
         }
         if resume != nil { self.statistics.resumesNotRecovered += 1 }
-        self.sendSnapshot(to: session, room: room, view: subscription.view, recovered: resume == nil ? nil : false,
-                          resync: false)
+        self.sendSnapshot(
+            to: session, room: room, view: subscription.view, recovered: resume == nil ? nil : false,
+            resync: false)
     }
 
     /// Records the events a client's request caused and answers it: an ack once they are applied (`changed`
@@ -896,23 +929,28 @@ public final class Gateway {
         var patchIndex = 0
         var eventIndex = 0
         while patchIndex < patches.count || eventIndex < events.count {
-            let takePatch = eventIndex >= events.count
+            let takePatch =
+                eventIndex >= events.count
                 || (patchIndex < patches.count && patches[patchIndex].to < events[eventIndex].sequence)
             if takePatch {
                 self.transport.send(Self.markedRecovered(patches[patchIndex].message), to: [session.id])
                 patchIndex += 1
             } else {
                 let entry = events[eventIndex]
-                let live = room.messages[entry.sequence]
+                let live =
+                    room.messages[entry.sequence]
                     ?? JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
                 self.transport.send(Self.markedRecovered(live), to: [session.id])
                 eventIndex += 1
             }
         }
-        self.reply(session, .object(JSONObject([
-            ("type", .string("resumed")), ("room", .string(room.state.id)),
-            ("seq", .int(Int64(room.state.sequence))), ("recovered", .bool(true)),
-        ])))
+        self.reply(
+            session,
+            .object(
+                JSONObject([
+                    ("type", .string("resumed")), ("room", .string(room.state.id)),
+                    ("seq", .int(Int64(room.state.sequence))), ("recovered", .bool(true)),
+                ])))
         return true
     }
 
@@ -922,8 +960,9 @@ public final class Gateway {
         guard sequence < channel.sequence,
             let past = room.replica(at: sequence, speakerHold: self.speakerHold)
         else { return nil }
-        let old = RosterView.render(past.state, spec: channel.spec, speaker: past.heldSpeaker,
-                                    capacity: self.configuration.roomCapacity)
+        let old = RosterView.render(
+            past.state, spec: channel.spec, speaker: past.heldSpeaker,
+            capacity: self.configuration.roomCapacity)
         let new = channel.view
         var patch = JSONObject()
         if let roomPatch = MergePatch.diff(old.room, new.room) { patch["room"] = .object(roomPatch) }
@@ -938,11 +977,13 @@ public final class Gateway {
             }
         }
         if !participants.isEmpty { patch["participants"] = .object(participants) }
-        return JSONWriter.bytes(.object(JSONObject([
-            ("type", .string("patch")), ("room", .string(room.state.id)), ("from", .int(Int64(sequence))),
-            ("seq", .int(Int64(channel.sequence))), ("patch", .object(patch)),
-            ("checksum", .string(Canonical.hex(channel.checksum))),
-        ])))
+        return JSONWriter.bytes(
+            .object(
+                JSONObject([
+                    ("type", .string("patch")), ("room", .string(room.state.id)), ("from", .int(Int64(sequence))),
+                    ("seq", .int(Int64(channel.sequence))), ("patch", .object(patch)),
+                    ("checksum", .string(Canonical.hex(channel.checksum))),
+                ])))
     }
 
     /// A stored patch or event message with `"recovered":true` added before its closing brace.
@@ -964,14 +1005,17 @@ public final class Gateway {
         }
     }
 
-    private func leave(_ session: GatewaySession, claims: TokenClaims, roomID: String, requestID: JSONValue?) throws(GatewayError) {
+    private func leave(
+        _ session: GatewaySession, claims: TokenClaims, roomID: String, requestID: JSONValue?
+    ) throws(GatewayError) {
         guard let subscription = session.subscriptions[roomID], let room = self.rooms[roomID] else {
             throw .notInRoom
         }
         self.unsubscribe(session, from: room)
         var events: [RoomEvent] = []
         if subscription.kind == .participant,
-            room.state.participants[claims.subject]?.devices.contains(where: { $0.deviceID == subscription.deviceID }) == true
+            room.state.participants[claims.subject]?.devices.contains(where: { $0.deviceID == subscription.deviceID })
+                == true
         {
             events.append(.participantLeft(uid: claims.subject, deviceID: subscription.deviceID, reason: .left))
         }
@@ -1005,8 +1049,10 @@ public final class Gateway {
             allowed = tokenRole?.isOperator == true || room.state.operators.contains(actor)
         }
         guard allowed else { throw .forbidden("'\(action.rawValue)' needs a moderator of this room") }
-        try self.performModeration(action, target: target, reason: reason, in: room, actor: actor,
-                                   actorIsAdmin: tokenRole == .admin) { result in
+        try self.performModeration(
+            action, target: target, reason: reason, in: room, actor: actor,
+            actorIsAdmin: tokenRole == .admin
+        ) { result in
             switch result {
             case .success(let changed): self.ack(session, requestID, room: room, changed: changed)
             case .failure(let error): self.reply(session, ServerMessages.error(id: requestID, error))
@@ -1033,7 +1079,7 @@ public final class Gateway {
         {
             throw .notFound("'\(target)' is not in the call")
         }
-        if (action == .demote || action == .remove || action == .ban), let targetParticipant,
+        if action == .demote || action == .remove || action == .ban, let targetParticipant,
             targetParticipant.role == .admin, !actorIsAdmin
         {
             throw .forbidden("only an admin can \(action.rawValue) an admin")
@@ -1046,13 +1092,16 @@ public final class Gateway {
         case .mute:
             if targetParticipant?.audioMuted == false { record(.mutedByModerator(uid: target!)) }
         case .muteAll:
-            for participant in state.joinedParticipants where !participant.audioMuted && !state.isOperator(participant.uid)
+            for participant in state.joinedParticipants
+            where !participant.audioMuted && !state.isOperator(participant.uid)
                 && participant.uid != actor
             {
                 record(.mutedByModerator(uid: participant.uid))
             }
         case .lowerHand:
-            if targetParticipant?.handRaised == true { record(.flagChanged(uid: target!, flag: .handRaised, value: false)) }
+            if targetParticipant?.handRaised == true {
+                record(.flagChanged(uid: target!, flag: .handRaised, value: false))
+            }
         case .spotlight, .unspotlight:
             let value = action == .spotlight
             if targetParticipant?.pinned != value { record(.flagChanged(uid: target!, flag: .pinned, value: value)) }
@@ -1066,8 +1115,10 @@ public final class Gateway {
             if action == .ban && !state.banned.contains(uid) { record(.banChanged(uid: uid, isBanned: true)) }
             if let participant = state.participants[uid], participant.isJoined {
                 let leaveReason: LeaveReason = action == .ban ? .banned : .removed
-                record(.participantLeft(uid: uid, deviceID: participant.devices.first?.deviceID ?? "default",
-                                        reason: leaveReason))
+                record(
+                    .participantLeft(
+                        uid: uid, deviceID: participant.devices.first?.deviceID ?? "default",
+                        reason: leaveReason))
             }
         case .endSession:
             if state.joinedParticipants.isEmpty == false || state.startedAt != nil {
@@ -1082,8 +1133,10 @@ public final class Gateway {
                 return
             }
             let changed = !events.isEmpty && result.isSuccess
-            self.onModeration?(ModerationRecord(room: room.state.id, action: action.rawValue, actor: actor,
-                                                target: target, reason: reason, changed: changed))
+            self.onModeration?(
+                ModerationRecord(
+                    room: room.state.id, action: action.rawValue, actor: actor,
+                    target: target, reason: reason, changed: changed))
             // The actor's answer goes out before any close, even when the actor is among those closed
             // (end_session).
             acknowledge(.success(changed))
@@ -1097,8 +1150,9 @@ public final class Gateway {
         while !room.pendingCloses.isEmpty {
             let close = room.pendingCloses.removeFirst()
             if let uid = close.uid {
-                self.closeParticipantSessions(uid: uid, in: room, code: close.code, reason: close.reason,
-                                              includeObservers: close.includeObservers)
+                self.closeParticipantSessions(
+                    uid: uid, in: room, code: close.code, reason: close.reason,
+                    includeObservers: close.includeObservers)
                 continue
             }
             for id in room.subscribers {
@@ -1128,7 +1182,9 @@ public final class Gateway {
 
     // MARK: Queries
 
-    private func answer(_ query: ClientMessage.Query, session: GatewaySession, claims: TokenClaims, requestID: JSONValue?)
+    private func answer(
+        _ query: ClientMessage.Query, session: GatewaySession, claims: TokenClaims, requestID: JSONValue?
+    )
         throws(GatewayError)
     {
         func requireAccess(_ roomID: String) throws(GatewayError) -> RoomState {
@@ -1141,16 +1197,22 @@ public final class Gateway {
         case .rooms:
             let ids = Set(claims.groups + Array(claims.rooms.keys)).sorted()
             fields.append(("query", .string("rooms")))
-            fields.append(("rooms", .array(ids.map { id in
-                let state = self.rooms[id]?.state ?? RoomState(id: id)
-                return .object(JSONObject([
-                    ("room", .string(id)),
-                    ("active", .bool(!state.joinedParticipants.isEmpty)),
-                    ("participants", .int(Int64(state.joinedParticipants.count))),
-                    ("seq", .int(Int64(state.sequence))),
-                    ("activeMeeting", state.activeMeeting.map(ServerMessages.meeting) ?? .null),
-                ]))
-            })))
+            fields.append(
+                (
+                    "rooms",
+                    .array(
+                        ids.map { id in
+                            let state = self.rooms[id]?.state ?? RoomState(id: id)
+                            return .object(
+                                JSONObject([
+                                    ("room", .string(id)),
+                                    ("active", .bool(!state.joinedParticipants.isEmpty)),
+                                    ("participants", .int(Int64(state.joinedParticipants.count))),
+                                    ("seq", .int(Int64(state.sequence))),
+                                    ("activeMeeting", state.activeMeeting.map(ServerMessages.meeting) ?? .null),
+                                ]))
+                        })
+                ))
         case .activeMeeting(let group):
             let state = try requireAccess(group)
             fields.append(("query", .string("active_meeting")))
@@ -1161,11 +1223,20 @@ public final class Gateway {
             let name: String
             let uids: [String]
             switch query {
-            case .members: name = "members"; uids = state.joinedParticipants.map(\.uid)
-            case .operators: name = "operators"; uids = state.joinedParticipants.map(\.uid).filter(state.isOperator)
-                + state.operators.filter { state.participants[$0]?.isJoined != true }.sorted()
-            case .muted: name = "muted"; uids = state.mutedUIDs
-            default: name = "banned"; uids = state.banned.sorted()
+            case .members:
+                name = "members"
+                uids = state.joinedParticipants.map(\.uid)
+            case .operators:
+                name = "operators"
+                uids =
+                    state.joinedParticipants.map(\.uid).filter(state.isOperator)
+                    + state.operators.filter { state.participants[$0]?.isJoined != true }.sorted()
+            case .muted:
+                name = "muted"
+                uids = state.mutedUIDs
+            default:
+                name = "banned"
+                uids = state.banned.sorted()
             }
             fields.append(("query", .string(name)))
             fields.append(("room", .string(roomID)))
@@ -1180,7 +1251,9 @@ public final class Gateway {
             fields.append(("firstRetained", .int(Int64(room?.log.entries.first?.sequence ?? 0))))
             let events = entries.map { entry -> JSONValue in
                 // Each event as it was sent live.
-                if let bytes = room!.messages[entry.sequence], let value = try? JSONParser.parse(bytes, limits: Self.storedMessageLimits) {
+                if let bytes = room!.messages[entry.sequence],
+                    let value = try? JSONParser.parse(bytes, limits: Self.storedMessageLimits)
+                {
                     return value
                 }
                 return ServerMessages.event(entry, room: room!.state)
@@ -1367,8 +1440,9 @@ public final class Gateway {
         // A new view starts from the view as sent: pending changes (and a due speaker switch) go out first, or the
         // next flush would change the new view without moving its sequence number.
         self.flush(room)
-        let view = RosterView.render(room.state, spec: spec, speaker: room.heldSpeaker,
-                                     capacity: self.configuration.roomCapacity)
+        let view = RosterView.render(
+            room.state, spec: spec, speaker: room.heldSpeaker,
+            capacity: self.configuration.roomCapacity)
         let channel = ViewChannel(spec: spec, view: view, sequence: room.state.sequence)
         room.channels[spec] = channel
         return channel
@@ -1424,13 +1498,16 @@ public final class Gateway {
             if !participantsPatch.isEmpty { patch["participants"] = .object(participantsPatch) }
             guard !patch.isEmpty else { continue }
             let from = channel.sequence
-            let message = JSONWriter.bytes(.object(JSONObject([
-                ("type", .string("patch")), ("room", .string(state.id)), ("from", .int(Int64(from))),
-                ("seq", .int(Int64(state.sequence))), ("patch", .object(patch)),
-                ("checksum", .string(Canonical.hex(channel.checksum))),
-            ])))
-            channel.recordPatch(from: from, to: state.sequence, time: now, message: message,
-                                retention: self.configuration.history)
+            let message = JSONWriter.bytes(
+                .object(
+                    JSONObject([
+                        ("type", .string("patch")), ("room", .string(state.id)), ("from", .int(Int64(from))),
+                        ("seq", .int(Int64(state.sequence))), ("patch", .object(patch)),
+                        ("checksum", .string(Canonical.hex(channel.checksum))),
+                    ])))
+            channel.recordPatch(
+                from: from, to: state.sequence, time: now, message: message,
+                retention: self.configuration.history)
             var recipients: [SessionID] = []
             for id in channel.subscribers {
                 guard let session = self.sessions[id] else { continue }
@@ -1472,9 +1549,10 @@ public final class Gateway {
             self.transport.send(cached.bytes, to: [session.id])
             return
         }
-        var message = ServerMessages.snapshot(room.state, capacity: self.configuration.roomCapacity,
-                                              now: now, recovered: recovered,
-                                              includeParticipants: spec == .all)
+        var message = ServerMessages.snapshot(
+            room.state, capacity: self.configuration.roomCapacity,
+            now: now, recovered: recovered,
+            includeParticipants: spec == .all)
         if case .object(var object) = message {
             object["seq"] = .int(Int64(channel.sequence))
             object["view"] = ServerMessages.viewSpec(spec)
@@ -1510,9 +1588,14 @@ public final class Gateway {
     }
 
     private func ack(_ session: GatewaySession, _ id: JSONValue?, room: GatewayRoom, changed: Bool) {
-        self.reply(session, ServerMessages.ack(id: id, [
-            ("room", .string(room.state.id)), ("seq", .int(Int64(room.state.sequence))), ("changed", .bool(changed)),
-        ]))
+        self.reply(
+            session,
+            ServerMessages.ack(
+                id: id,
+                [
+                    ("room", .string(room.state.id)), ("seq", .int(Int64(room.state.sequence))),
+                    ("changed", .bool(changed)),
+                ]))
     }
 
     private func reply(_ session: GatewaySession, _ message: JSONValue) {
@@ -1541,8 +1624,10 @@ public final class Gateway {
     /// with the held active speaker; nil when the room does not exist. For checking mirrors against the server.
     func renderedView(room id: String, spec: RosterViewSpec) -> JSONValue? {
         guard let room = self.rooms[id] else { return nil }
-        return RosterView.render(room.state, spec: spec, speaker: room.heldSpeaker,
-                                 capacity: self.configuration.roomCapacity).json
+        return RosterView.render(
+            room.state, spec: spec, speaker: room.heldSpeaker,
+            capacity: self.configuration.roomCapacity
+        ).json
     }
 
     /// Whether a room has roster changes (or a held speaker change) that have not gone out in patches yet.

@@ -40,7 +40,8 @@ public struct RoomLog: Sendable {
     ///   - time: now, in milliseconds since the epoch.
     ///   - actor: who caused it.
     ///   - reason: a moderator's reason.
-    public mutating func append(_ event: RoomEvent, time: Int64, actor: String?, reason: String? = nil) -> RoomLogEntry {
+    public mutating func append(_ event: RoomEvent, time: Int64, actor: String?, reason: String? = nil) -> RoomLogEntry
+    {
         self.lastSequence += 1
         let entry = RoomLogEntry(sequence: self.lastSequence, time: time, actor: actor, reason: reason, event: event)
         self.entries.append(entry)

@@ -6,11 +6,13 @@ import JSONCoding
 extension RoomLogEntry {
     /// The entry as a JSON object: `seq`, `time`, `actor`, `reason` and `event`.
     public var wireValue: JSONValue {
-        .object(JSONObject([
-            ("seq", .int(Int64(self.sequence))), ("time", .int(self.time)),
-            ("actor", self.actor.map { .string($0) } ?? .null), ("reason", self.reason.map { .string($0) } ?? .null),
-            ("event", self.event.wireValue),
-        ]))
+        .object(
+            JSONObject([
+                ("seq", .int(Int64(self.sequence))), ("time", .int(self.time)),
+                ("actor", self.actor.map { .string($0) } ?? .null),
+                ("reason", self.reason.map { .string($0) } ?? .null),
+                ("event", self.event.wireValue),
+            ]))
     }
 
     /// Reads an entry written by `wireValue` (members in any order; `actor` and `reason` may be missing).
@@ -46,12 +48,15 @@ extension RoomEvent {
         func optional(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }
         switch self {
         case .participantJoined(let uid, let deviceID, let name, let avatar, let role, let callType):
-            return object("joined", [
-                ("uid", .string(uid)), ("device", .string(deviceID)), ("name", .string(name)),
-                ("avatar", optional(avatar)), ("role", .string(role.rawValue)), ("callType", optional(callType)),
-            ])
+            return object(
+                "joined",
+                [
+                    ("uid", .string(uid)), ("device", .string(deviceID)), ("name", .string(name)),
+                    ("avatar", optional(avatar)), ("role", .string(role.rawValue)), ("callType", optional(callType)),
+                ])
         case .participantLeft(let uid, let deviceID, let reason):
-            return object("left", [("uid", .string(uid)), ("device", .string(deviceID)), ("reason", .string(reason.rawValue))])
+            return object(
+                "left", [("uid", .string(uid)), ("device", .string(deviceID)), ("reason", .string(reason.rawValue))])
         case .connectionLost(let uid, let deviceID):
             return object("lost", [("uid", .string(uid)), ("device", .string(deviceID))])
         case .participantConnectionClosed(let uid, let deviceID):
@@ -79,10 +84,13 @@ extension RoomEvent {
         case .mutedByModerator(let uid):
             return object("moderator_mute", [("uid", .string(uid))])
         case .meetingMessage(let message):
-            return object("meeting", [
-                ("session", .string(message.sessionID)), ("callType", .string(message.callType)),
-                ("sender", .string(message.sender)), ("text", optional(message.text)), ("active", .bool(message.isActive)),
-            ])
+            return object(
+                "meeting",
+                [
+                    ("session", .string(message.sessionID)), ("callType", .string(message.callType)),
+                    ("sender", .string(message.sender)), ("text", optional(message.text)),
+                    ("active", .bool(message.isActive)),
+                ])
         case .sessionEnded:
             return object("session_ended", [])
         }
@@ -105,9 +113,12 @@ extension RoomEvent {
         func optional(_ key: String) -> String? { value[key]?.stringValue }
         switch type {
         case "joined":
-            guard let role = ParticipantRole(rawValue: try string("role")) else { throw RoomLogWireError("unknown role") }
-            self = .participantJoined(uid: try string("uid"), deviceID: try string("device"), name: try string("name"),
-                                      avatar: optional("avatar"), role: role, callType: optional("callType"))
+            guard let role = ParticipantRole(rawValue: try string("role")) else {
+                throw RoomLogWireError("unknown role")
+            }
+            self = .participantJoined(
+                uid: try string("uid"), deviceID: try string("device"), name: try string("name"),
+                avatar: optional("avatar"), role: role, callType: optional("callType"))
         case "left":
             guard let reason = LeaveReason(rawValue: try string("reason")) else {
                 throw RoomLogWireError("unknown leave reason")
@@ -117,7 +128,9 @@ extension RoomEvent {
         case "closed": self = .participantConnectionClosed(uid: try string("uid"), deviceID: try string("device"))
         case "restored": self = .connectionRestored(uid: try string("uid"), deviceID: try string("device"))
         case "flag":
-            guard let flag = ParticipantFlag(rawValue: try string("flag")) else { throw RoomLogWireError("unknown flag") }
+            guard let flag = ParticipantFlag(rawValue: try string("flag")) else {
+                throw RoomLogWireError("unknown flag")
+            }
             self = .flagChanged(uid: try string("uid"), flag: flag, value: try bool("value"))
         case "mid": self = .mediaIDChanged(uid: try string("uid"), mid: try string("mid"))
         case "speaker": self = .activeSpeakerChanged(uid: optional("uid"))
@@ -129,10 +142,11 @@ extension RoomEvent {
         case "ban": self = .banChanged(uid: try string("uid"), isBanned: try bool("value"))
         case "moderator_mute": self = .mutedByModerator(uid: try string("uid"))
         case "meeting":
-            self = .meetingMessage(MeetingMessage(
-                sessionID: try string("session"), callType: try string("callType"), sender: try string("sender"),
-                text: optional("text"), isActive: try bool("active")
-            ))
+            self = .meetingMessage(
+                MeetingMessage(
+                    sessionID: try string("session"), callType: try string("callType"), sender: try string("sender"),
+                    text: optional("text"), isActive: try bool("active")
+                ))
         case "session_ended": self = .sessionEnded
         default: throw RoomLogWireError("unknown event type '\(type)'")
         }

@@ -9,37 +9,45 @@ extension RoomReplica {
         func optional(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }
         func optional(_ number: Int64?) -> JSONValue { number.map { .int($0) } ?? .null }
         let participants = state.joinOrder.compactMap { state.participants[$0] }.map { participant -> JSONValue in
-            .object(JSONObject([
-                ("uid", .string(participant.uid)), ("name", .string(participant.name)),
-                ("avatar", optional(participant.avatar)), ("mid", optional(participant.mid)),
-                ("role", .string(participant.role.rawValue)), ("order", .int(Int64(participant.order))),
-                ("devices", .array(participant.devices.map { device in
-                    .object(JSONObject([
-                        ("id", .string(device.deviceID)), ("joinedAt", .int(device.joinedAt)),
-                        ("connected", .bool(device.isConnected)),
-                    ]))
-                })),
-                ("joinedAt", .int(participant.joinedAt)), ("leftAt", optional(participant.leftAt)),
-                ("audioMuted", .bool(participant.audioMuted)), ("videoPaused", .bool(participant.videoPaused)),
-                ("presenting", .bool(participant.presenting)), ("handRaised", .bool(participant.handRaised)),
-                ("pinned", .bool(participant.pinned)), ("mutedByModerator", .bool(participant.mutedByModerator)),
-                ("cameraFacing", optional(participant.cameraFacing)),
-                ("audioMs", .int(participant.audioMilliseconds)), ("videoMs", .int(participant.videoMilliseconds)),
-                ("durationMs", .int(participant.durationMilliseconds)),
-                ("accountedUntil", .int(participant.accountedUntil)),
-            ]))
+            .object(
+                JSONObject([
+                    ("uid", .string(participant.uid)), ("name", .string(participant.name)),
+                    ("avatar", optional(participant.avatar)), ("mid", optional(participant.mid)),
+                    ("role", .string(participant.role.rawValue)), ("order", .int(Int64(participant.order))),
+                    (
+                        "devices",
+                        .array(
+                            participant.devices.map { device in
+                                .object(
+                                    JSONObject([
+                                        ("id", .string(device.deviceID)), ("joinedAt", .int(device.joinedAt)),
+                                        ("connected", .bool(device.isConnected)),
+                                    ]))
+                            })
+                    ),
+                    ("joinedAt", .int(participant.joinedAt)), ("leftAt", optional(participant.leftAt)),
+                    ("audioMuted", .bool(participant.audioMuted)), ("videoPaused", .bool(participant.videoPaused)),
+                    ("presenting", .bool(participant.presenting)), ("handRaised", .bool(participant.handRaised)),
+                    ("pinned", .bool(participant.pinned)), ("mutedByModerator", .bool(participant.mutedByModerator)),
+                    ("cameraFacing", optional(participant.cameraFacing)),
+                    ("audioMs", .int(participant.audioMilliseconds)), ("videoMs", .int(participant.videoMilliseconds)),
+                    ("durationMs", .int(participant.durationMilliseconds)),
+                    ("accountedUntil", .int(participant.accountedUntil)),
+                ]))
         }
-        return .object(JSONObject([
-            ("room", .string(state.id)), ("seq", .int(Int64(state.sequence))), ("callType", .string(state.callType)),
-            ("startedAt", optional(state.startedAt)), ("initiator", optional(state.initiator)),
-            ("recording", .bool(state.isRecording)), ("audioMode", optional(state.audioMode)),
-            ("activeSpeaker", optional(state.activeSpeaker)), ("participants", .array(participants)),
-            ("operators", .array(state.operators.sorted().map { .string($0) })),
-            ("banned", .array(state.banned.sorted().map { .string($0) })),
-            ("activeMeeting", state.activeMeeting.map { RoomEvent.meetingMessage($0).wireValue } ?? .null),
-            ("heldSpeaker", optional(self.heldSpeaker)), ("heldSince", .int(self.heldSince)),
-            ("speakerDue", optional(self.speakerDue)),
-        ]))
+        return .object(
+            JSONObject([
+                ("room", .string(state.id)), ("seq", .int(Int64(state.sequence))),
+                ("callType", .string(state.callType)),
+                ("startedAt", optional(state.startedAt)), ("initiator", optional(state.initiator)),
+                ("recording", .bool(state.isRecording)), ("audioMode", optional(state.audioMode)),
+                ("activeSpeaker", optional(state.activeSpeaker)), ("participants", .array(participants)),
+                ("operators", .array(state.operators.sorted().map { .string($0) })),
+                ("banned", .array(state.banned.sorted().map { .string($0) })),
+                ("activeMeeting", state.activeMeeting.map { RoomEvent.meetingMessage($0).wireValue } ?? .null),
+                ("heldSpeaker", optional(self.heldSpeaker)), ("heldSince", .int(self.heldSince)),
+                ("speakerDue", optional(self.speakerDue)),
+            ]))
     }
 
     /// Reads a checkpoint written by `checkpoint`.
@@ -68,14 +76,17 @@ extension RoomReplica {
             guard let role = ParticipantRole(rawValue: try string(item, "role")) else {
                 throw RoomLogWireError("checkpoint with an unknown role")
             }
-            var participant = Participant(uid: try string(item, "uid"), name: try string(item, "name"),
-                                          avatar: item["avatar"]?.stringValue, role: role,
-                                          joinedAt: try int(item, "joinedAt"), order: Int(try int(item, "order")))
+            var participant = Participant(
+                uid: try string(item, "uid"), name: try string(item, "name"),
+                avatar: item["avatar"]?.stringValue, role: role,
+                joinedAt: try int(item, "joinedAt"), order: Int(try int(item, "order")))
             participant.mid = item["mid"]?.stringValue
             for device in item["devices"]?.arrayValue ?? [] {
-                participant.devices.append(ParticipantDevice(deviceID: try string(device, "id"),
-                                                             joinedAt: try int(device, "joinedAt"),
-                                                             isConnected: bool(device, "connected")))
+                participant.devices.append(
+                    ParticipantDevice(
+                        deviceID: try string(device, "id"),
+                        joinedAt: try int(device, "joinedAt"),
+                        isConnected: bool(device, "connected")))
             }
             participant.leftAt = item["leftAt"]?.intValue
             participant.audioMuted = bool(item, "audioMuted")
@@ -99,7 +110,8 @@ extension RoomReplica {
         {
             state.activeMeeting = message
         }
-        self.init(state: state, heldSpeaker: value["heldSpeaker"]?.stringValue,
-                  heldSince: value["heldSince"]?.intValue ?? 0, speakerDue: value["speakerDue"]?.intValue)
+        self.init(
+            state: state, heldSpeaker: value["heldSpeaker"]?.stringValue,
+            heldSince: value["heldSince"]?.intValue ?? 0, speakerDue: value["speakerDue"]?.intValue)
     }
 }

@@ -81,9 +81,11 @@ public struct RoomState: Hashable, Sendable {
                 self.participants = self.participants.filter { $0.value.isJoined }
                 self.joinOrder = self.joinOrder.filter { self.participants[$0] != nil }
             }
-            var participant = self.participants[uid]
-                ?? Participant(uid: uid, name: name, avatar: avatar, role: role, joinedAt: now,
-                               order: (self.joinOrder.last.flatMap { self.participants[$0]?.order } ?? -1) + 1)
+            var participant =
+                self.participants[uid]
+                ?? Participant(
+                    uid: uid, name: name, avatar: avatar, role: role, joinedAt: now,
+                    order: (self.joinOrder.last.flatMap { self.participants[$0]?.order } ?? -1) + 1)
             participant.account(until: now)
             if !participant.isJoined {
                 participant.joinedAt = now

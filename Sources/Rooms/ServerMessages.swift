@@ -147,7 +147,9 @@ enum ServerMessages {
             return ("participant.joined", withParticipant(uid, [("deviceID", .string(deviceID))]))
         case .participantLeft(let uid, let deviceID, let reason):
             let name = reason == .timedOut ? "session.timed_out" : "participant.left"
-            return (name, withParticipant(uid, [("deviceID", .string(deviceID)), ("reason", .string(reason.rawValue))]))
+            return (
+                name, withParticipant(uid, [("deviceID", .string(deviceID)), ("reason", .string(reason.rawValue))])
+            )
         case .connectionLost(let uid, let deviceID):
             return ("session.connection_lost", withParticipant(uid, [("deviceID", .string(deviceID))]))
         case .participantConnectionClosed(let uid, let deviceID):
@@ -160,9 +162,13 @@ enum ServerMessages {
         case .mediaIDChanged(let uid, let mid):
             return ("participant.media_id_changed", withParticipant(uid, [("mid", .string(mid))]))
         case .activeSpeakerChanged(let uid):
-            return ("participant.active_speaker_changed", .object(JSONObject([("uid", uid.map { .string($0) } ?? .null)])))
+            return (
+                "participant.active_speaker_changed", .object(JSONObject([("uid", uid.map { .string($0) } ?? .null)]))
+            )
         case .activeSpeakerShown(let uid):
-            return ("participant.active_speaker_shown", .object(JSONObject([("uid", uid.map { .string($0) } ?? .null)])))
+            return (
+                "participant.active_speaker_shown", .object(JSONObject([("uid", uid.map { .string($0) } ?? .null)]))
+            )
         case .recordingChanged(let isRecording):
             return (isRecording ? "media.recording_started" : "media.recording_stopped", .object(JSONObject([])))
         case .audioModeChanged(let mode):
@@ -172,7 +178,9 @@ enum ServerMessages {
         case .operatorChanged(let uid, let isOperator):
             return (isOperator ? "moderation.promoted" : "moderation.demoted", withParticipant(uid))
         case .banChanged(let uid, let isBanned):
-            return (isBanned ? "moderation.banned" : "moderation.unbanned", .object(JSONObject([("uid", .string(uid))])))
+            return (
+                isBanned ? "moderation.banned" : "moderation.unbanned", .object(JSONObject([("uid", .string(uid))]))
+            )
         case .mutedByModerator(let uid):
             return ("moderation.muted", withParticipant(uid))
         case .meetingMessage(let message):

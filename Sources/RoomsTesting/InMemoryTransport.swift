@@ -1,5 +1,5 @@
-import Rooms
 import JSONCoding
+import Rooms
 
 /// A transport that keeps everything the gateway sends, per session, so scenarios run without sockets.
 public final class InMemoryTransport: GatewayTransport {
@@ -32,10 +32,13 @@ public final class InMemoryTransport: GatewayTransport {
         self.sendCalls += 1
         let value: JSONValue
         do {
-            value = try JSONParser.parse(text, limits: JSONParser.Limits(maxInputBytes: 16 << 20, maxDepth: 64,
-                                                                         maxStringBytes: 1 << 20,
-                                                                         maxElementsPerContainer: 1 << 20,
-                                                                         maxTotalNodes: 1 << 22))
+            value = try JSONParser.parse(
+                text,
+                limits: JSONParser.Limits(
+                    maxInputBytes: 16 << 20, maxDepth: 64,
+                    maxStringBytes: 1 << 20,
+                    maxElementsPerContainer: 1 << 20,
+                    maxTotalNodes: 1 << 22))
         } catch {
             preconditionFailure("the gateway sent invalid JSON: \(error)")
         }

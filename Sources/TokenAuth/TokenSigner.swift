@@ -32,7 +32,8 @@ public struct TokenSigner: Sendable {
         let payload = claims.payload
         _ = try TokenClaims(payload: payload, keyID: nil)
         let header = TokenHeader(keyID: self.key.keyID)
-        let signingInput = Base64URL.encode(JSONWriter.bytes(header.json)) + "."
+        let signingInput =
+            Base64URL.encode(JSONWriter.bytes(header.json)) + "."
             + Base64URL.encode(JSONWriter.bytes(payload))
         guard let signature = HMACSHA256.authenticationCode(key: self.key.secret, message: Array(signingInput.utf8))
         else {

@@ -40,7 +40,8 @@ public enum Base64 {
                 var inIndex = 0
                 var outIndex = 0
                 while inIndex + 3 <= input.count {
-                    let group = UInt32(input[inIndex]) << 16 | UInt32(input[inIndex + 1]) << 8
+                    let group =
+                        UInt32(input[inIndex]) << 16 | UInt32(input[inIndex + 1]) << 8
                         | UInt32(input[inIndex + 2])
                     output[outIndex] = alphabet[Int(group >> 18)]
                     output[outIndex + 1] = alphabet[Int(group >> 12 & 0x3F)]

@@ -59,7 +59,8 @@ public enum HTTPResponse {
     }
 
     /// Encodes a plain-text error response that closes the connection.
-    public static func error(_ status: HTTPStatus, message: String? = nil, headers: [(String, String)] = []) -> [UInt8] {
+    public static func error(_ status: HTTPStatus, message: String? = nil, headers: [(String, String)] = []) -> [UInt8]
+    {
         Self.encode(status: status, headers: headers, body: Array(((message ?? status.reasonPhrase) + "\n").utf8))
     }
 }

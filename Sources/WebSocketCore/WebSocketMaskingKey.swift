@@ -78,7 +78,8 @@ public struct WebSocketMaskingKey: Hashable, Sendable {
     /// The key bytes starting at `key[rotation]`, packed with the first of them in the least significant byte.
     @inline(__always)
     private func littleEndianWord(rotatedBy rotation: Int) -> UInt32 {
-        let word = UInt32(self.bytes.0) | UInt32(self.bytes.1) << 8 | UInt32(self.bytes.2) << 16
+        let word =
+            UInt32(self.bytes.0) | UInt32(self.bytes.1) << 8 | UInt32(self.bytes.2) << 16
             | UInt32(self.bytes.3) << 24
         let shift = UInt32(truncatingIfNeeded: rotation &* 8)
         return shift == 0 ? word : word &>> shift | word &<< (32 &- shift)

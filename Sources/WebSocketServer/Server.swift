@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import EventIO
 import Synchronization
 import WebSocketCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The WebSocket server: one event loop per thread, each with its own listening sockets on the shared ports
 /// (SO_REUSEPORT lets the kernel spread new connections over the loops), so a connection stays on the loop that

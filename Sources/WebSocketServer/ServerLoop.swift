@@ -83,8 +83,9 @@ final class ServerLoop {
                 return
             }
             guard case .processed(let (fd, address)) = accepted else { return }
-            if self.isShuttingDown || self.statistics.openConnections.add(1, ordering: .relaxed).newValue
-                > self.configuration.maximumConnections
+            if self.isShuttingDown
+                || self.statistics.openConnections.add(1, ordering: .relaxed).newValue
+                    > self.configuration.maximumConnections
             {
                 if !self.isShuttingDown { self.statistics.openConnections.subtract(1, ordering: .relaxed) }
                 self.count(.rejectedOverLimit)

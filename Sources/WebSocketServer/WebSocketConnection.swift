@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import EventIO
 import WebSocketCore
 import WebSocketDeflate
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One client socket, from the first byte of its handshake to the end of its close handshake.
 ///
@@ -443,7 +444,8 @@ public final class WebSocketConnection {
         let route: HTTPRoute
         switch self.server.dispatchHTTP(head) {
         case .response(let response):
-            self.lingerAfterResponse = head.value(of: "Content-Length") != nil
+            self.lingerAfterResponse =
+                head.value(of: "Content-Length") != nil
                 || head.value(of: "Transfer-Encoding") != nil
             self.respond(response)
             return
@@ -485,7 +487,8 @@ public final class WebSocketConnection {
         var length: Int?
         for value in head.values(of: "Content-Length") {
             for item in value.split(separator: ",", omittingEmptySubsequences: false) {
-                let text = String(item.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+                let text = String(
+                    item.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
                 guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
                     let number = Int(text)
                 else {
@@ -772,7 +775,8 @@ public final class WebSocketConnection {
                 sinceReceive > UInt64(configuration.pingIntervalMilliseconds) * 1_000_000
             {
                 self.pingSentAt = now
-                self.enqueue(WebSocketFrameEncoder.encode(opcode: .ping, payload: UnsafeRawBufferPointer(start: nil, count: 0)))
+                self.enqueue(
+                    WebSocketFrameEncoder.encode(opcode: .ping, payload: UnsafeRawBufferPointer(start: nil, count: 0)))
             }
         case .closeSent, .closing, .respondingHTTP:
             if self.closeStartedAt == 0 { self.closeStartedAt = now }
@@ -827,7 +831,8 @@ public final class WebSocketConnection {
         self.server.connectionDidClose(self)
         if wasOpen, let endpoint = self.endpoint {
             self.endpoint = nil
-            let reason = self.closeReason
+            let reason =
+                self.closeReason
                 ?? WebSocketCloseReason(code: .abnormalClosure, initiatedByServer: false, detail: "connection lost")
             endpoint.connectionDidClose(self, reason: reason)
         }

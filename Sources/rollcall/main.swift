@@ -1,6 +1,7 @@
+import RollcallCLI
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import RollcallCLI
 
 exit(CommandRunner.run(Array(CommandLine.arguments.dropFirst())))

@@ -53,7 +53,9 @@ final class ClientProbe: @unchecked Sendable {
     }
 
     /// Sends one command and waits (at most `seconds`) for its completion; nil when none came.
-    func request(_ arguments: [String], timeoutMilliseconds: Int64? = nil, seconds: Double = 10)
+    func request(
+        _ arguments: [String], timeoutMilliseconds: Int64? = nil, seconds: Double = 10
+    )
         -> Result<RESPValue, RedisError>?
     {
         let box = self.sendWithoutWaiting(arguments, timeoutMilliseconds: timeoutMilliseconds)
@@ -61,7 +63,9 @@ final class ClientProbe: @unchecked Sendable {
     }
 
     /// Sends one command; the returned box receives its completion.
-    func sendWithoutWaiting(_ arguments: [String], timeoutMilliseconds: Int64? = nil)
+    func sendWithoutWaiting(
+        _ arguments: [String], timeoutMilliseconds: Int64? = nil
+    )
         -> ResultBox<Result<RESPValue, RedisError>>
     {
         let box = ResultBox<Result<RESPValue, RedisError>>()

@@ -39,7 +39,8 @@ private let vectors: [RESPVector] = [
     RESPVector("a bulk string", "$5\r\nhello\r\n", bulk("hello")),
     RESPVector("an empty bulk string", "$0\r\n\r\n", bulk("")),
     RESPVector("a bulk string holding CRLF", "$4\r\na\r\nb\r\n", bulk("a\r\nb")),
-    RESPVector("a binary bulk string", [0x24, 0x33, 0x0D, 0x0A, 0, 0xFF, 0x0D, 0x0D, 0x0A], .bulkString([0, 0xFF, 13])),
+    RESPVector(
+        "a binary bulk string", [0x24, 0x33, 0x0D, 0x0A, 0, 0xFF, 0x0D, 0x0D, 0x0A], .bulkString([0, 0xFF, 13])),
     RESPVector("a null bulk string", "$-1\r\n", .bulkString(nil)),
     RESPVector("an array of two bulk strings", "*2\r\n$3\r\nfoo\r\n$3\r\nbar\r\n", .array([bulk("foo"), bulk("bar")])),
     RESPVector("an empty array", "*0\r\n", .array([])),

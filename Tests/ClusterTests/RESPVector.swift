@@ -19,4 +19,3 @@ struct RESPVector: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { self.name }
 }
-

@@ -72,7 +72,7 @@ import Glibc
         try #require(bound && listen(listener, 0) == 0)
         let port = Int(UInt16(bigEndian: raw.sin_port))
         var fillers: [Int32] = []
-        defer { fillers.forEach { close($0) } }
+        defer { for filler in fillers { close(filler) } }
         for _ in 0..<4 {
             fillers.append(try Socket.connect(to: try #require(SocketAddress(ipv4: "127.0.0.1", port: UInt16(port)))))
         }

@@ -196,7 +196,7 @@ import Testing
 
         subscriber.subscribe(["room:1", "room:2"])
         #expect(waitUntil { subscriberCount(publisher, "room:1") == 1 })
-        #expect(publisher.request(["PUBLISH", "room:1", "hello"]) .map(integer) == 1)
+        #expect(publisher.request(["PUBLISH", "room:1", "hello"]).map(integer) == 1)
         #expect(publisher.request(["PUBLISH", "elsewhere", "ignored"]).map(integer) == 0)
         #expect(publisher.request(["PUBLISH", "room:2", "second"]).map(integer) == 1)
         #expect(waitUntil { subscriber.messages.count == 2 })

@@ -50,10 +50,12 @@ final class ScriptedServer: @unchecked Sendable {
 
     /// Stops accepting: the accept loop ends when the listener is shut down.
     func close() {
-        guard !self.lock.withLock({ () -> Bool in
-            defer { self.isClosed = true }
-            return self.isClosed
-        }) else { return }
+        guard
+            !self.lock.withLock({ () -> Bool in
+                defer { self.isClosed = true }
+                return self.isClosed
+            })
+        else { return }
         shutdown(self.listener, Int32(SHUT_RDWR))
         Glibc.close(self.listener)
     }

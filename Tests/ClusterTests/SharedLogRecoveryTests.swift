@@ -74,10 +74,12 @@ private final class LoadingRedis: Sendable {
         let transport = InMemoryTransport()
         let verifier = try TokenVerifier(keys: [try TokenKey(secret: "cluster-recovery-test-secret-0123456789")])
         let sharedLog = harness.onLoop { () -> RedisRoomLog in
-            let gateway = Gateway(configuration: GatewayConfiguration(), verifier: verifier, transport: transport,
-                                  clock: { 1_764_460_800_000 })
-            let log = RedisRoomLog(configuration: ClusterConfiguration(redis: configuration), gateway: gateway,
-                                   loop: harness.loop)
+            let gateway = Gateway(
+                configuration: GatewayConfiguration(), verifier: verifier, transport: transport,
+                clock: { 1_764_460_800_000 })
+            let log = RedisRoomLog(
+                configuration: ClusterConfiguration(redis: configuration), gateway: gateway,
+                loop: harness.loop)
             gateway.sharedLog = log
             log.start()
             return log

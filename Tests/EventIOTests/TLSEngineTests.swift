@@ -63,7 +63,9 @@ private func readAvailable(_ connection: TLSConnection, into output: inout [UInt
 }
 
 /// Sends `payload` from `sender` to `receiver` in pieces of `pieceSize`, honouring partial acceptance.
-private func send(_ payload: [UInt8], pieceSize: Int, from sender: TLSConnection, to receiver: TLSConnection) throws
+private func send(
+    _ payload: [UInt8], pieceSize: Int, from sender: TLSConnection, to receiver: TLSConnection
+) throws
     -> [UInt8]
 {
     var received: [UInt8] = []

@@ -8,7 +8,8 @@ struct BenchUpgradeCheckTests {
     private static let accept = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
 
     private func check(_ extensions: [String], offered: Bool = true) throws -> PerMessageDeflateClientParameters? {
-        var head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        var head =
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Accept: \(Self.accept)\r\n"
         for value in extensions { head += "Sec-WebSocket-Extensions: \(value)\r\n" }
         head += "\r\n"

@@ -1,6 +1,6 @@
 import EventIO
-import Rooms
 import GatewayWebSocket
+import Rooms
 import Testing
 import TokenAuth
 import WebSocketServer
@@ -16,7 +16,8 @@ final class RosterTestGateway {
 
     init(patchWindowMilliseconds: Int64 = 20) throws {
         let colon = Self.key.firstIndex(of: ":")!
-        let key = try TokenKey(keyID: String(Self.key[..<colon]), secret: String(Self.key[Self.key.index(after: colon)...]))
+        let key = try TokenKey(
+            keyID: String(Self.key[..<colon]), secret: String(Self.key[Self.key.index(after: colon)...]))
         var rooms = GatewayConfiguration()
         rooms.patchWindowMilliseconds = patchWindowMilliseconds
         self.runtime = try GatewayRuntime(configuration: rooms, verifier: try TokenVerifier(keys: [key]))

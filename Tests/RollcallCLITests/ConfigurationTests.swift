@@ -1,6 +1,7 @@
 import Cluster
 import Foundation
 import Testing
+
 @testable import RollcallCLI
 
 /// Configuration precedence (defaults < file < environment < flags) and every way a value is refused.
@@ -84,7 +85,8 @@ struct ConfigurationTests {
     @Test("an unknown key is refused, naming the key and where it came from")
     func unknownKey() {
         #expect(self.refusal(file: "[rooms]\ncapacitee = 3\n")?.contains("rooms.capacitee: unknown key") == true)
-        #expect(self.refusal(overrides: [("nope.key", "1")])?.contains("nope.key: unknown key (from command line)") == true)
+        #expect(
+            self.refusal(overrides: [("nope.key", "1")])?.contains("nope.key: unknown key (from command line)") == true)
     }
 
     @Test("a value that is not a number is refused")
@@ -96,7 +98,8 @@ struct ConfigurationTests {
 
     @Test("a number outside its range is refused")
     func outOfRange() {
-        #expect(self.refusal(overrides: [("rooms.capacity", "0")])?.contains("rooms.capacity: 0 is outside 1...") == true)
+        #expect(
+            self.refusal(overrides: [("rooms.capacity", "0")])?.contains("rooms.capacity: 0 is outside 1...") == true)
         #expect(
             self.refusal(overrides: [("limits.max_http_body_bytes", "100000000")])?
                 .contains("limits.max_http_body_bytes") == true
@@ -111,7 +114,9 @@ struct ConfigurationTests {
 
     @Test("a value that is not a boolean is refused")
     func badBool() {
-        #expect(self.refusal(overrides: [("server.echo", "maybe")])?.contains("server.echo: 'maybe' is not true or false") == true)
+        #expect(
+            self.refusal(overrides: [("server.echo", "maybe")])?.contains("server.echo: 'maybe' is not true or false")
+                == true)
     }
 
     @Test("no token key is refused")
@@ -145,9 +150,13 @@ struct ConfigurationTests {
         #expect(settings.redis.commandTimeoutMilliseconds == 250)
         #expect(settings.nodeID == "node-a")
         #expect(settings.leaseMilliseconds == 2000)
-        #expect(self.refusal(overrides: [("cluster.redis_url", "http://127.0.0.1:6379")])?
-            .contains("cluster.redis_url:") == true)
-        #expect(self.refusal(overrides: [("cluster.lease_ms", "10")])?.contains("cluster.lease_ms: 10 is outside") == true)
-        #expect(self.refusal(overrides: [("cluster.key_prefix", "")])?.contains("cluster.key_prefix: must not be empty") == true)
+        #expect(
+            self.refusal(overrides: [("cluster.redis_url", "http://127.0.0.1:6379")])?
+                .contains("cluster.redis_url:") == true)
+        #expect(
+            self.refusal(overrides: [("cluster.lease_ms", "10")])?.contains("cluster.lease_ms: 10 is outside") == true)
+        #expect(
+            self.refusal(overrides: [("cluster.key_prefix", "")])?.contains("cluster.key_prefix: must not be empty")
+                == true)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import GatewayWebSocket
 import JSONCoding
 import Testing
+
 @testable import RollcallCLI
 
 /// The operator endpoints over a live socket: probes, metrics and the server API.
@@ -26,15 +27,18 @@ struct OperationsEndpointTests {
         defer { harness.stop() }
         let response = try harness.http("GET", "/metrics", key: nil)
         #expect(response.status == 200)
-        #expect(response.headers.contains { $0.name == "Content-Type" && $0.value.hasPrefix("text/plain; version=0.0.4") })
+        #expect(
+            response.headers.contains { $0.name == "Content-Type" && $0.value.hasPrefix("text/plain; version=0.0.4") })
         #expect(response.bodyText.contains("# TYPE rollcall_connections_total counter\n"))
         #expect(response.bodyText.contains("# TYPE rollcall_delivery_latency_seconds histogram\n"))
         let before = try harness.metrics()
         let alice = try harness.participant("alice", room: "standup", role: .moderator)
         let bob = try harness.participant("bob", room: "standup")
-        try bob.send(.object(JSONObject(uniqueKeysWithValues: [
-            ("type", .string("state")), ("room", .string("standup")), ("handRaised", .bool(true)),
-        ])))
+        try bob.send(
+            .object(
+                JSONObject(uniqueKeysWithValues: [
+                    ("type", .string("state")), ("room", .string("standup")), ("handRaised", .bool(true)),
+                ])))
         _ = try alice.next(type: "event")
         let after = try harness.metrics()
         func delta(_ name: String) -> Double { (after[name] ?? -1) - (before[name] ?? 0) }
@@ -94,8 +98,9 @@ struct OperationsEndpointTests {
         let invalid = try harness.http("POST", "/v1/api/rooms/standup/meeting", body: #"{"sessionId":"s","colour":1}"#)
         #expect(invalid.status == 400)
         #expect(try harness.http("POST", "/v1/api/rooms/standup/meeting").status == 400)
-        let large = try harness.http("POST", "/v1/api/rooms/standup/meeting",
-                                     body: #"{"sessionId":"s","text":""# + String(repeating: "x", count: 300) + #""}"#)
+        let large = try harness.http(
+            "POST", "/v1/api/rooms/standup/meeting",
+            body: #"{"sessionId":"s","text":""# + String(repeating: "x", count: 300) + #""}"#)
         #expect(large.status == 413)
     }
 
@@ -111,8 +116,9 @@ struct OperationsEndpointTests {
             Issue.record("no room in \(rooms)")
             return
         }
-        let response = try harness.http("POST", "/v1/api/rooms/standup/meeting",
-                                        body: #"{"sessionId":"call-1","text":"starting now"}"#)
+        let response = try harness.http(
+            "POST", "/v1/api/rooms/standup/meeting",
+            body: #"{"sessionId":"call-1","text":"starting now"}"#)
         #expect(response.status == 200)
         #expect(try harness.json(response)["seq"] == .int(sequence + 1))
         let event = try alice.next(type: "event")
@@ -121,7 +127,8 @@ struct OperationsEndpointTests {
         #expect(event["actor"] == .string("api:ops"))
         let state = try harness.json(try harness.http("GET", "/v1/api/rooms/standup"))
         #expect(state["seq"] == .int(sequence + 1))
-        guard case .object(let roomState)? = state["state"], case .object(let meeting)? = roomState["activeMeeting"] else {
+        guard case .object(let roomState)? = state["state"], case .object(let meeting)? = roomState["activeMeeting"]
+        else {
             Issue.record("no active meeting in \(state)")
             return
         }
@@ -136,19 +143,23 @@ struct OperationsEndpointTests {
         let alice = try harness.participant("alice", room: "standup")
         let bob = try harness.participant("bob", room: "standup")
         _ = try alice.next(type: "event")
-        let muted = try harness.http("POST", "/v1/api/rooms/standup/actions",
-                                     body: #"{"action":"mute","target":"bob","reason":"noise"}"#)
+        let muted = try harness.http(
+            "POST", "/v1/api/rooms/standup/actions",
+            body: #"{"action":"mute","target":"bob","reason":"noise"}"#)
         #expect(muted.status == 200)
         #expect(try harness.json(muted)["changed"] == .bool(true))
         let event = try alice.next(type: "event")
         #expect(event["event"] == .string("moderation.muted"))
         #expect(event["actor"] == .string("api:ops"))
-        let recording = try harness.http("POST", "/v1/api/rooms/standup/events", body: #"{"type":"media","recording":true}"#)
+        let recording = try harness.http(
+            "POST", "/v1/api/rooms/standup/events", body: #"{"type":"media","recording":true}"#)
         #expect(recording.status == 200)
         #expect(try alice.next(type: "event")["actor"] == .string("api:ops"))
-        let absent = try harness.http("POST", "/v1/api/rooms/standup/actions", body: #"{"action":"mute","target":"zed"}"#)
+        let absent = try harness.http(
+            "POST", "/v1/api/rooms/standup/actions", body: #"{"action":"mute","target":"zed"}"#)
         #expect(absent.status == 404)
-        let removed = try harness.http("POST", "/v1/api/rooms/standup/actions", body: #"{"action":"remove","target":"bob"}"#)
+        let removed = try harness.http(
+            "POST", "/v1/api/rooms/standup/actions", body: #"{"action":"remove","target":"bob"}"#)
         #expect(removed.status == 200)
         #expect(try bob.closeCode() == 4003)
     }
@@ -167,15 +178,19 @@ struct OperationsEndpointTests {
 
     @Test("ctl builds the API request for each command and refuses wrong arguments")
     func ctlRequests() {
-        guard case .success(let meeting) = CtlCommand.request(
-            ["meeting", "a b"], options: ["--session-id": "s1", "--text": "hi"], flags: ["--inactive"]
-        ) else {
+        guard
+            case .success(let meeting) = CtlCommand.request(
+                ["meeting", "a b"], options: ["--session-id": "s1", "--text": "hi"], flags: ["--inactive"]
+            )
+        else {
             Issue.record("meeting refused")
             return
         }
         #expect(meeting.method == "POST" && meeting.path == "/v1/api/rooms/a%20b/meeting")
         #expect(meeting.body.map(JSONWriter.string) == #"{"sessionId":"s1","active":false,"text":"hi"}"#)
-        guard case .success(let action) = CtlCommand.request(["action", "r", "mute"], options: ["--target": "bob"], flags: [])
+        guard
+            case .success(let action) = CtlCommand.request(
+                ["action", "r", "mute"], options: ["--target": "bob"], flags: [])
         else {
             Issue.record("action refused")
             return
@@ -194,9 +209,11 @@ struct OperationsEndpointTests {
 
     @Test("log lines are logfmt and quote what needs quoting")
     func logLines() {
-        #expect(Log.line("info", "listening", [("addresses", "ws://127.0.0.1:8080")])
-            == "level=info msg=listening addresses=ws://127.0.0.1:8080\n")
-        #expect(Log.line("warn", "api authentication failed", [("path", "a b"), ("x", "q\"")])
-            == "level=warn msg=\"api authentication failed\" path=\"a b\" x=\"q\\\"\"\n")
+        #expect(
+            Log.line("info", "listening", [("addresses", "ws://127.0.0.1:8080")])
+                == "level=info msg=listening addresses=ws://127.0.0.1:8080\n")
+        #expect(
+            Log.line("warn", "api authentication failed", [("path", "a b"), ("x", "q\"")])
+                == "level=warn msg=\"api authentication failed\" path=\"a b\" x=\"q\\\"\"\n")
     }
 }

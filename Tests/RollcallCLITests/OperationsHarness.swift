@@ -1,10 +1,11 @@
 import EventIO
 import Foundation
-import Rooms
 import GatewayWebSocket
 import JSONCoding
+import Rooms
 import TokenAuth
 import WebSocketServer
+
 @testable import RollcallCLI
 
 /// A gateway with its operator routes on a loopback port, for one test.
@@ -32,8 +33,9 @@ final class OperationsHarness {
         configuration.eventLoopCount = 1
         configuration.shutdownGracePeriodMilliseconds = 300
         configure(&configuration)
-        self.server = Server(configuration: configuration, routes: [self.runtime.route],
-                             httpRoutes: self.operations.routes)
+        self.server = Server(
+            configuration: configuration, routes: [self.runtime.route],
+            httpRoutes: self.operations.routes)
         self.operations.attach(self.server)
         self.runtime.start()
         try self.server.start()
@@ -59,8 +61,9 @@ final class OperationsHarness {
         body: String? = nil
     ) throws -> HTTPClient.Response {
         let client = try HTTPClient(url: "http://\(self.address)")
-        return try client.send(method, path, headers: key.map { [("Authorization", "Bearer \($0)")] } ?? [],
-                               body: body.map { Array($0.utf8) })
+        return try client.send(
+            method, path, headers: key.map { [("Authorization", "Bearer \($0)")] } ?? [],
+            body: body.map { Array($0.utf8) })
     }
 
     /// The JSON body of a response.
@@ -85,16 +88,19 @@ final class OperationsHarness {
     /// A token for `uid` with `role` in `room`.
     func token(_ uid: String, room: String, role: TokenRole = .participant) throws -> String {
         let now = Int64(Date().timeIntervalSince1970)
-        let claims = TokenClaims(subject: uid, expiresAt: now + 600, name: uid.capitalized, rooms: [room: role],
-                                 issuedAt: now)
+        let claims = TokenClaims(
+            subject: uid, expiresAt: now + 600, name: uid.capitalized, rooms: [room: role],
+            issuedAt: now)
         return try TokenSigner(key: try TokenKey(keyID: "t", secret: Self.tokenSecret)).sign(claims)
     }
 
     /// A WebSocket client authenticated as `uid` that joined `room` (its snapshot read).
     func participant(_ uid: String, room: String, role: TokenRole = .participant) throws -> TestWebSocket {
-        let socket = try TestWebSocket(address: self.address, path: "/v1/ws?token=\(try self.token(uid, room: room, role: role))")
+        let socket = try TestWebSocket(
+            address: self.address, path: "/v1/ws?token=\(try self.token(uid, room: room, role: role))")
         _ = try socket.next(type: "welcome")
-        try socket.send(.object(JSONObject(uniqueKeysWithValues: [("type", .string("join")), ("room", .string(room))])))
+        try socket.send(
+            .object(JSONObject(uniqueKeysWithValues: [("type", .string("join")), ("room", .string(room))])))
         _ = try socket.next(type: "snapshot")
         return socket
     }

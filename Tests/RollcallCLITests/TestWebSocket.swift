@@ -34,7 +34,8 @@ final class TestWebSocket {
             Glibc.close(fd)
             throw Failure(description: "connect: errno \(errno)")
         }
-        let request = "GET \(path) HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        let request =
+            "GET \(path) HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         try self.write(Array(request.utf8))
         let deadline = Date().addingTimeInterval(timeout)

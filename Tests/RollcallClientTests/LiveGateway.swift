@@ -1,9 +1,9 @@
 import EventIO
 import Foundation
-import Rooms
 import GatewayWebSocket
 import Glibc
 import RollcallClient
+import Rooms
 import TokenAuth
 import WebSocketServer
 
@@ -42,7 +42,8 @@ final class LiveGateway: @unchecked Sendable {
         configuration.compression.isEnabled = compression
         if tls {
             let base = NSTemporaryDirectory().hasSuffix("/") ? NSTemporaryDirectory() : NSTemporaryDirectory() + "/"
-            var template = Array((base + "rollcall-client-" + String(repeating: "X", count: 6)).utf8CString)  // mkdtemp template
+            // A mkdtemp template.
+            var template = Array((base + "rollcall-client-" + String(repeating: "X", count: 6)).utf8CString)
             guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
                 throw LiveGatewayError(description: "cannot create a temporary directory")
             }

@@ -15,10 +15,12 @@ final class RollcallClientLiveTests: XCTestCase {
         compression: Bool = true,
         authentication: RollcallAuthentication = .queryParameter
     ) async throws -> (Rollcall, RoomSubscription, Rollcall, RoomSubscription) {
-        let alice = try gateway.client("alice", rooms: [self.room: .moderator], secure: secure,
-                                       compression: compression, authentication: authentication)
-        let bob = try gateway.client("bob", groups: [self.room], secure: secure, compression: compression,
-                                     authentication: authentication)
+        let alice = try gateway.client(
+            "alice", rooms: [self.room: .moderator], secure: secure,
+            compression: compression, authentication: authentication)
+        let bob = try gateway.client(
+            "bob", groups: [self.room], secure: secure, compression: compression,
+            authentication: authentication)
         try await alice.connect()
         try await bob.connect()
         let aliceRoom = try await alice.subscribe(room: self.room, callType: "video")
@@ -59,7 +61,8 @@ final class RollcallClientLiveTests: XCTestCase {
         try await alice.ping()
         await alice.close()
         await bob.close()
-        XCTAssertEqual(alice.status, .closed(RollcallCloseInfo(code: 1000, reason: "", wasClean: true, initiatedLocally: true)))
+        XCTAssertEqual(
+            alice.status, .closed(RollcallCloseInfo(code: 1000, reason: "", wasClean: true, initiatedLocally: true)))
     }
 
     func testTwoClientsConvergeWithoutCompressionAuthenticatingByMessage() async throws {
@@ -153,7 +156,14 @@ final class RollcallClientLiveTests: XCTestCase {
             "changes: \(seen)"
         )
         XCTAssertEqual(aliceRoom.participant("bob")?.presenting, true)
-        XCTAssertTrue(seen.contains { if case .eventReceived(let event) = $0 { return event.name == "participant.screen_share_started" } else { return false } })
+        XCTAssertTrue(
+            seen.contains {
+                if case .eventReceived(let event) = $0 {
+                    return event.name == "participant.screen_share_started"
+                } else {
+                    return false
+                }
+            })
         await alice.close()
         await bob.close()
     }

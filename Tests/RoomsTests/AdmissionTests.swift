@@ -1,5 +1,5 @@
-import RoomsTesting
 import JSONCoding
+import RoomsTesting
 import Testing
 import TokenAuth
 
@@ -9,8 +9,12 @@ import TokenAuth
     @Test func aJoinAnswersAnAckThenTheSnapshot() throws {
         let harness = try GatewayHarness()
         let alice = try harness.connect("u-alice", name: "Alice", rooms: ["standup": .moderator])
-        let answer = harness.request(alice, ["type": "join", "id": 2, "room": "standup", "device": "laptop-1",
-                                             "callType": "audio"])
+        let answer = harness.request(
+            alice,
+            [
+                "type": "join", "id": 2, "room": "standup", "device": "laptop-1",
+                "callType": "audio",
+            ])
         #expect(answer.map { $0["type"] } == ["ack", "snapshot"])
         #expect(answer[0] == ["type": "ack", "id": 2, "room": "standup", "seq": 1, "changed": true])
         let snapshot = answer[1]

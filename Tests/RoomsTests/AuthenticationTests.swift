@@ -1,5 +1,5 @@
-import RoomsTesting
 import JSONCoding
+import RoomsTesting
 import Testing
 import TokenAuth
 
@@ -9,7 +9,8 @@ import TokenAuth
     @Test func aTokenThatNeverExpiresKeepsItsSessionAndTheTickCopes() throws {
         let harness = try GatewayHarness()
         let farFuture = Int64.max - harness.nowSeconds - 1
-        let session = harness.open(token: try harness.token("u-alice", rooms: ["r": .participant], expiresIn: farFuture))
+        let session = harness.open(
+            token: try harness.token("u-alice", rooms: ["r": .participant], expiresIn: farFuture))
         #expect(harness.drain(session).first?["type"] == "welcome")
         harness.advance(milliseconds: 86_400_000)
         harness.gateway.tick()
@@ -112,8 +113,9 @@ import TokenAuth
         case .notYetValid:
             return try harness.token("u-eve", rooms: ["r": .participant], notBeforeIn: 600, audience: ["rollcall"])
         case .wrongSignature:
-            return try harness.token("u-eve", rooms: ["r": .participant], audience: ["rollcall"],
-                                     secret: GatewayHarness.otherSecret)
+            return try harness.token(
+                "u-eve", rooms: ["r": .participant], audience: ["rollcall"],
+                secret: GatewayHarness.otherSecret)
         case .wrongAudience:
             return try harness.token("u-eve", rooms: ["r": .participant], audience: ["another-service"])
         case .algorithmNone:

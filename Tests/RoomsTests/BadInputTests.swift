@@ -1,5 +1,5 @@
-import RoomsTesting
 import JSONCoding
+import RoomsTesting
 import Testing
 import TokenAuth
 
@@ -94,8 +94,9 @@ import TokenAuth
         #expect(state.errorCodes == ["ERR_BAD_REQUEST"])
         #expect(harness.participant("u-bob", in: "r")?.role == .participant)
         #expect(harness.participant("u-bob", in: "r")?.audioMuted == false)
-        #expect(harness.request(bob, ["type": "action", "room": "r", "action": "mute_all"]).errorCodes
-            == ["ERR_FORBIDDEN"])
+        #expect(
+            harness.request(bob, ["type": "action", "room": "r", "action": "mute_all"]).errorCodes
+                == ["ERR_FORBIDDEN"])
     }
 
     @Test func aBinaryMessageIsABadRequestAndChangesNothing() throws {

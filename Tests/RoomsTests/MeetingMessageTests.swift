@@ -1,5 +1,5 @@
-import RoomsTesting
 import JSONCoding
+import RoomsTesting
 import Testing
 import TokenAuth
 
@@ -14,8 +14,12 @@ import TokenAuth
         let stranger = try harness.connect("u-eve", groups: ["other"])
         try harness.join(inRoom, "team")
         let before = harness.sequence("team")
-        let answer = harness.request(alice, ["type": "meeting", "id": 7, "group": "team", "sessionId": "call-8812",
-                                             "callType": "video", "text": "Daily standup"])
+        let answer = harness.request(
+            alice,
+            [
+                "type": "meeting", "id": 7, "group": "team", "sessionId": "call-8812",
+                "callType": "video", "text": "Daily standup",
+            ])
         #expect(answer.first(type: "ack")?["seq"] == .int(before + 1))
         #expect(answer.first(type: "ack")?["id"] == 7)
         let delivered = harness.drain(lobby)
@@ -24,8 +28,11 @@ import TokenAuth
         #expect(event["room"] == "team")
         #expect(event["seq"] == .int(before + 1))
         #expect(event["actor"] == "u-alice")
-        #expect(event["data"] == ["sessionId": "call-8812", "callType": "video", "sender": "u-alice", "active": true,
-                                  "text": "Daily standup"])
+        #expect(
+            event["data"] == [
+                "sessionId": "call-8812", "callType": "video", "sender": "u-alice", "active": true,
+                "text": "Daily standup",
+            ])
         #expect(harness.drain(inRoom).events == [event])
         #expect(answer.events == [event])
         #expect(harness.drain(stranger).isEmpty)
@@ -43,8 +50,11 @@ import TokenAuth
         #expect(answer.first?["type"] == "result")
         #expect(answer.first?["id"] == 10)
         #expect(answer.first?["group"] == "team")
-        #expect(answer.first?["meeting"] == ["sessionId": "call-1", "callType": "audio", "sender": "u-alice",
-                                             "active": true, "text": nil])
+        #expect(
+            answer.first?["meeting"] == [
+                "sessionId": "call-1", "callType": "audio", "sender": "u-alice",
+                "active": true, "text": nil,
+            ])
         let rooms = harness.request(carol, ["type": "query", "query": "rooms"])
         #expect(rooms.first?["rooms"]?[0]?["activeMeeting"]?["sessionId"] == "call-1")
         harness.send(alice, ["type": "meeting", "group": "team", "sessionId": "call-1", "active": false])
@@ -60,8 +70,12 @@ import TokenAuth
         try harness.join(bob, "team")
         harness.send(alice, ["type": "meeting", "group": "team", "sessionId": "call-2", "text": "Retro"])
         let live = harness.drain(bob).events
-        let history = harness.request(alice, ["type": "query", "id": 15, "query": "history", "room": "team",
-                                              "after": 0, "limit": 100])
+        let history = harness.request(
+            alice,
+            [
+                "type": "query", "id": 15, "query": "history", "room": "team",
+                "after": 0, "limit": 100,
+            ])
         #expect(history.first?["firstRetained"] == 1)
         let events = history.first?["events"]?.arrayValue ?? []
         #expect(events.map { $0["event"] } == ["participant.joined", "meeting.message"])

@@ -1,6 +1,6 @@
+import JSONCoding
 import Rooms
 import RoomsTesting
-import JSONCoding
 import Testing
 
 @Suite struct ModerationOrderingTests {

@@ -1,5 +1,5 @@
-import RoomsTesting
 import JSONCoding
+import RoomsTesting
 import Testing
 import TokenAuth
 
@@ -89,10 +89,17 @@ struct TwoInARoom {
 
     @Test func severalChangesInOneStateMessageAreSeveralEventsInOrder() throws {
         let room = try TwoInARoom()
-        let (seen, answer) = room.change(room.bob, ["type": "state", "id": 5, "room": "r", "audioMuted": true,
-                                                    "handRaised": true, "mid": "mid-7", "cameraFacing": "back"])
-        #expect(seen.eventNames == ["participant.audio_muted", "participant.hand_raised",
-                                    "participant.media_id_changed", "media.camera_facing_changed"])
+        let (seen, answer) = room.change(
+            room.bob,
+            [
+                "type": "state", "id": 5, "room": "r", "audioMuted": true,
+                "handRaised": true, "mid": "mid-7", "cameraFacing": "back",
+            ])
+        #expect(
+            seen.eventNames == [
+                "participant.audio_muted", "participant.hand_raised",
+                "participant.media_id_changed", "media.camera_facing_changed",
+            ])
         #expect(seen.events(named: "participant.media_id_changed").first?["data"]?["mid"] == "mid-7")
         #expect(seen.events(named: "media.camera_facing_changed").first?["data"]?["cameraFacing"] == "back")
         #expect(answer.first?["seq"] == seen.last?["seq"])
@@ -107,7 +114,8 @@ struct TwoInARoom {
         #expect(pin.seen.eventNames == ["participant.pinned"])
         #expect(pin.seen.first?["actor"] == "u-alice")
         #expect(pin.seen.first?["data"]?["participant"]?["pinned"] == true)
-        let unpin = room.change(room.alice, ["type": "action", "room": "r", "action": "unspotlight", "target": "u-bob"])
+        let unpin = room.change(
+            room.alice, ["type": "action", "room": "r", "action": "unspotlight", "target": "u-bob"])
         #expect(unpin.seen.eventNames == ["participant.unpinned"])
         #expect(room.harness.participant("u-bob", in: "r")?.pinned == false)
     }

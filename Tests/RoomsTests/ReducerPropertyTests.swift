@@ -1,5 +1,5 @@
-import RoomsTesting
 import JSONCoding
+import RoomsTesting
 import Testing
 import TokenAuth
 
@@ -59,8 +59,9 @@ struct RandomCall {
             self.sessions[user.uid] = nil
         }
         guard let session = self.sessions[user.uid] else {
-            self.sessions[user.uid] = try self.harness.connect(user.uid, rooms: ["r": user.role], groups: ["r"],
-                                                               caps: user.caps)
+            self.sessions[user.uid] = try self.harness.connect(
+                user.uid, rooms: ["r": user.role], groups: ["r"],
+                caps: user.caps)
             return
         }
         let message: JSONValue
@@ -80,13 +81,16 @@ struct RandomCall {
             let field = self.pick(["audioMuted", "videoPaused", "presenting", "handRaised"])
             message = ["type": "state", "room": "r", field: self.flag()]
         case 6:
-            message = ["type": "state", "room": "r", "mid": .string(self.pick(["m1", "m2"])),
-                       "cameraFacing": .string(self.pick(["front", "back"]))]
+            message = [
+                "type": "state", "room": "r", "mid": .string(self.pick(["m1", "m2"])),
+                "cameraFacing": .string(self.pick(["front", "back"])),
+            ]
         case 7:
             let uid = self.pick(uids)
             message = ["type": "speaker", "room": "r", "uid": uid == "u-ghost" ? nil : .string(uid)]
         case 8:
-            message = self.generator.next() % 2 == 0
+            message =
+                self.generator.next() % 2 == 0
                 ? ["type": "media", "room": "r", "recording": self.flag()]
                 : ["type": "media", "room": "r", "audioMode": .string(self.pick(["speaker", "earpiece"]))]
         case 9:

@@ -1,11 +1,13 @@
+import JSONCoding
 import Rooms
 import RoomsTesting
-import JSONCoding
 import Testing
 
 @Suite struct RoomExpiryTests {
     @Test func aRoomNobodyIsInIsForgottenOnceItsHistoryAgesOut() throws {
-        let harness = try GatewayHarness { $0.history = HistoryRetention(maximumEntries: 100, maximumAgeMilliseconds: 60_000) }
+        let harness = try GatewayHarness {
+            $0.history = HistoryRetention(maximumEntries: 100, maximumAgeMilliseconds: 60_000)
+        }
         let alice = try harness.connect("u-alice", rooms: ["r": .participant, "busy": .participant])
         try harness.join(alice, "r")
         try harness.join(alice, "busy")
@@ -56,7 +58,9 @@ import Testing
     }
 
     @Test func aRoomWithABanIsKept() throws {
-        let harness = try GatewayHarness { $0.history = HistoryRetention(maximumEntries: 100, maximumAgeMilliseconds: 1_000) }
+        let harness = try GatewayHarness {
+            $0.history = HistoryRetention(maximumEntries: 100, maximumAgeMilliseconds: 1_000)
+        }
         let alice = try harness.connect("u-alice", rooms: ["r": .moderator])
         try harness.join(alice, "r")
         harness.send(alice, ["type": "action", "room": "r", "action": "ban", "target": "u-mallory"])

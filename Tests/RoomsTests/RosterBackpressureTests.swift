@@ -1,6 +1,6 @@
-import RoomsTesting
 import JSONCoding
 import RollcallClient
+import RoomsTesting
 import Testing
 import TokenAuth
 
@@ -97,10 +97,12 @@ import TokenAuth
         try live.sync()
         let missed = Array(live.received.dropFirst(seenBefore))
         let back = try harness.connect("o-away", rooms: ["r": .viewer])
-        harness.send(back, [
-            "type": "join", "id": "j", "room": "r", "as": "observer",
-            "resume": .int(Int64(away.store.sequence)), "resumeEvents": .int(lastEvent),
-        ])
+        harness.send(
+            back,
+            [
+                "type": "join", "id": "j", "room": "r", "as": "observer",
+                "resume": .int(Int64(away.store.sequence)), "resumeEvents": .int(lastEvent),
+            ])
         let answer = harness.drainWithPatches(back)
         #expect(answer.first?["type"] == "ack")
         #expect(answer.last == ["type": "resumed", "room": "r", "seq": .int(harness.sequence("r")), "recovered": true])
@@ -127,9 +129,11 @@ import TokenAuth
             harness.advance(milliseconds: 50)
         }
         let back = try harness.connect("o-away", rooms: ["r": .viewer])
-        harness.send(back, [
-            "type": "join", "id": "j", "room": "r", "as": "observer", "resume": .int(Int64(away.store.sequence)),
-        ])
+        harness.send(
+            back,
+            [
+                "type": "join", "id": "j", "room": "r", "as": "observer", "resume": .int(Int64(away.store.sequence)),
+            ])
         let answer = harness.drainWithPatches(back)
         // Never a partial recovery: no replayed message at all, one snapshot marked not recovered.
         #expect(answer.map { $0["type"] } == ["ack", "snapshot"])

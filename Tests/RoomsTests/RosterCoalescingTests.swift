@@ -1,6 +1,6 @@
-import RoomsTesting
 import JSONCoding
 import RollcallClient
+import RoomsTesting
 import Testing
 import TokenAuth
 
@@ -84,10 +84,14 @@ import TokenAuth
         let steps: [(SessionID, JSONValue, (JSONObject) -> Bool)] = [
             (bob, ["type": "leave", "room": "r"], { $0["u-bob"] == nil }),
             (host, ["type": "action", "room": "r", "action": "remove", "target": "u-carol"], { $0["u-carol"] == nil }),
-            (host, ["type": "action", "room": "r", "action": "mute", "target": "u-dan"],
-             { $0["u-dan"]?["mutedByModerator"] == true }),
-            (host, ["type": "action", "room": "r", "action": "promote", "target": "u-dan"],
-             { $0["u-dan"]?["operator"] == true }),
+            (
+                host, ["type": "action", "room": "r", "action": "mute", "target": "u-dan"],
+                { $0["u-dan"]?["mutedByModerator"] == true }
+            ),
+            (
+                host, ["type": "action", "room": "r", "action": "promote", "target": "u-dan"],
+                { $0["u-dan"]?["operator"] == true }
+            ),
         ]
         for (session, message, done) in steps {
             harness.send(session, message)

@@ -1,6 +1,6 @@
-import RoomsTesting
 import JSONCoding
 import RollcallClient
+import RoomsTesting
 import Testing
 import TokenAuth
 
@@ -26,10 +26,12 @@ final class RosterMirror {
         self.harness = harness
         self.room = room
         self.session = try harness.connect(uid, rooms: [room: .viewer])
-        harness.send(self.session, [
-            "type": "join", "id": "w", "room": .string(room), "as": "observer", "view": view,
-            "events": .string(events),
-        ])
+        harness.send(
+            self.session,
+            [
+                "type": "join", "id": "w", "room": .string(room), "as": "observer", "view": view,
+                "events": .string(events),
+            ])
         let answer = harness.drainWithPatches(self.session)
         guard answer.first?["type"] == "ack", let snapshot = answer.first(type: "snapshot") else {
             throw HarnessError.unexpected("observer join: \(answer)")
@@ -72,13 +74,17 @@ final class RosterMirror {
 extension GatewayHarness {
     /// Joins a participant with a small view and no events (so crowds stay cheap to simulate).
     @discardableResult
-    func joinQuietly(_ uid: String, name: String? = nil, role: TokenRole = .participant, room: String = "r",
-                     device: String = "web") throws -> SessionID {
+    func joinQuietly(
+        _ uid: String, name: String? = nil, role: TokenRole = .participant, room: String = "r",
+        device: String = "web"
+    ) throws -> SessionID {
         let session = try self.connect(uid, name: name, rooms: [room: role])
-        self.send(session, [
-            "type": "join", "room": .string(room), "device": .string(device), "events": "none",
-            "view": ["filter": "speakers"],
-        ])
+        self.send(
+            session,
+            [
+                "type": "join", "room": .string(room), "device": .string(device), "events": "none",
+                "view": ["filter": "speakers"],
+            ])
         guard self.transport.drain(session).first?["type"] == "ack" else {
             throw HarnessError.unexpected("\(uid) could not join")
         }

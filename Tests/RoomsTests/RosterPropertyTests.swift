@@ -1,6 +1,6 @@
-import RoomsTesting
 import JSONCoding
 import RollcallClient
+import RoomsTesting
 import Testing
 import TokenAuth
 
@@ -45,8 +45,10 @@ final class RandomRosterCall {
         (["filter": "presenters"], RosterViewSpec(filter: .presenters)),
         (["filter": "speakers"], RosterViewSpec(filter: .speakers)),
         (["filter": "search", "query": "An"], RosterViewSpec(filter: .search, query: "An")),
-        (["filter": "search", "query": "bo", "match": "substring"],
-         RosterViewSpec(filter: .search, query: "bo", match: .substring)),
+        (
+            ["filter": "search", "query": "bo", "match": "substring"],
+            RosterViewSpec(filter: .search, query: "bo", match: .substring)
+        ),
         (["filter": "all", "limit": 2], RosterViewSpec(limit: 2)),
         (["filter": "muted", "limit": 1], RosterViewSpec(filter: .muted, limit: 1)),
     ]
@@ -128,7 +130,8 @@ final class RandomRosterCall {
             self.changeState()
         case 8, 9:
             let uid = self.pick(Self.users.map(\.uid) + ["nobody"])
-            self.send(from: self.pickDevice(), ["type": "speaker", "room": "r", "uid": uid == "nobody" ? nil : .string(uid)])
+            self.send(
+                from: self.pickDevice(), ["type": "speaker", "room": "r", "uid": uid == "nobody" ? nil : .string(uid)])
         case 10, 11, 12:
             self.moderate()
         case 13:
@@ -162,10 +165,12 @@ final class RandomRosterCall {
             return
         }
         let session = try self.harness.connect(user.uid, name: user.name, rooms: ["r": user.role])
-        self.harness.send(session, [
-            "type": "join", "room": "r", "device": .string(device),
-            "callType": .string(self.pick(["audio", "video"])),
-        ])
+        self.harness.send(
+            session,
+            [
+                "type": "join", "room": "r", "device": .string(device),
+                "callType": .string(self.pick(["audio", "video"])),
+            ])
         let answer = self.harness.transport.messages[session] ?? []
         if answer.first?["type"] == "ack" {
             self.devices[key] = session
@@ -192,8 +197,10 @@ final class RandomRosterCall {
 
     private func moderate() {
         let host = self.devices.filter { $0.key.hasPrefix("u-host/") }.sorted { $0.key < $1.key }.first?.value
-        let actions = ["mute", "mute", "mute_all", "spotlight", "unspotlight", "promote", "demote", "lower_hand",
-                       "ban", "unban", "unban", "remove"]
+        let actions = [
+            "mute", "mute", "mute_all", "spotlight", "unspotlight", "promote", "demote", "lower_hand",
+            "ban", "unban", "unban", "remove",
+        ]
         let action = self.pick(actions)
         var fields: [(String, JSONValue)] = [("type", "action"), ("room", "r"), ("action", .string(action))]
         if action != "mute_all" {
@@ -300,7 +307,8 @@ final class RandomRosterCall {
             case "patch":
                 guard var store = self.observers[index].store else { throw self.fail("a patch before a snapshot") }
                 if recovered, (message["seq"]?.intValue ?? 0) <= Int64(store.sequence) {
-                    throw self.fail("\(self.observers[index].uid) at \(store.sequence) got an old patch again: \(message)")
+                    throw self.fail(
+                        "\(self.observers[index].uid) at \(store.sequence) got an old patch again: \(message)")
                 }
                 if !recovered, message["from"]?.intValue != Int64(store.sequence) {
                     throw self.fail("\(self.observers[index].uid) at \(store.sequence) got a live patch \(message)")
@@ -335,7 +343,8 @@ final class RandomRosterCall {
             guard let store = observer.store else { throw self.fail("\(observer.uid) has no roster") }
             let expected = gateway.renderedView(room: "r", spec: observer.spec)
             guard JSONValue.object(store.roster) == expected else {
-                throw self.fail("""
+                throw self.fail(
+                    """
                     \(observer.uid) (\(observer.spec)) mirrors
                     \(JSONValue.object(store.roster))
                     but the server renders
@@ -351,12 +360,16 @@ final class RandomRosterCall {
         for observer in self.observers {
             guard observer.session != nil, let store = observer.store else { continue }
             let session = try self.harness.connect("o-fresh", rooms: ["r": .viewer])
-            self.harness.send(session, [
-                "type": "join", "room": "r", "as": "observer", "view": observer.view, "events": "none",
-            ])
+            self.harness.send(
+                session,
+                [
+                    "type": "join", "room": "r", "as": "observer", "view": observer.view, "events": "none",
+                ])
             let snapshot = self.harness.drainWithPatches(session).first(type: "snapshot")
             guard snapshot?["roster"] == .object(store.roster), snapshot?["checksum"]?.stringValue == store.checksum
-            else { throw self.fail("\(observer.uid) differs from a fresh snapshot: \(snapshot.map { "\($0)" } ?? "none")") }
+            else {
+                throw self.fail("\(observer.uid) differs from a fresh snapshot: \(snapshot.map { "\($0)" } ?? "none")")
+            }
             self.harness.close(session, cleanly: true)
         }
     }

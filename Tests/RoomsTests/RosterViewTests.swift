@@ -1,6 +1,6 @@
-import RoomsTesting
 import JSONCoding
 import RollcallClient
+import RoomsTesting
 import Testing
 import TokenAuth
 
@@ -15,10 +15,11 @@ struct ViewsRoom {
     init(window: Int64 = 0) throws {
         let harness = try GatewayHarness { $0.patchWindowMilliseconds = window }
         self.harness = harness
-        for (uid, name, role) in [("u-host", "Host", TokenRole.moderator), ("u-ann", "Ann Lee", .participant),
-                                  ("u-jo", "Joanna", .participant), ("u-bob", "Bob", .participant),
-                                  ("u-bon", "Bonnie Boyd", .participant)]
-        {
+        for (uid, name, role) in [
+            ("u-host", "Host", TokenRole.moderator), ("u-ann", "Ann Lee", .participant),
+            ("u-jo", "Joanna", .participant), ("u-bob", "Bob", .participant),
+            ("u-bon", "Bonnie Boyd", .participant),
+        ] {
             self.sessions[uid] = try harness.joinQuietly(uid, name: name, role: role)
         }
         let host = self.sessions["u-host"]!
@@ -100,12 +101,17 @@ struct ViewsRoom {
 
     @Test func subscribersOfOneViewShareOneEncodedPatch() throws {
         let room = try ViewsRoom(window: 50)
-        let muted = try (0..<3).map { try RosterMirror(room.harness, uid: "o-\($0)", view: ["filter": "muted"],
-                                                       events: "none") }
+        let muted = try (0..<3).map {
+            try RosterMirror(
+                room.harness, uid: "o-\($0)", view: ["filter": "muted"],
+                events: "none")
+        }
         let whole = try RosterMirror(room.harness, uid: "o-all", events: "none")
         room.send("u-jo", ["type": "state", "room": "r", "audioMuted": true])
         let transport = room.harness.transport
-        let (calls, deliveries, statistics) = (transport.sendCalls, transport.deliveries, room.harness.gateway.statistics)
+        let (calls, deliveries, statistics) = (
+            transport.sendCalls, transport.deliveries, room.harness.gateway.statistics
+        )
         room.harness.advance(milliseconds: 50)
         // One send per view: the muted view's patch to its three subscribers, the whole roster's to one.
         #expect(transport.sendCalls - calls == 2)

@@ -1,5 +1,5 @@
-import RoomsTesting
 import JSONCoding
+import RoomsTesting
 import Testing
 import TokenAuth
 
@@ -52,8 +52,11 @@ import TokenAuth
         let bob = try harness.connect("u-bob", rooms: ["r": .participant])
         let answer = try harness.join(bob, "r", device: "phone", resume: lastSeen)
         let live = harness.drain(room.alice).events
-        #expect(live.eventNames == ["session.connection_lost", "participant.audio_muted", "participant.pinned",
-                                    "participant.audio_unmuted", "session.connection_restored"])
+        #expect(
+            live.eventNames == [
+                "session.connection_lost", "participant.audio_muted", "participant.pinned",
+                "participant.audio_unmuted", "session.connection_restored",
+            ])
         #expect(answer.first?["type"] == "ack")
         let replayed = Array(answer.dropFirst().dropLast())
         #expect(replayed.allSatisfy { $0["recovered"] == true })

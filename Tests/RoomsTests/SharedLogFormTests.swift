@@ -1,6 +1,6 @@
-import RoomsTesting
 import JSONCoding
 import RollcallClient
+import RoomsTesting
 import Testing
 
 @testable import Rooms
@@ -8,8 +8,9 @@ import Testing
 /// The forms in which a cluster stores log entries and checkpoints, and the exact resumes they allow.
 struct SharedLogFormTests {
     static let everyEvent: [RoomEvent] = [
-        .participantJoined(uid: "u-a", deviceID: "web", name: "Alice", avatar: "https://a.example/a.png",
-                           role: .moderator, callType: "audio"),
+        .participantJoined(
+            uid: "u-a", deviceID: "web", name: "Alice", avatar: "https://a.example/a.png",
+            role: .moderator, callType: "audio"),
         .participantJoined(uid: "u-b", deviceID: "phone", name: "Bob", avatar: nil, role: .viewer, callType: nil),
         .participantLeft(uid: "u-a", deviceID: "web", reason: .connectionClosed),
         .participantLeft(uid: "u-b", deviceID: "phone", reason: .banned),
@@ -29,8 +30,10 @@ struct SharedLogFormTests {
         .operatorChanged(uid: "u-b", isOperator: true),
         .banChanged(uid: "u-c", isBanned: true),
         .mutedByModerator(uid: "u-a"),
-        .meetingMessage(MeetingMessage(sessionID: "s-1", callType: "video", sender: "u-a", text: "hi \"all\"",
-                                       isActive: true)),
+        .meetingMessage(
+            MeetingMessage(
+                sessionID: "s-1", callType: "video", sender: "u-a", text: "hi \"all\"",
+                isActive: true)),
         .meetingMessage(MeetingMessage(sessionID: "s-1", callType: "audio", sender: "u-a", text: nil, isActive: false)),
         .sessionEnded,
     ]
@@ -50,7 +53,9 @@ struct SharedLogFormTests {
             try RoomLogEntry(wireValue: ["seq": 1, "time": 1, "event": ["t": "teleported"]])
         }
         #expect(throws: RoomLogWireError.self) {
-            try RoomLogEntry(wireValue: ["seq": 1, "time": 1, "event": ["t": "flag", "uid": "u", "flag": "x", "value": true]])
+            try RoomLogEntry(wireValue: [
+                "seq": 1, "time": 1, "event": ["t": "flag", "uid": "u", "flag": "x", "value": true],
+            ])
         }
     }
 
@@ -61,7 +66,8 @@ struct SharedLogFormTests {
         let bob = try harness.connect("u-bob", rooms: ["r": .participant])
         try harness.join(alice, "r", device: "web")
         try harness.join(bob, "r", device: "phone")
-        harness.send(bob, ["type": "state", "room": "r", "audioMuted": true, "handRaised": true, "cameraFacing": "back"])
+        harness.send(
+            bob, ["type": "state", "room": "r", "audioMuted": true, "handRaised": true, "cameraFacing": "back"])
         harness.send(alice, ["type": "speaker", "room": "r", "uid": "u-bob"])
         harness.advance(milliseconds: 100)
         harness.send(alice, ["type": "speaker", "room": "r", "uid": "u-alice"])
@@ -111,10 +117,12 @@ struct SharedLogFormTests {
         // Nobody here watches the muted view, so no patch of it was ever sent: a client that held it at `inside`
         // (as another node of a cluster may have sent it) still resumes exactly.
         let viewer = try harness.connect("u-viewer", rooms: ["r": .viewer])
-        harness.send(viewer, [
-            "type": "join", "id": 1, "room": "r", "as": "observer", "view": ["filter": "muted"],
-            "resume": .int(Int64(inside)),
-        ])
+        harness.send(
+            viewer,
+            [
+                "type": "join", "id": 1, "room": "r", "as": "observer", "view": ["filter": "muted"],
+                "resume": .int(Int64(inside)),
+            ])
         let answer = harness.drainWithPatches(viewer)
         #expect(answer.last?["type"] == "resumed")
         #expect(answer.last?["recovered"] == true)
@@ -126,8 +134,9 @@ struct SharedLogFormTests {
         // Applied to the view as it was at that seq, the patch gives today's view, checksum and all.
         let spec = RosterViewSpec(filter: .muted)
         let past = try #require(harness.gateway.replica(of: "r", at: inside))
-        let oldView = RosterView.render(past.state, spec: spec, speaker: past.heldSpeaker,
-                                        capacity: harness.gateway.configuration.roomCapacity)
+        let oldView = RosterView.render(
+            past.state, spec: spec, speaker: past.heldSpeaker,
+            capacity: harness.gateway.configuration.roomCapacity)
         var store = try RosterStore(snapshot: [
             "type": "snapshot", "room": "r", "seq": .int(Int64(inside)), "roster": oldView.json,
             "checksum": .string(Canonical.hex(oldView.checksum)),

@@ -122,7 +122,8 @@ import Testing
 
         let deepHeader = Fixture.forge(header: #"{"alg":"HS256","x":[[[]]]}"#, payload: Fixture.payload(), key: key)
         #expect(Fixture.failure { try Fixture.verifier().verify(deepHeader, now: Fixture.now) } == nil)
-        let tooDeepHeader = Fixture.forge(header: #"{"alg":"HS256","x":[[[1,[]]]]}"#, payload: Fixture.payload(),
+        let tooDeepHeader = Fixture.forge(
+            header: #"{"alg":"HS256","x":[[[1,[]]]]}"#, payload: Fixture.payload(),
             key: key)
         #expect(
             Fixture.error { try Fixture.verifier().verify(tooDeepHeader, now: Fixture.now) }?.description
@@ -163,7 +164,8 @@ import Testing
             let error = Fixture.error { try Fixture.verifier().verify(token, now: Fixture.now) }
             #expect(error?.description == "malformed token: the payload is not JSON", "\(payload)")
         }
-        let invalidUTF8 = Base64URL.encode(Array(#"{"alg":"HS256"}"#.utf8)) + "."
+        let invalidUTF8 =
+            Base64URL.encode(Array(#"{"alg":"HS256"}"#.utf8)) + "."
             + Base64URL.encode(Array(#"{"sub":""#.utf8) + [0xC0, 0x80] + Array(#"","exp":1}"#.utf8))
         let tag = try #require(HMACSHA256.authenticationCode(key: key.secret, message: Array(invalidUTF8.utf8)))
         let token = invalidUTF8 + "." + Base64URL.encode(tag)

@@ -37,7 +37,8 @@ import Testing
                 + #""rooms":{"r1":"admin","r2":"viewer","r3":"bot"},"groups":["g1","g2"],"caps":["mute","pin"],"#
                 + #""jti":"ignored","extra":{"nested":[1,2.5,null,true]}"#
         )
-        let token = Fixture.forge(header: #"{"alg":"HS256","typ":"JWT","kid":"k1"}"#, payload: payload,
+        let token = Fixture.forge(
+            header: #"{"alg":"HS256","typ":"JWT","kid":"k1"}"#, payload: payload,
             key: try Fixture.key(id: "k1"))
         let verifier = try Fixture.verifier(keys: [Fixture.key(id: "k1")], issuer: "auth.example", audience: "rollcall")
         let claims = try verifier.verify(token, now: Fixture.now)
@@ -80,23 +81,28 @@ import Testing
         let new = try Fixture.key(id: "2025", secret: Fixture.otherSecret)
         let verifier = try Fixture.verifier(keys: [old, new])
         let token = Fixture.forge(header: #"{"alg":"HS256","kid":"2025"}"#, payload: Fixture.payload(), key: old)
-        #expect(Fixture.failure { try verifier.verify(token, now: Fixture.now) }
-            == .badSignature)
+        #expect(
+            Fixture.failure { try verifier.verify(token, now: Fixture.now) }
+                == .badSignature)
     }
 
     @Test func anUnknownKidIsRefused() throws {
         let verifier = try Fixture.verifier(keys: [Fixture.key(id: "2024"), Fixture.key(id: "2025")])
-        let token = Fixture.forge(header: #"{"alg":"HS256","kid":"2023"}"#, payload: Fixture.payload(),
+        let token = Fixture.forge(
+            header: #"{"alg":"HS256","kid":"2023"}"#, payload: Fixture.payload(),
             key: try Fixture.key(id: "2023"))
-        #expect(Fixture.failure { try verifier.verify(token, now: Fixture.now) }
-            == .unknownKey)
+        #expect(
+            Fixture.failure { try verifier.verify(token, now: Fixture.now) }
+                == .unknownKey)
     }
 
     @Test func aKidIsRefusedWhenTheOnlyKeyHasNoID() throws {
-        let token = Fixture.forge(header: #"{"alg":"HS256","kid":"k1"}"#, payload: Fixture.payload(),
+        let token = Fixture.forge(
+            header: #"{"alg":"HS256","kid":"k1"}"#, payload: Fixture.payload(),
             key: try Fixture.key())
-        #expect(Fixture.failure { try Fixture.verifier().verify(token, now: Fixture.now) }
-            == .unknownKey)
+        #expect(
+            Fixture.failure { try Fixture.verifier().verify(token, now: Fixture.now) }
+                == .unknownKey)
     }
 
     @Test func aTokenWithoutKidUsesTheKeyWithoutID() throws {
@@ -116,8 +122,9 @@ import Testing
     @Test func aTokenWithoutKidIsRefusedWhenSeveralKeysHaveIDs() throws {
         let verifier = try Fixture.verifier(keys: [Fixture.key(id: "a"), Fixture.key(id: "b")])
         let token = Fixture.forge(payload: Fixture.payload(), key: try Fixture.key(id: "a"))
-        #expect(Fixture.failure { try verifier.verify(token, now: Fixture.now) }
-            == .unknownKey)
+        #expect(
+            Fixture.failure { try verifier.verify(token, now: Fixture.now) }
+                == .unknownKey)
     }
 
     @Test func aNonStringOrEmptyKidIsMalformed() throws {
@@ -137,16 +144,19 @@ import Testing
         let header = Base64URL.encode(Array(#"{"alg":"none","typ":"JWT"}"#.utf8))
         let payload = Base64URL.encode(Array(Fixture.payload().utf8))
         let token = "\(header).\(payload)."
-        #expect(Fixture.failure { try Fixture.verifier().verify(token, now: Fixture.now) }
-            == .unsupportedAlgorithm)
+        #expect(
+            Fixture.failure { try Fixture.verifier().verify(token, now: Fixture.now) }
+                == .unsupportedAlgorithm)
     }
 
     @Test(arguments: ["none", "None", "NONE", "hs256", "Hs256", "HS256 ", "RS256", "ES256", "HS384", "HS512", ""])
     func everyAlgorithmButHS256IsRefusedEvenWithAGoodHMAC(algorithm: String) throws {
-        let token = Fixture.forge(header: #"{"alg":"\#(algorithm)","typ":"JWT"}"#, payload: Fixture.payload(),
+        let token = Fixture.forge(
+            header: #"{"alg":"\#(algorithm)","typ":"JWT"}"#, payload: Fixture.payload(),
             key: try Fixture.key())
-        #expect(Fixture.failure { try Fixture.verifier().verify(token, now: Fixture.now) }
-            == .unsupportedAlgorithm)
+        #expect(
+            Fixture.failure { try Fixture.verifier().verify(token, now: Fixture.now) }
+                == .unsupportedAlgorithm)
     }
 
     @Test(arguments: [
@@ -156,8 +166,9 @@ import Testing
     ])
     func aHeaderWithoutAUsableAlgOrWithAnUnsupportedMemberIsMalformed(header: String) throws {
         let token = Fixture.forge(header: header, payload: Fixture.payload(), key: try Fixture.key())
-        #expect(Fixture.failure { try Fixture.verifier().verify(token, now: Fixture.now) }
-            == .malformed)
+        #expect(
+            Fixture.failure { try Fixture.verifier().verify(token, now: Fixture.now) }
+                == .malformed)
     }
 
     @Test func aVerifierForAnotherAlgorithmCannotBeMade() throws {
@@ -177,8 +188,9 @@ import Testing
         let parts = token.split(separator: ".")
         let forged = Base64URL.encode(Array(Fixture.payload(#""rooms":{"r1":"admin"}"#).utf8))
         let tampered = "\(parts[0]).\(forged).\(parts[2])"
-        #expect(Fixture.failure { try Fixture.verifier().verify(tampered, now: Fixture.now) }
-            == .badSignature)
+        #expect(
+            Fixture.failure { try Fixture.verifier().verify(tampered, now: Fixture.now) }
+                == .badSignature)
     }
 
     @Test func aTamperedSignatureIsRefused() throws {
@@ -187,22 +199,25 @@ import Testing
         var signature = Array(parts[2].utf8)
         signature[0] = signature[0] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         let tampered = "\(parts[0]).\(parts[1]).\(String(decoding: signature, as: UTF8.self))"
-        #expect(Fixture.failure { try Fixture.verifier().verify(tampered, now: Fixture.now) }
-            == .badSignature)
+        #expect(
+            Fixture.failure { try Fixture.verifier().verify(tampered, now: Fixture.now) }
+                == .badSignature)
     }
 
     @Test func aTruncatedSignatureIsRefused() throws {
         let token = Fixture.forge(payload: Fixture.payload(), key: try Fixture.key())
         // 40 of the 43 characters: valid base64url for 30 bytes.
         let truncated = String(token.dropLast(3))
-        #expect(Fixture.failure { try Fixture.verifier().verify(truncated, now: Fixture.now) }
-            == .badSignature)
+        #expect(
+            Fixture.failure { try Fixture.verifier().verify(truncated, now: Fixture.now) }
+                == .badSignature)
     }
 
     @Test func aTokenSignedWithAnotherKeyIsRefused() throws {
         let token = Fixture.forge(payload: Fixture.payload(), key: try Fixture.key(secret: Fixture.otherSecret))
-        #expect(Fixture.failure { try Fixture.verifier().verify(token, now: Fixture.now) }
-            == .badSignature)
+        #expect(
+            Fixture.failure { try Fixture.verifier().verify(token, now: Fixture.now) }
+                == .badSignature)
     }
 
     @Test func aSignedPayloadThatIsNotAnObjectIsMalformed() throws {
@@ -253,18 +268,21 @@ import Testing
         let signingInput = Base64URL.encode(Array(#"{"alg":"HS256"}"#.utf8)) + ".e30="
         let tag = try #require(HMACSHA256.authenticationCode(key: key.secret, message: Array(signingInput.utf8)))
         let token = signingInput + "." + Base64URL.encode(tag)
-        #expect(Fixture.failure { try Fixture.verifier().verify(token, now: Fixture.now) }
-            == .malformed)
+        #expect(
+            Fixture.failure { try Fixture.verifier().verify(token, now: Fixture.now) }
+                == .malformed)
     }
 
     @Test func aTokenLongerThanTheLimitIsRefusedBeforeAnythingElse() throws {
         let padding = String(repeating: "x", count: 9000)
         let token = Fixture.forge(payload: Fixture.payload(#""name":"\#(padding)""#), key: try Fixture.key())
-        #expect(Fixture.failure { try Fixture.verifier().verify(token, now: Fixture.now) }
-            == .tooLarge)
-        #expect(Fixture.failure {
-            try Fixture.verifier().verify(String(repeating: "A", count: 8193), now: Fixture.now)
-        } == .tooLarge)
+        #expect(
+            Fixture.failure { try Fixture.verifier().verify(token, now: Fixture.now) }
+                == .tooLarge)
+        #expect(
+            Fixture.failure {
+                try Fixture.verifier().verify(String(repeating: "A", count: 8193), now: Fixture.now)
+            } == .tooLarge)
         let small = try TokenVerifier(keys: [Fixture.key()], maximumTokenLength: 64)
         let normal = Fixture.forge(payload: Fixture.payload(), key: try Fixture.key())
         #expect(Fixture.failure { try small.verify(normal, now: Fixture.now) } == .tooLarge)
@@ -352,8 +370,9 @@ import Testing
         let missing = Fixture.forge(payload: Fixture.payload(), key: key)
         #expect(try verifier.verify(right, now: Fixture.now).issuer == "auth.example")
         #expect(Fixture.failure { try verifier.verify(wrong, now: Fixture.now) } == .wrongIssuer)
-        #expect(Fixture.failure { try verifier.verify(missing, now: Fixture.now) }
-            == .wrongIssuer)
+        #expect(
+            Fixture.failure { try verifier.verify(missing, now: Fixture.now) }
+                == .wrongIssuer)
         #expect(try Fixture.verifier().verify(wrong, now: Fixture.now).issuer == "evil.example")
     }
 
@@ -405,8 +424,9 @@ import Testing
     ])
     func claimsOfTheWrongShapeAreRefused(case name: String, payload: String) throws {
         let token = Fixture.forge(payload: payload, key: try Fixture.key())
-        #expect(Fixture.failure { try Fixture.verifier().verify(token, now: Fixture.now) }
-            == .invalidClaims)
+        #expect(
+            Fixture.failure { try Fixture.verifier().verify(token, now: Fixture.now) }
+                == .invalidClaims)
     }
 
     @Test func anUnknownRoleIsNamedInTheErrorWithoutEchoingIt() throws {

@@ -105,7 +105,9 @@ struct InboundFeeder {
 
     /// Appends one read and processes the buffer; returns the events this read produced.
     @discardableResult
-    mutating func feed(_ bytes: some Sequence<UInt8>, sourceLocation: SourceLocation = #_sourceLocation)
+    mutating func feed(
+        _ bytes: some Sequence<UInt8>, sourceLocation: SourceLocation = #_sourceLocation
+    )
         -> [RecordedEvent]
     {
         self.pending.append(contentsOf: bytes)
@@ -126,7 +128,9 @@ struct InboundFeeder {
     }
 
     /// Feeds `bytes` in the reads `mode` describes; returns every event.
-    mutating func feed(_ bytes: [UInt8], mode: FeedingMode, sourceLocation: SourceLocation = #_sourceLocation)
+    mutating func feed(
+        _ bytes: [UInt8], mode: FeedingMode, sourceLocation: SourceLocation = #_sourceLocation
+    )
         -> [RecordedEvent]
     {
         var start = 0

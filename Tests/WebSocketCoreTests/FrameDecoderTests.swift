@@ -197,7 +197,9 @@ private let hello = Array("Hello".utf8)
 
     @Test(arguments: [Op.close, Op.ping, Op.pong])
     func decoderAcceptsControlFramesWithAPayloadOf125Bytes(opcode: UInt8) {
-        let payload = opcode == Op.close ? [0x03, 0xE8] + Array(repeating: UInt8(ascii: "x"), count: 123)
+        let payload =
+            opcode == Op.close
+            ? [0x03, 0xE8] + Array(repeating: UInt8(ascii: "x"), count: 123)
             : patternBytes(count: 125)
         let bytes = clientFrame(opcode: opcode, payload: payload)
         #expect(decode(bytes) == .frame(header(opcode: WebSocketOpcode(rawValue: opcode)!, length: 125), payload))

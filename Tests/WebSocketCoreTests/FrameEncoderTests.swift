@@ -110,7 +110,8 @@ private func closeReasonBytes(_ frame: WebSocketOutboundFrame) -> [UInt8] {
 
     @Test func maskedFramesReachTheProcessorIntact() {
         let text = String(repeating: "héllo wörld ", count: 20)
-        let bytes = encode(.text, Array(text.utf8), fin: false, maskingKey: key).bytes
+        let bytes =
+            encode(.text, Array(text.utf8), fin: false, maskingKey: key).bytes
             + encode(.ping, [1, 2, 3], maskingKey: key).bytes
             + encode(.continuation, Array("!".utf8), maskingKey: WebSocketMaskingKey(word: 0xDEAD_BEEF)).bytes
             + WebSocketFrameEncoder.encodeClose(code: .goingAway, reason: "bye").bytes

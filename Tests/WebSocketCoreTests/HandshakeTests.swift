@@ -3,7 +3,9 @@ import WebSocketCore
 
 /// The sample request with some lines replaced or removed: `replacing` maps a field name to its new lines
 /// (none removes the field).
-private func sample(replacing replacements: [String: [String]] = [:], requestLine: String = "GET /chat HTTP/1.1")
+private func sample(
+    replacing replacements: [String: [String]] = [:], requestLine: String = "GET /chat HTTP/1.1"
+)
     -> String
 {
     var lines = [requestLine]
@@ -188,7 +190,9 @@ private func accepted(_ text: String, sourceLocation: SourceLocation = #_sourceL
 
     @Test func subprotocolListsAreJoinedAndTrimmed() throws {
         let text = sample(replacing: [
-            "Sec-WebSocket-Protocol": ["Sec-WebSocket-Protocol:  , v2.chat ,,\tv1.chat\t,", "Sec-WebSocket-Protocol: x"]
+            "Sec-WebSocket-Protocol": [
+                "Sec-WebSocket-Protocol:  , v2.chat ,,\tv1.chat\t,", "Sec-WebSocket-Protocol: x",
+            ]
         ])
         let request = try #require(accepted(text))
         #expect(request.requestedProtocols == ["v2.chat", "v1.chat", "x"])

@@ -61,7 +61,8 @@ private func isRegisteredForTheWire(_ code: Int) -> Bool {
     // MARK: Fragmentation
 
     @Test func pingBetweenFragmentsIsDeliveredBeforeTheWholeMessage() {
-        let bytes = clientText("Hel", fin: false) + clientFrame(opcode: Op.ping, payload: [1, 2])
+        let bytes =
+            clientText("Hel", fin: false) + clientFrame(opcode: Op.ping, payload: [1, 2])
             + continuation("lo", fin: true)
         expectEvents(bytes, [.ping([1, 2]), .text("Hello")])
 
@@ -74,7 +75,8 @@ private func isRegisteredForTheWire(_ code: Int) -> Bool {
     }
 
     @Test func fragmentedBinaryMessageIsDeliveredWhole() {
-        let bytes = clientFrame(fin: false, opcode: Op.binary, payload: [1, 2]) + continuation([3], fin: false)
+        let bytes =
+            clientFrame(fin: false, opcode: Op.binary, payload: [1, 2]) + continuation([3], fin: false)
             + continuation([], fin: false) + continuation([4, 5], fin: true)
             + clientFrame(opcode: Op.binary, payload: [6])
         expectEvents(bytes, [.binary([1, 2, 3, 4, 5]), .binary([6])])
@@ -100,7 +102,8 @@ private func isRegisteredForTheWire(_ code: Int) -> Bool {
         let atLimit = clientText("abcd", fin: false) + continuation("efgh", fin: false) + continuation("ij", fin: true)
         expectEvents(atLimit, [.text("abcdefghij")], limits: limits)
 
-        let overLimit = clientText("abcd", fin: false) + continuation("efgh", fin: false)
+        let overLimit =
+            clientText("abcd", fin: false) + continuation("efgh", fin: false)
             + continuation("ijk", fin: true)
         expectEvents(overLimit, [.violation(1009)], limits: limits)
 
@@ -118,7 +121,8 @@ private func isRegisteredForTheWire(_ code: Int) -> Bool {
 
     @Test func controlFramesDoNotCountTowardsTheMessageSize() {
         let limits = WebSocketInboundProcessor.Limits(maximumFrameSize: 100, maximumMessageSize: 4)
-        let bytes = clientText("ab", fin: false) + clientFrame(opcode: Op.ping, payload: patternBytes(count: 50))
+        let bytes =
+            clientText("ab", fin: false) + clientFrame(opcode: Op.ping, payload: patternBytes(count: 50))
             + continuation("cd", fin: true)
         expectEvents(bytes, [.ping(patternBytes(count: 50)), .text("abcd")], limits: limits)
     }
@@ -128,12 +132,14 @@ private func isRegisteredForTheWire(_ code: Int) -> Bool {
         let three = clientText("a", fin: false) + continuation("b", fin: false) + continuation("c", fin: true)
         expectEvents(three + three, [.text("abc"), .text("abc")], limits: limits)
 
-        let four = clientText("a", fin: false) + continuation("b", fin: false) + continuation("c", fin: false)
+        let four =
+            clientText("a", fin: false) + continuation("b", fin: false) + continuation("c", fin: false)
             + continuation("d", fin: true)
         expectEvents(four, [.violation(1008)], limits: limits)
 
         // Empty fragments count too: they cost a frame each.
-        let empties = clientText("", fin: false) + continuation("", fin: false) + continuation("", fin: false)
+        let empties =
+            clientText("", fin: false) + continuation("", fin: false) + continuation("", fin: false)
             + continuation("", fin: false)
         expectEvents(empties, [.violation(1008)], limits: limits)
     }
@@ -184,7 +190,8 @@ private func isRegisteredForTheWire(_ code: Int) -> Bool {
 
     @Test func characterSplitAcrossFragmentsIsAccepted() {
         // "€" is E2 82 AC and "😀" is F0 9F 98 80: split them after every byte.
-        let euro = clientFrame(fin: false, opcode: Op.text, payload: [0x61, 0xE2]) + continuation([0x82], fin: false)
+        let euro =
+            clientFrame(fin: false, opcode: Op.text, payload: [0x61, 0xE2]) + continuation([0x82], fin: false)
             + continuation([0xAC, 0xF0], fin: false) + continuation([0x9F, 0x98], fin: false)
             + continuation([0x80], fin: true)
         expectEvents(euro, [.text("a€😀")])
@@ -273,7 +280,8 @@ private func isRegisteredForTheWire(_ code: Int) -> Bool {
     // MARK: Compression
 
     @Test func compressedMessagesGoThroughTheInflater() {
-        let bytes = clientFrame(rsv1: true, opcode: Op.text, payload: Array("olleH".utf8)) + clientText("plain")
+        let bytes =
+            clientFrame(rsv1: true, opcode: Op.text, payload: Array("olleH".utf8)) + clientText("plain")
             + clientFrame(rsv1: true, opcode: Op.binary, payload: [1, 2, 3])
         expectEvents(
             bytes,
@@ -293,7 +301,8 @@ private func isRegisteredForTheWire(_ code: Int) -> Bool {
     }
 
     @Test func compressedMessageIsInflatedFragmentByFragment() {
-        let bytes = clientFrame(fin: false, rsv1: true, opcode: Op.text, payload: Array("cba".utf8))
+        let bytes =
+            clientFrame(fin: false, rsv1: true, opcode: Op.text, payload: Array("cba".utf8))
             + clientFrame(opcode: Op.ping, payload: [7]) + continuation("fed", fin: true)
         expectEvents(bytes, [.ping([7]), .text("abcdef")], makeInflater: { FakeInflater(.reverse) })
 
@@ -355,7 +364,8 @@ private func isRegisteredForTheWire(_ code: Int) -> Bool {
         let bytes = clientFrame(rsv1: true, opcode: Op.binary, payload: [1, 2, 3])
         expectEvents(bytes, [.violation(1009)], makeInflater: { FakeInflater(.fail(.messageTooLarge)) })
         expectEvents(bytes, [.violation(1007)], makeInflater: { FakeInflater(.fail(.corruptData)) })
-        let fragmented = clientFrame(fin: false, rsv1: true, opcode: Op.text, payload: [1])
+        let fragmented =
+            clientFrame(fin: false, rsv1: true, opcode: Op.text, payload: [1])
             + continuation([2], fin: true)
         expectEvents(fragmented, [.violation(1007)], makeInflater: { FakeInflater(.fail(.corruptData)) })
     }

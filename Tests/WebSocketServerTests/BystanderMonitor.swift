@@ -53,10 +53,12 @@ final class BystanderMonitor: @unchecked Sendable {
     func expectServed(sourceLocation: SourceLocation = #_sourceLocation) {
         let summary = self.stop()
         #expect(summary.rounds > 0, "the bystander made no round trip", sourceLocation: sourceLocation)
-        #expect(summary.failures == 0, "\(summary.failures) of \(summary.rounds) bystander round trips failed",
-                sourceLocation: sourceLocation)
-        #expect(summary.slowest < Self.bound, "the slowest bystander round trip took \(summary.slowest) s",
-                sourceLocation: sourceLocation)
+        #expect(
+            summary.failures == 0, "\(summary.failures) of \(summary.rounds) bystander round trips failed",
+            sourceLocation: sourceLocation)
+        #expect(
+            summary.slowest < Self.bound, "the slowest bystander round trip took \(summary.slowest) s",
+            sourceLocation: sourceLocation)
     }
 }
 

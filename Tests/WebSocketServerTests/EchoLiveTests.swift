@@ -13,7 +13,8 @@ struct EchoLiveTests {
         try LiveServer.with { server in
             let client = try server.openClient()
             // Exactly `size` bytes of valid UTF-8 with multi-byte characters in it.
-            let message = Array(String(repeating: "ab€", count: size / 5).utf8)
+            let message =
+                Array(String(repeating: "ab€", count: size / 5).utf8)
                 + [UInt8](repeating: UInt8(ascii: "x"), count: size % 5)
             #expect(message.count == size)
             let echoed = try client.echo(.text, message)
@@ -87,7 +88,8 @@ struct EchoLiveTests {
     func framesInHandshakeSegmentAreProcessed() throws {
         try LiveServer.with { server in
             let client = try TestClient(connectingTo: server.address)
-            let bytes = TestClient.upgradeRequest()
+            let bytes =
+                TestClient.upgradeRequest()
                 + client.frame(.text, Array("first".utf8))
                 + client.frame(.binary, [1, 2, 3])
             try client.send(bytes)
@@ -108,7 +110,8 @@ struct EchoLiveTests {
         try LiveServer.with { server in
             let client = try TestClient(connectingTo: server.address)
             let message = testBytes(count: 70_000, seed: 3)
-            let bytes = TestClient.upgradeRequest() + client.frame(.binary, message) + client.frame(.text, [0x6F, 0x6B])
+            let bytes =
+                TestClient.upgradeRequest() + client.frame(.binary, message) + client.frame(.text, [0x6F, 0x6B])
             var offset = 0
             var piece = 1
             while offset < bytes.count {

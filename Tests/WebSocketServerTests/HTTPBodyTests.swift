@@ -75,7 +75,8 @@ struct HTTPBodyTests {
 
     @Test("chunked bodies get 411, other transfer codings 501")
     func transferEncoding() throws {
-        let (chunked, _) = try self.exchange("POST /body HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+        let (chunked, _) = try self.exchange(
+            "POST /body HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
         #expect(chunked.status == 411)
         let (gzip, _) = try self.exchange("POST /body HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n")
         #expect(gzip.status == 501)

@@ -32,7 +32,9 @@ func underAttack(
 struct HostileFrameTests {
     /// Sends `bytes` on a fresh upgraded connection and returns the Close code, after checking the server then
     /// closes the TCP connection.
-    private func closeCode(after bytes: [UInt8], on server: LiveServer, headers: [(String, String)] = []) throws -> UInt16 {
+    private func closeCode(
+        after bytes: [UInt8], on server: LiveServer, headers: [(String, String)] = []
+    ) throws -> UInt16 {
         let attacker = try server.openClient(extraHeaders: headers)
         try attacker.send(bytes)
         let code = try attacker.readCloseCode()
@@ -44,11 +46,13 @@ struct HostileFrameTests {
     func reservedBitsAndOpcodes() throws {
         try underAttack { server in
             for rsv in [0x40, 0x20, 0x10, 0x60, 0x70] as [UInt8] {
-                let code = try self.closeCode(after: TestClient.rawFrame(firstByte: 0x80 | rsv | 0x1, payload: Array("hi".utf8)), on: server)
+                let code = try self.closeCode(
+                    after: TestClient.rawFrame(firstByte: 0x80 | rsv | 0x1, payload: Array("hi".utf8)), on: server)
                 #expect(code == 1002, "RSV bits \(String(rsv, radix: 16))")
             }
             for opcode in [0x3, 0x4, 0x5, 0x6, 0x7, 0xB, 0xC, 0xD, 0xE, 0xF] as [UInt8] {
-                let code = try self.closeCode(after: TestClient.rawFrame(firstByte: 0x80 | opcode, payload: [1, 2]), on: server)
+                let code = try self.closeCode(
+                    after: TestClient.rawFrame(firstByte: 0x80 | opcode, payload: [1, 2]), on: server)
                 #expect(code == 1002, "opcode \(opcode)")
             }
         }
@@ -114,12 +118,14 @@ struct HostileFrameTests {
                 for bad in [0xFF, 0xC0, 0xF8] as [UInt8] {
                     var text = valid
                     text[position] = bad
-                    let code = try self.closeCode(after: TestClient.rawFrame(firstByte: 0x81, payload: text), on: server)
+                    let code = try self.closeCode(
+                        after: TestClient.rawFrame(firstByte: 0x81, payload: text), on: server)
                     #expect(code == 1007, "byte \(bad) at \(position)")
                 }
             }
             for cut in 1..<valid.count where !boundaries.contains(cut) {
-                let code = try self.closeCode(after: TestClient.rawFrame(firstByte: 0x81, payload: Array(valid[0..<cut])), on: server)
+                let code = try self.closeCode(
+                    after: TestClient.rawFrame(firstByte: 0x81, payload: Array(valid[0..<cut])), on: server)
                 #expect(code == 1007, "message cut at \(cut)")
             }
             // The same string, valid, is echoed.
@@ -136,7 +142,9 @@ struct HostileFrameTests {
             // The upgrade request and the Close go in one write; the server answers both.
             for code in invalid {
                 let attacker = try TestClient(connectingTo: server.address)
-                try attacker.send(TestClient.upgradeRequest() + attacker.frame(.connectionClose, [UInt8(code >> 8), UInt8(code & 0xFF)]))
+                try attacker.send(
+                    TestClient.upgradeRequest()
+                        + attacker.frame(.connectionClose, [UInt8(code >> 8), UInt8(code & 0xFF)]))
                 let response = try attacker.readResponseHead()
                 #expect(response.status == 101)
                 let answer = try attacker.readCloseCode()
@@ -168,7 +176,10 @@ struct HostileFrameTests {
 
     @Test("A ping flood from one client is closed with 1008 at the rate limit")
     func pingFlood() throws {
-        try underAttack({ $0.maximumMessagesPerSecond = 100; $0.messageBurst = 200 }) { server in
+        try underAttack({
+            $0.maximumMessagesPerSecond = 100
+            $0.messageBurst = 200
+        }) { server in
             let attacker = try server.openClient()
             var flood: [UInt8] = []
             for _ in 0..<2_000 { flood += attacker.frame(.ping, [0x70]) }
@@ -194,7 +205,10 @@ struct HostileFrameTests {
 
     @Test("A message flood is closed with 1008, and a client within the burst is not")
     func messageFlood() throws {
-        try underAttack({ $0.maximumMessagesPerSecond = 100; $0.messageBurst = 200 }) { server in
+        try underAttack({
+            $0.maximumMessagesPerSecond = 100
+            $0.messageBurst = 200
+        }) { server in
             let polite = try server.openClient()
             var batch: [UInt8] = []
             for index in 0..<150 { batch += polite.frame(.text, Array("m\(index)".utf8)) }
@@ -232,7 +246,9 @@ struct HostileFrameTests {
             }
             #expect(sent > 0)
             let deadline = Date().addingTimeInterval(5)
-            while server.server.statistics.snapshot["slow_consumers_closed"] != 1 && Date() < deadline { usleep(10_000) }
+            while server.server.statistics.snapshot["slow_consumers_closed"] != 1 && Date() < deadline {
+                usleep(10_000)
+            }
             #expect(server.server.statistics.snapshot["slow_consumers_closed"] == 1)
             // What the kernel already held comes first, then the Close (the queued echoes were dropped).
             #expect(try attacker.readCloseCode() == 1008)

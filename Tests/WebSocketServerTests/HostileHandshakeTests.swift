@@ -47,14 +47,18 @@ struct HostileHandshakeTests {
 
     @Test("A wrong key, version or method gets its exact status")
     func wrongKeyVersionAndMethod() throws {
-        func request(method: String = "GET", key: String? = "dGhlIHNhbXBsZSBub25jZQ==", version: String = "13") -> [UInt8] {
+        func request(
+            method: String = "GET", key: String? = "dGhlIHNhbXBsZSBub25jZQ==", version: String = "13"
+        ) -> [UInt8] {
             var text = "\(method) /echo HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             if let key { text += "Sec-WebSocket-Key: \(key)\r\n" }
             text += "Sec-WebSocket-Version: \(version)\r\n\r\n"
             return Array(text.utf8)
         }
         try underAttack { server in
-            for key in ["short", "dGhlIHNhbXBsZSBub25jZQ", "!!!!!!!!!!!!!!!!!!!!!!==", "AAAAAAAAAAAAAAAAAAAAAAAAAAAA", ""] {
+            for key in [
+                "short", "dGhlIHNhbXBsZSBub25jZQ", "!!!!!!!!!!!!!!!!!!!!!!==", "AAAAAAAAAAAAAAAAAAAAAAAAAAAA", "",
+            ] {
                 #expect(try self.response(to: request(key: key), on: server).status == 400, "key '\(key)'")
             }
             #expect(try self.response(to: request(key: nil), on: server).status == 400)
@@ -73,8 +77,11 @@ struct HostileHandshakeTests {
     @Test("A cross-origin upgrade outside the allow-list gets 403")
     func crossOriginUpgrade() throws {
         try underAttack({ $0.allowedOrigins = ["https://app.example.com"] }) { server in
-            for origin in ["https://evil.example.com", "https://app.example.com.evil.net", "http://app.example.com", "null"] {
-                let answer = try self.response(to: TestClient.upgradeRequest(extraHeaders: [("Origin", origin)]), on: server)
+            for origin in [
+                "https://evil.example.com", "https://app.example.com.evil.net", "http://app.example.com", "null",
+            ] {
+                let answer = try self.response(
+                    to: TestClient.upgradeRequest(extraHeaders: [("Origin", origin)]), on: server)
                 #expect(answer.status == 403, "origin \(origin)")
             }
             let allowed = try self.response(

@@ -1,9 +1,9 @@
 import EventIO
 import Foundation
-import Rooms
 import GatewayWebSocket
 import Glibc
 import JSONCoding
+import Rooms
 import Testing
 import TokenAuth
 import WebSocketCore
@@ -64,7 +64,8 @@ final class LiveRooms: @unchecked Sendable {
 
     func token(_ uid: String, rooms: [String: TokenRole] = [:], groups: [String] = []) throws -> String {
         let now = Int64(time(nil))
-        return try self.signer.sign(TokenClaims(subject: uid, expiresAt: now + 3600, rooms: rooms, groups: groups, issuedAt: now))
+        return try self.signer.sign(
+            TokenClaims(subject: uid, expiresAt: now + 3600, rooms: rooms, groups: groups, issuedAt: now))
     }
 
     /// A client on /v1/ws that authenticated with `token` (the welcome is read): in the query, or in an `auth`
@@ -83,7 +84,9 @@ final class LiveRooms: @unchecked Sendable {
         )
         guard response.status == 101 else { throw TestClientError("handshake answered \(response.status)") }
         let rooms = RoomsClient(client, agreedCompression: response.header("Sec-WebSocket-Extensions"))
-        if !inQuery { try rooms.send(.object(JSONObject(uniqueKeysWithValues: [("type", "auth"), ("token", .string(token))]))) }
+        if !inQuery {
+            try rooms.send(.object(JSONObject(uniqueKeysWithValues: [("type", "auth"), ("token", .string(token))])))
+        }
         let welcome = try rooms.next()
         guard welcome["type"]?.stringValue == "welcome" else { throw TestClientError("expected a welcome: \(welcome)") }
         return rooms
@@ -196,12 +199,16 @@ func underAttack(rooms live: LiveRooms, _ attack: () throws -> Void) throws {
 struct HostileRoomsTests {
     @Test("Malformed protocol messages are answered ERR_BAD_REQUEST; an oversized one gets 1009")
     func malformedAndOversizedMessages() throws {
-        try LiveRooms.with(server: { $0.messageLimits.maximumMessageSize = 64 * 1024; $0.messageLimits.maximumFrameSize = 64 * 1024 }) { live in
+        try LiveRooms.with(server: {
+            $0.messageLimits.maximumMessageSize = 64 * 1024
+            $0.messageLimits.maximumFrameSize = 64 * 1024
+        }) { live in
             try underAttack(rooms: live) {
                 let attacker = try live.client(live.token("mallory", groups: ["target"]))
                 let malformed: [String] = [
                     "{", "}", "[]", "null", "42", "\"join\"", "{\"type\":}", "{\"type\":\"join\",}", "{'type':'join'}",
-                    "{\"type\":\"nope\"}", "{\"type\":\"join\",\"room\":42}", "{\"type\":\"join\",\"room\":\"target\",\"role\":\"admin\"}",
+                    "{\"type\":\"nope\"}", "{\"type\":\"join\",\"room\":42}",
+                    "{\"type\":\"join\",\"room\":\"target\",\"role\":\"admin\"}",
                     "{\"type\":\"state\",\"room\":\"target\",\"audioMuted\":\"yes\"}",
                     "{\"type\":\"join\",\"room\":\"" + String(repeating: "r", count: 5_000) + "\"}",
                     String(repeating: "[", count: 30_000) + String(repeating: "]", count: 30_000),
@@ -220,7 +227,9 @@ struct HostileRoomsTests {
                 #expect(live.roomIDs == ["calm"])
                 #expect(attacker.ping())
                 // A message over the limit ends the connection.
-                let huge = "{\"type\":\"meeting\",\"group\":\"target\",\"text\":\"" + String(repeating: "x", count: 70_000) + "\"}"
+                let huge =
+                    "{\"type\":\"meeting\",\"group\":\"target\",\"text\":\"" + String(repeating: "x", count: 70_000)
+                    + "\"}"
                 try attacker.client.sendFrame(.text, Array(huge.utf8))
                 #expect(try attacker.client.readCloseCode() == 1009)
                 #expect(attacker.client.serverClosesConnection(within: 2))
@@ -233,7 +242,8 @@ struct HostileRoomsTests {
         let limit = 16
         // Room ids of one or two characters, so a thousand of them fit in a token.
         let rooms = (0..<1_000).map { String($0, radix: 36) }
-        try LiveRooms.with(server: { $0.maximumMessagesPerSecond = 0 }, rooms: { $0.maximumRoomsPerSession = limit }) { live in
+        try LiveRooms.with(server: { $0.maximumMessagesPerSecond = 0 }, rooms: { $0.maximumRoomsPerSession = limit }) {
+            live in
             try underAttack(rooms: live) {
                 let attacker = try live.client(live.token("mallory", groups: rooms))
                 var acks = 0
@@ -252,11 +262,15 @@ struct HostileRoomsTests {
                 #expect(refusals == rooms.count - limit)
                 // Only the rooms joined exist; the refused joins created nothing.
                 #expect(live.roomIDs == (["calm"] + rooms.prefix(limit)).sorted())
-                let members = try attacker.request([("type", "query"), ("query", "members"), ("room", .string(rooms[0]))])
+                let members = try attacker.request([
+                    ("type", "query"), ("query", "members"), ("room", .string(rooms[0])),
+                ])
                 #expect(members["uids"] == .array([.string("mallory")]))
                 #expect(try attacker.join(rooms[999])["code"]?.stringValue == "ERR_TOO_MANY_ROOMS")
                 // Leaving one frees a place.
-                #expect(try attacker.request([("type", "leave"), ("room", .string(rooms[0]))])["type"]?.stringValue == "ack")
+                #expect(
+                    try attacker.request([("type", "leave"), ("room", .string(rooms[0]))])["type"]?.stringValue == "ack"
+                )
                 #expect(try attacker.join(rooms[999])["type"]?.stringValue == "ack")
             }
         }
@@ -285,7 +299,10 @@ struct HostileRoomsTests {
 
     @Test("A flood of protocol messages is closed with 1008; the room keeps what came before")
     func protocolMessageFlood() throws {
-        try LiveRooms.with(server: { $0.maximumMessagesPerSecond = 100; $0.messageBurst = 200 }) { live in
+        try LiveRooms.with(server: {
+            $0.maximumMessagesPerSecond = 100
+            $0.messageBurst = 200
+        }) { live in
             try underAttack(rooms: live) {
                 let attacker = try live.client(live.token("mallory", groups: ["calm"]))
                 #expect(try attacker.join("calm")["type"]?.stringValue == "ack")

@@ -67,7 +67,8 @@ final class TestClient {
     ///   - tls: a client context for wss, or nil for plain TCP.
     ///   - timeout: the longest any operation waits, in seconds.
     ///   - source: an IPv4 address to connect from (e.g. `127.0.0.2`), or nil for the kernel's choice.
-    init(connectingTo address: SocketAddress, tls: TLSContext? = nil, timeout: Double = 5, source: String? = nil) throws {
+    init(connectingTo address: SocketAddress, tls: TLSContext? = nil, timeout: Double = 5, source: String? = nil) throws
+    {
         self.timeout = timeout
         let family = address.isIPv6 ? AF_INET6 : AF_INET
         let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -505,7 +506,8 @@ struct TemporaryCertificate {
 
     init() throws {
         let base = NSTemporaryDirectory().hasSuffix("/") ? NSTemporaryDirectory() : NSTemporaryDirectory() + "/"
-        var template = Array((base + "rollcall-live-" + String(repeating: "X", count: 6)).utf8CString)  // mkdtemp template
+        // A mkdtemp template.
+        var template = Array((base + "rollcall-live-" + String(repeating: "X", count: 6)).utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
             throw TestClientError("cannot create a temporary directory")
         }

@@ -19,9 +19,10 @@ struct TransportHandOverTests {
             let published = live.runtime.inspect { gateway -> Int in
                 var accepted = 0
                 for index in 0..<5 {
-                    let body: JSONValue = .object(JSONObject(uniqueKeysWithValues: [
-                        ("sessionId", "call-1"), ("text", .string("item \(index)")),
-                    ]))
+                    let body: JSONValue = .object(
+                        JSONObject(uniqueKeysWithValues: [
+                            ("sessionId", "call-1"), ("text", .string("item \(index)")),
+                        ]))
                     try? gateway.apiPublishMeeting(room: "standup", body: body, sender: "api:test") { result in
                         if case .success = result { accepted += 1 }
                     }
