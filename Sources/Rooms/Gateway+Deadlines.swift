@@ -1,0 +1,190 @@
+import TokenAuth
+
+/// What runs on time: authentication and token deadlines, slow subscribers, lost devices' grace periods, held
+/// speaker switches, coalescing windows, and housekeeping.
+extension Gateway {
+    /// Sends the patches of every room whose coalescing window has closed; `tick()` does too, along with everything
+    /// else that is due. Only the rooms with a deadline pending are looked at.
+    public func flushDueRooms() {
+        let now = self.clock()
+        for room in self.roomsWithDeadlines {
+            if let due = room.flushDue, due <= now { self.flush(room) }
+        }
+    }
+
+    /// Runs what is due: authentication deadlines, reconnect grace periods, token expiry.
+    public func tick() {
+        let now = self.clock()
+        // The sessions are looked at only when the earliest of their deadlines has come; one pass then picks the
+        // few with something due (only those are sorted, for a deterministic order) and finds the next deadline.
+        var dueSessions: [GatewaySession] = []
+        if now >= self.nextSessionDeadline {
+            var next = Int64.max
+            for session in self.sessions.values {
+                let deadline = self.deadline(of: session)
+                if now >= deadline { dueSessions.append(session) } else { next = min(next, deadline) }
+            }
+            self.nextSessionDeadline = next
+        }
+        for session in dueSessions.sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
+            switch session.auth {
+            case .awaiting(let deadline) where now >= deadline:
+                self.closeSession(session, code: GatewayCloseCode.unauthorized, reason: "authentication timeout")
+            // Expired from the same instant the verifier refuses the token: exp + leeway <= now.
+            case .authenticated(let claims) where now >= self.tokenExpiry(claims):
+                self.reply(session, ServerMessages.error(id: nil, GatewayError("ERR_TOKEN_EXPIRED", "token expired")))
+                self.closeSession(session, code: GatewayCloseCode.tokenExpired, reason: "token expired")
+            default:
+                break
+            }
+            if let since = session.unwritableSince,
+                now - since >= self.configuration.slowSubscriberTimeoutMilliseconds
+            {
+                self.statistics.slowSubscribersClosed += 1
+                self.closeSession(session, code: GatewayCloseCode.slowConsumer, reason: "not reading")
+            }
+        }
+        // Between rounds of housekeeping only the rooms with a deadline of their own are looked at, so a server that
+        // remembers thousands of quiet rooms does not walk them all every tick.
+        let housekeeping = now >= self.nextHousekeeping
+        if housekeeping {
+            self.nextHousekeeping = now + self.configuration.housekeepingIntervalMilliseconds
+            let roomIDs = self.sortedRoomIDs ?? self.rooms.keys.sorted()
+            self.sortedRoomIDs = roomIDs
+            for roomID in roomIDs {
+                guard let room = self.rooms[roomID] else { continue }
+                self.runDeadlines(of: room, now: now)
+                self.keepHouse(room, now: now)
+                self.watchDeadlines(of: room)
+            }
+        } else if !self.roomsWithDeadlines.isEmpty {
+            for room in self.roomsWithDeadlines.sorted(by: { $0.state.id < $1.state.id }) {
+                self.runDeadlines(of: room, now: now)
+            }
+        }
+        self.roomsWithDeadlines.removeAll { room in
+            guard !Self.hasDeadlines(room) || self.rooms[room.state.id] !== room else { return false }
+            room.isWatchedForDeadlines = false
+            return true
+        }
+    }
+
+    /// Whether a room has a deadline of its own pending.
+    static func hasDeadlines(_ room: GatewayRoom) -> Bool {
+        !room.lostDevices.isEmpty || room.replica.speakerDue != nil || room.flushDue != nil
+    }
+
+    /// Lists a room among those `tick()` looks at every time, if it has a deadline pending.
+    func watchDeadlines(of room: GatewayRoom) {
+        guard !room.isWatchedForDeadlines, Self.hasDeadlines(room) else { return }
+        room.isWatchedForDeadlines = true
+        self.roomsWithDeadlines.append(room)
+    }
+
+    /// Runs what is due in a room: lost devices whose grace period is over leave, a held speaker switch is shown, a
+    /// coalescing window that closed sends its patches.
+    func runDeadlines(of room: GatewayRoom, now: Int64) {
+        guard room.isReady else { return }
+        let due = room.lostDevices.filter { $0.value.deadline <= now }.keys.sorted {
+            ($0.uid, $0.deviceID) < ($1.uid, $1.deviceID)
+        }
+        for key in due {
+            guard let lost = room.lostDevices.removeValue(forKey: key) else { continue }
+            let leave = RoomEvent.participantLeft(
+                uid: key.uid, deviceID: key.deviceID, reason: lost.closedCleanly ? .connectionClosed : .timedOut
+            )
+            self.record([ProposedEvent(leave, actor: nil, requiresDeviceOwnership: true)], in: room) { result in
+                // When the shared store could not be reached, try again shortly (unless the device came back).
+                guard case .failure(.refused) = result,
+                    room.state.participants[key.uid]?.devices.contains(where: {
+                        $0.deviceID == key.deviceID && !$0.isConnected
+                    }) == true
+                else { return }
+                room.lostDevices[key] = GatewayRoom.LostDevice(
+                    deadline: self.clock() + 1000, closedCleanly: lost.closedCleanly)
+                self.watchDeadlines(of: room)
+            }
+        }
+        if let due = room.replica.speakerDue, due <= now, !room.speakerSwitchProposed {
+            let desired = room.state.activeSpeaker.flatMap { room.state.participants[$0]?.isJoined == true ? $0 : nil }
+            // The switch gets a sequence number of its own: patches always move the roster forward in the log
+            // (`from` < `seq`), so a view never changes without one and resume stays exact. In a cluster every
+            // node may propose it at the same moment: only the first proposal at this sequence number wins.
+            room.speakerSwitchProposed = true
+            self.record(
+                [ProposedEvent(.activeSpeakerShown(uid: desired), actor: nil)], in: room,
+                expectedSequence: room.state.sequence
+            ) { result in
+                room.speakerSwitchProposed = false
+                if case .success = result { self.flush(room) }
+            }
+        }
+        if let due = room.flushDue, due <= now { self.flush(room) }
+    }
+
+    /// Housekeeping for a room: history past its age goes, views nobody used for that long go, and a room nobody is
+    /// in or watching is forgotten once its history has aged out.
+    func keepHouse(_ room: GatewayRoom, now: Int64) {
+        guard room.isReady else { return }
+        let roomID = room.state.id
+        self.trimLog(of: room, now: now)
+        let maximumAge = self.configuration.history.maximumAgeMilliseconds
+        for (spec, channel) in room.channels where spec != .all && channel.subscribers.isEmpty {
+            if let idle = channel.idleSince, now - idle > maximumAge { room.channels[spec] = nil }
+        }
+        self.forgetTrimmedMessages(room)
+        // A room nobody is in or watching is forgotten once its history has aged out (bounded memory for
+        // servers that see many one-off rooms); it starts afresh if someone comes back.
+        let lastActivity = room.log.entries.last?.time ?? room.createdAt
+        if !room.subscribers.isEmpty || !room.lostDevices.isEmpty || self.groupSessions[roomID] != nil {
+            room.lastLocalUse = now
+        }
+        guard
+            room.subscribers.isEmpty && room.lostDevices.isEmpty && room.appendsInFlight == 0
+                && room.waitingRequests.isEmpty && room.sequenceWaiters.isEmpty
+        else { return }
+        if let sharedLog = self.sharedLog {
+            // In a cluster the room lives in the shared log: this node forgets it when nobody here has used it
+            // for the history age (its shared records expire on their own once no node keeps them alive).
+            if now - room.lastLocalUse > self.configuration.history.maximumAgeMilliseconds {
+                self.rooms[roomID] = nil
+                self.sortedRoomIDs = nil
+                sharedLog.unfollow(roomID)
+                self.statistics.roomsExpired += 1
+            }
+        } else if room.state.joinedParticipants.isEmpty && room.state.banned.isEmpty && room.state.operators.isEmpty
+            && now - lastActivity > self.configuration.history.maximumAgeMilliseconds
+        {
+            self.rooms[roomID] = nil
+            self.sortedRoomIDs = nil
+            self.statistics.roomsExpired += 1
+        }
+    }
+
+    /// When something is next due for a session: the end of its authentication time, its token's expiry (with the
+    /// leeway), or the slow-subscriber timeout while it is not writable.
+    func deadline(of session: GatewaySession) -> Int64 {
+        var deadline: Int64
+        switch session.auth {
+        case .awaiting(let end): deadline = end
+        case .authenticated(let claims): deadline = self.tokenExpiry(claims)
+        }
+        if let since = session.unwritableSince {
+            deadline = min(deadline, since + self.configuration.slowSubscriberTimeoutMilliseconds)
+        }
+        return deadline
+    }
+
+    /// When a token stops being accepted, in milliseconds: its expiry plus the leeway (saturating: a token may
+    /// carry any expiry its signer put in it).
+    func tokenExpiry(_ claims: TokenClaims) -> Int64 {
+        let seconds = claims.expiresAt.addingReportingOverflow(self.verifier.leeway)
+        let milliseconds = seconds.partialValue.multipliedReportingOverflow(by: 1000)
+        return seconds.overflow || milliseconds.overflow ? Int64.max : milliseconds.partialValue
+    }
+
+    /// Notes a session's deadline, so the next tick looks at the sessions when it comes.
+    func watchDeadline(of session: GatewaySession) {
+        self.nextSessionDeadline = min(self.nextSessionDeadline, self.deadline(of: session))
+    }
+}

@@ -1,0 +1,271 @@
+import JSONCoding
+import TokenAuth
+
+/// Joining, watching, resuming and leaving rooms.
+extension Gateway {
+    func room(_ id: String) -> GatewayRoom {
+        if let room = self.rooms[id] { return room }
+        let room = GatewayRoom(id: id, retention: self.configuration.history, createdAt: self.clock())
+        self.rooms[id] = room
+        self.sortedRoomIDs = nil
+        if let sharedLog = self.sharedLog {
+            // In a cluster a room starts as the shared log has it: requests for it wait until it is loaded.
+            room.isReady = false
+            sharedLog.follow(id)
+        }
+        return room
+    }
+
+    func participantRoom(_ session: GatewaySession, _ roomID: String) throws(GatewayError) -> GatewayRoom {
+        guard let subscription = session.subscriptions[roomID], subscription.kind == .participant,
+            let room = self.rooms[roomID]
+        else { throw .notInRoom }
+        return room
+    }
+
+    func join(
+        _ session: GatewaySession,
+        claims: TokenClaims,
+        roomID: String,
+        kind: ClientMessage.SubscriptionKind,
+        deviceID: String,
+        callType: String?,
+        view: RosterViewSpec,
+        events: EventMode,
+        resume: ClientMessage.Resume?,
+        requestID: JSONValue?
+    ) throws(GatewayError) {
+        guard let role = self.role(of: claims, in: roomID) else { throw .notGroupMember }
+        if let existing = session.subscriptions[roomID] {
+            guard existing.kind == kind, existing.deviceID == deviceID else {
+                throw .badRequest("already in this room; leave it first to change how")
+            }
+        } else if session.subscriptions.count >= self.configuration.maximumRoomsPerSession {
+            throw .tooManyRooms
+        }
+        let room = self.room(roomID)
+        let uid = claims.subject
+        // A banned user neither joins nor watches: the room's events are not theirs to see.
+        if room.state.banned.contains(uid) { throw .banned }
+        if session.subscriptions[roomID] == nil, room.subscribers.count >= self.configuration.maximumSubscribersPerRoom
+        {
+            throw .roomFull
+        }
+        var proposed: [ProposedEvent] = []
+        if kind == .participant {
+            let key = GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)
+            var participant = room.state.participants[uid]
+            if let lost = room.lostDevices[key], lost.deadline <= self.clock() {
+                // The grace period is over even if the tick that ends it has not run yet: leave, then join afresh.
+                room.lostDevices[key] = nil
+                let reason: LeaveReason = lost.closedCleanly ? .connectionClosed : .timedOut
+                proposed.append(
+                    ProposedEvent(.participantLeft(uid: uid, deviceID: deviceID, reason: reason), actor: nil))
+                participant?.devices.removeAll { $0.deviceID == deviceID }
+            }
+            let device = participant?.devices.first { $0.deviceID == deviceID }
+            if let device, room.lostDevices[key] != nil || !device.isConnected || self.sharedLog != nil {
+                // Back within the grace period (in a cluster, possibly through another node, which this node then
+                // takes the device over from).
+                proposed.append(ProposedEvent(.connectionRestored(uid: uid, deviceID: deviceID), actor: uid))
+            } else if device == nil {
+                if participant?.isJoined != true, self.sharedLog == nil {
+                    // In a cluster the shared log checks the seats, atomically for every node.
+                    try self.checkCapacity(room, role: role)
+                }
+                proposed.append(
+                    ProposedEvent(
+                        .participantJoined(
+                            uid: uid, deviceID: deviceID, name: claims.name ?? uid, avatar: claims.avatar,
+                            role: role, callType: callType),
+                        actor: uid
+                    ))
+            }
+        }
+        self.record(proposed, in: room) { result in
+            if case .failure(let failure) = result {
+                if case .refused(let error) = failure {
+                    self.reply(session, ServerMessages.error(id: requestID, error))
+                }
+                return
+            }
+            self.completeJoin(
+                session, claims: claims, room: room, kind: kind, deviceID: deviceID, view: view,
+                events: events, resume: resume, requestID: requestID)
+        }
+    }
+
+    /// The rest of a join once its events are in the log: replaces another live session of the same device,
+    /// subscribes, answers, and sends the snapshot or the resumed changes.
+    func completeJoin(
+        _ session: GatewaySession,
+        claims: TokenClaims,
+        room: GatewayRoom,
+        kind: ClientMessage.SubscriptionKind,
+        deviceID: String,
+        view: RosterViewSpec,
+        events: EventMode,
+        resume: ClientMessage.Resume?,
+        requestID: JSONValue?
+    ) {
+        let uid = claims.subject
+        let roomID = room.state.id
+        guard self.sessions[session.id] != nil else {
+            // The connection ended while the join was on its way through the shared log: its device gets the
+            // grace period like any other dropped device.
+            if kind == .participant,
+                room.state.participants[uid]?.devices.contains(where: { $0.deviceID == deviceID }) == true
+            {
+                room.lostDevices[GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)] = GatewayRoom.LostDevice(
+                    deadline: self.clock() + self.configuration.reconnectGraceMilliseconds, closedCleanly: false
+                )
+                self.watchDeadlines(of: room)
+                let lost = RoomEvent.connectionLost(uid: uid, deviceID: deviceID)
+                self.record([ProposedEvent(lost, actor: nil, requiresDeviceOwnership: true)], in: room)
+            }
+            return
+        }
+        if kind == .participant {
+            // Another live session of the same device is replaced by this one.
+            for other in room.subscribers where other != session.id {
+                if let otherSession = self.sessions[other], otherSession.claims?.subject == uid,
+                    otherSession.subscriptions[roomID]?.deviceID == deviceID,
+                    otherSession.subscriptions[roomID]?.kind == .participant
+                {
+                    self.unsubscribe(otherSession, from: room)
+                }
+            }
+        }
+        guard
+            session.subscriptions[roomID] != nil
+                || session.subscriptions.count < self.configuration.maximumRoomsPerSession
+        else {
+            self.reply(session, ServerMessages.error(id: requestID, .tooManyRooms))
+            return
+        }
+        // Pending changes go out first, so the new subscriber starts where the others are and sees its own join.
+        // In a storm of joins (another join did this within the window) the joins coalesce like any change
+        // instead: the snapshot is then the view as last sent, which is where the next patch starts from.
+        let now = self.clock()
+        if room.lastJoinFlush.map({ now - $0 >= self.configuration.patchWindowMilliseconds }) ?? true {
+            room.lastJoinFlush = now
+            self.flush(room)
+        }
+        let alreadySubscribed = session.subscriptions[roomID] != nil
+        if !alreadySubscribed {
+            session.subscriptions[roomID] = GatewaySession.Subscription(
+                kind: kind, deviceID: deviceID, view: view, events: events
+            )
+            room.subscribers.append(session.id)  // Also drops room.subscriberEventModes.
+            let channel = self.channel(view, in: room)
+            channel.subscribers.append(session.id)
+            channel.idleSince = nil
+        }
+        self.ack(session, requestID, room: room, changed: !alreadySubscribed)
+        let subscription = session.subscriptions[roomID]!
+        if let resume, self.resume(session, room: room, subscription: subscription, from: resume) {
+            self.statistics.resumesRecovered += 1
+            return
+        }
+        if resume != nil { self.statistics.resumesNotRecovered += 1 }
+        self.sendSnapshot(
+            to: session, room: room, view: subscription.view, recovered: resume == nil ? nil : false,
+            resync: false)
+    }
+
+    /// Sends exactly what a resuming subscriber missed — the roster patches of its view since `resume.roster` and
+    /// the events after `resume.events` — or returns false when not all of it is retained (never a partial
+    /// recovery: the caller sends a fresh snapshot).
+    func resume(
+        _ session: GatewaySession,
+        room: GatewayRoom,
+        subscription: GatewaySession.Subscription,
+        from resume: ClientMessage.Resume
+    ) -> Bool {
+        guard resume.roster <= room.state.sequence, resume.events <= room.state.sequence,
+            let channel = room.channels[subscription.view], let entries = room.log.entries(after: resume.events)
+        else { return false }
+        let patches: [(to: UInt64, message: [UInt8])]
+        if let sent = channel.patches(after: resume.roster) {
+            patches = sent.map { ($0.to, $0.message) }
+        } else if let rebuilt = self.patch(of: channel, in: room, since: resume.roster) {
+            // The view's patches since then were not sent from here (another node, or before this node loaded the
+            // room): one patch from the view as it was then, rebuilt from the log, to the view as last sent.
+            patches = [(channel.sequence, rebuilt)]
+        } else {
+            return false
+        }
+        let events = entries.filter { subscription.events.includes($0.event) }
+        // Both are in sequence order: interleave them so the client sees the log's order.
+        var patchIndex = 0
+        var eventIndex = 0
+        while patchIndex < patches.count || eventIndex < events.count {
+            let takePatch =
+                eventIndex >= events.count
+                || (patchIndex < patches.count && patches[patchIndex].to < events[eventIndex].sequence)
+            if takePatch {
+                self.transport.send(Self.markedRecovered(patches[patchIndex].message), to: [session.id])
+                patchIndex += 1
+            } else {
+                let entry = events[eventIndex]
+                let live =
+                    room.messages[entry.sequence]
+                    ?? JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
+                self.transport.send(Self.markedRecovered(live), to: [session.id])
+                eventIndex += 1
+            }
+        }
+        self.reply(
+            session,
+            .object(
+                JSONObject([
+                    ("type", .string("resumed")), ("room", .string(room.state.id)),
+                    ("seq", .int(Int64(room.state.sequence))), ("recovered", .bool(true)),
+                ])))
+        return true
+    }
+
+    func checkCapacity(_ room: GatewayRoom, role: ParticipantRole) throws(GatewayError) {
+        let joined = room.state.participants.values.filter(\.isJoined)
+        if role.countsAgainstCapacity {
+            let taken = joined.filter { $0.role.countsAgainstCapacity }.count
+            if taken >= self.configuration.roomCapacity { throw .callFull }
+        } else {
+            let taken = joined.filter { !$0.role.countsAgainstCapacity }.count
+            if taken >= self.configuration.reservedSeats { throw .callFull }
+        }
+    }
+
+    func leave(
+        _ session: GatewaySession, claims: TokenClaims, roomID: String, requestID: JSONValue?
+    ) throws(GatewayError) {
+        guard let subscription = session.subscriptions[roomID], let room = self.rooms[roomID] else {
+            throw .notInRoom
+        }
+        self.unsubscribe(session, from: room)
+        var events: [RoomEvent] = []
+        if subscription.kind == .participant,
+            room.state.participants[claims.subject]?.devices.contains(where: { $0.deviceID == subscription.deviceID })
+                == true
+        {
+            events.append(.participantLeft(uid: claims.subject, deviceID: subscription.deviceID, reason: .left))
+        }
+        self.record(events.map { ProposedEvent($0, actor: claims.subject) }, in: room) { result in
+            if case .failure(.refused(let error)) = result {
+                self.reply(session, ServerMessages.error(id: requestID, error))
+            } else {
+                self.ack(session, requestID, room: room, changed: true)
+            }
+        }
+    }
+
+    func unsubscribe(_ session: GatewaySession, from room: GatewayRoom) {
+        guard let subscription = session.subscriptions.removeValue(forKey: room.state.id) else { return }
+        room.subscribers.removeAll { $0 == session.id }
+        session.needsResync.remove(room.state.id)
+        if let channel = room.channels[subscription.view] {
+            channel.subscribers.removeAll { $0 == session.id }
+            if channel.subscribers.isEmpty { channel.idleSince = self.clock() }
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import JSONCoding
+
+/// The log path: every change to a room is recorded in its log, applied by the reducer and fanned out.
+extension Gateway {
+    /// Records events in the room's log, all or none, then runs `then`: in a single process at once; in a cluster
+    /// once the shared log has numbered them and this node has applied them (or with the failure).
+    ///
+    /// - Parameters:
+    ///   - events: the events, in order.
+    ///   - room: the room.
+    ///   - expectedSequence: append only if the log still ends at this sequence number (cluster only).
+    ///   - then: what to do once the events are applied.
+    func record(
+        _ events: [ProposedEvent],
+        in room: GatewayRoom,
+        expectedSequence: UInt64? = nil,
+        then: @escaping (Result<Void, LogAppendFailure>) -> Void = { _ in }
+    ) {
+        guard !events.isEmpty else {
+            then(.success(()))
+            return
+        }
+        guard let sharedLog = self.sharedLog else {
+            let now = self.clock()
+            for proposed in events {
+                let entry = room.log.append(proposed.event, time: now, actor: proposed.actor, reason: proposed.reason)
+                self.apply(entry, to: room)
+            }
+            then(.success(()))
+            self.runPendingCloses(room)
+            return
+        }
+        room.appendsInFlight += 1
+        sharedLog.append(LogProposal(room: room.state.id, events: events, expectedSequence: expectedSequence)) {
+            [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let sequence):
+                self.whenApplied(room, through: sequence) {
+                    room.appendsInFlight -= 1
+                    then(.success(()))
+                    self.runPendingCloses(room)
+                    self.runWaitingRequests(of: room)
+                }
+            case .failure(let failure):
+                room.appendsInFlight -= 1
+                if case .refused(let error) = failure, error == .unavailable { self.statistics.sharedLogFailures += 1 }
+                then(.failure(failure))
+                self.runPendingCloses(room)
+                self.runWaitingRequests(of: room)
+            }
+        }
+    }
+
+    /// Runs `action` once the room's state has reached `sequence` (at once when it has).
+    func whenApplied(_ room: GatewayRoom, through sequence: UInt64, _ action: @escaping () -> Void) {
+        if room.isReady && room.state.sequence >= sequence {
+            action()
+        } else {
+            room.sequenceWaiters.append((sequence, action))
+        }
+    }
+
+    /// Applies one entry of the room's log, appended here or delivered by the shared log: the reducer and the
+    /// speaker hold, then the event to every subscriber whose event mode takes it (and a meeting message to every
+    /// member of the group connected here), then the roster patches: at once for leaves, removals and moderation
+    /// when so configured, else at the end of the coalescing window.
+    func apply(_ entry: RoomLogEntry, to room: GatewayRoom) {
+        let event = entry.event
+        if case .participantJoined = event, room.state.startedAt == nil {
+            // A new call forgets who left the last one, and with them the names the banned view shows.
+            room.dirtyUIDs.formUnion(room.state.banned)
+        }
+        let shownSpeakerChanges = room.replica.apply(entry, speakerHold: self.speakerHold)
+        if room.replica.speakerDue != nil { self.watchDeadlines(of: room) }
+        if !shownSpeakerChanges.isEmpty {
+            room.dirtyUIDs.formUnion(shownSpeakerChanges)
+            room.roomDirty = true
+        }
+        switch event {
+        case .participantJoined(let uid, let deviceID, _, _, _, _), .connectionRestored(let uid, let deviceID):
+            room.lostDevices[GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)] = nil
+        case .participantLeft(let uid, let deviceID, let reason):
+            if reason == .removed || reason == .banned {
+                room.lostDevices = room.lostDevices.filter { $0.key.uid != uid }
+            } else {
+                room.lostDevices[GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)] = nil
+            }
+        case .sessionEnded:
+            room.lostDevices = [:]
+        default:
+            break
+        }
+        self.statistics.events += 1
+        let message = JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
+        room.messages[entry.sequence] = message
+        self.trimLog(of: room, now: entry.time)
+        var recipients: [SessionID] = []
+        let modes = room.subscriberEventModes ?? self.subscriberEventModes(of: room)
+        recipients.reserveCapacity(modes.count)
+        for (id, events) in modes where events.includes(event) {
+            recipients.append(id)
+        }
+        if case .meetingMessage = event {
+            for id in self.groupSessions[room.state.id] ?? [] where !recipients.contains(id) { recipients.append(id) }
+        }
+        if !recipients.isEmpty {
+            self.transport.send(message, to: recipients)
+        }
+        switch event {
+        case .participantLeft(let uid, _, .removed):
+            room.pendingCloses.append((uid, GatewayCloseCode.removed, "removed by a moderator", false))
+        case .participantLeft(let uid, _, .banned), .banChanged(let uid, true):
+            // A ban keeps the user out of the room entirely: observer connections go too.
+            room.pendingCloses.append((uid, GatewayCloseCode.banned, "banned by a moderator", true))
+        case .sessionEnded:
+            room.pendingCloses.append((nil, GatewayCloseCode.sessionEnded, "the session was ended", false))
+        default:
+            break
+        }
+        room.markDirty(for: event)
+        let window = self.configuration.patchWindowMilliseconds
+        let now = self.clock()
+        if window == 0 || (self.configuration.immediateLeaves && Self.isUrgent(event)) {
+            self.flush(room)
+        } else if room.flushDue == nil {
+            let due = now + window
+            room.flushDue = due
+            self.watchDeadlines(of: room)
+            self.onFlushDue?(due)
+        } else {
+            self.statistics.coalescedChanges += 1
+        }
+        if !room.sequenceWaiters.isEmpty {
+            let sequence = room.state.sequence
+            let ready = room.sequenceWaiters.filter { $0.sequence <= sequence }
+            room.sequenceWaiters.removeAll { $0.sequence <= sequence }
+            for waiter in ready { waiter.action() }
+        }
+    }
+
+    /// Drops what the retention no longer keeps, moving the base replica forward over it.
+    func trimLog(of room: GatewayRoom, now: Int64) {
+        for entry in room.log.trim(now: now) where entry.sequence == room.base.state.sequence + 1 {
+            room.base.apply(entry, speakerHold: self.speakerHold)
+        }
+        self.forgetTrimmedMessages(room)
+    }
+
+    /// Builds and keeps `room.subscriberEventModes`: the subscribers that have a session and a subscription to
+    /// the room, with its event mode.
+    func subscriberEventModes(of room: GatewayRoom) -> [(id: SessionID, events: EventMode)] {
+        let roomID = room.state.id
+        var modes: [(id: SessionID, events: EventMode)] = []
+        modes.reserveCapacity(room.subscribers.count)
+        for id in room.subscribers {
+            guard let subscription = self.sessions[id]?.subscriptions[roomID] else { continue }
+            modes.append((id, subscription.events))
+        }
+        room.subscriberEventModes = modes
+        return modes
+    }
+
+    /// Leaves, removals and moderation: the changes that can skip the coalescing window.
+    static func isUrgent(_ event: RoomEvent) -> Bool {
+        switch event {
+        case .participantLeft, .mutedByModerator, .banChanged, .operatorChanged, .sessionEnded: return true
+        default: return false
+        }
+    }
+
+    /// Drops the live messages of entries the log no longer retains.
+    func forgetTrimmedMessages(_ room: GatewayRoom) {
+        // The messages' sequence numbers are contiguous and end at the log's last: drop from below its first.
+        var sequence = room.log.entries.first?.sequence ?? room.log.lastSequence + 1
+        while room.messages.count > room.log.entries.count, sequence > 1 {
+            sequence -= 1
+            room.messages[sequence] = nil
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import JSONCoding
+import TokenAuth
+
+/// Read-only queries: rooms, the active meeting, member lists and history.
+extension Gateway {
+    func answer(
+        _ query: ClientMessage.Query, session: GatewaySession, claims: TokenClaims, requestID: JSONValue?
+    )
+        throws(GatewayError)
+    {
+        func requireAccess(_ roomID: String) throws(GatewayError) -> RoomState {
+            guard self.role(of: claims, in: roomID) != nil else { throw .notGroupMember }
+            return self.rooms[roomID]?.state ?? RoomState(id: roomID)
+        }
+        var fields: [(String, JSONValue)] = [("type", .string("result"))]
+        if let requestID { fields.append(("id", requestID)) }
+        switch query {
+        case .rooms:
+            let ids = Set(claims.groups + Array(claims.rooms.keys)).sorted()
+            fields.append(("query", .string("rooms")))
+            fields.append(
+                (
+                    "rooms",
+                    .array(
+                        ids.map { id in
+                            let state = self.rooms[id]?.state ?? RoomState(id: id)
+                            return .object(
+                                JSONObject([
+                                    ("room", .string(id)),
+                                    ("active", .bool(!state.joinedParticipants.isEmpty)),
+                                    ("participants", .int(Int64(state.joinedParticipants.count))),
+                                    ("seq", .int(Int64(state.sequence))),
+                                    ("activeMeeting", state.activeMeeting.map(ServerMessages.meeting) ?? .null),
+                                ]))
+                        })
+                ))
+        case .activeMeeting(let group):
+            let state = try requireAccess(group)
+            fields.append(("query", .string("active_meeting")))
+            fields.append(("group", .string(group)))
+            fields.append(("meeting", state.activeMeeting.map(ServerMessages.meeting) ?? .null))
+        case .members(let roomID), .operators(let roomID), .muted(let roomID), .banned(let roomID):
+            let state = try requireAccess(roomID)
+            let name: String
+            let uids: [String]
+            switch query {
+            case .members:
+                name = "members"
+                uids = state.joinedParticipants.map(\.uid)
+            case .operators:
+                name = "operators"
+                uids =
+                    state.joinedParticipants.map(\.uid).filter(state.isOperator)
+                    + state.operators.filter { state.participants[$0]?.isJoined != true }.sorted()
+            case .muted:
+                name = "muted"
+                uids = state.mutedUIDs
+            default:
+                name = "banned"
+                uids = state.banned.sorted()
+            }
+            fields.append(("query", .string(name)))
+            fields.append(("room", .string(roomID)))
+            fields.append(("seq", .int(Int64(state.sequence))))
+            fields.append(("uids", .array(uids.map { .string($0) })))
+        case .history(let roomID, let after, let limit):
+            _ = try requireAccess(roomID)
+            let room = self.rooms[roomID]
+            let entries = room?.log.entries.filter { $0.sequence > after }.prefix(limit) ?? []
+            fields.append(("query", .string("history")))
+            fields.append(("room", .string(roomID)))
+            fields.append(("firstRetained", .int(Int64(room?.log.entries.first?.sequence ?? 0))))
+            let events = entries.map { entry -> JSONValue in
+                // Each event as it was sent live.
+                if let bytes = room!.messages[entry.sequence],
+                    let value = try? JSONParser.parse(bytes, limits: Self.storedMessageLimits)
+                {
+                    return value
+                }
+                return ServerMessages.event(entry, room: room!.state)
+            }
+            fields.append(("events", .array(events)))
+        }
+        self.reply(session, .object(JSONObject(fields)))
+    }
+
+    /// Limits for reading back messages the gateway wrote itself.
+    static let storedMessageLimits = JSONParser.Limits(
+        maxInputBytes: 1 << 20, maxDepth: 32, maxStringBytes: 1 << 20, maxElementsPerContainer: 1 << 16,
+        maxTotalNodes: 1 << 20
+    )
+}

@@ -1,0 +1,161 @@
+/// The gateway's side of the shared log of a cluster: requests that wait for a room, and what the shared log
+/// reports (a room loaded, entries delivered, a reload, a failure).
+extension Gateway {
+    /// Handles the requests that waited for a room, in order, until one of them makes the room wait again.
+    func runWaitingRequests(of room: GatewayRoom) {
+        while room.isReady, let next = room.waitingRequests.first {
+            if room.appendsInFlight > 0 {
+                guard case .request(_, let request) = next, request.message.isIndependentOfRoomState else { return }
+            }
+            switch room.waitingRequests.removeFirst() {
+            case .request(let id, let request):
+                guard let session = self.sessions[id] else { continue }
+                do {
+                    try self.dispatch(request, from: session, resuming: room)
+                } catch {
+                    self.reply(session, ServerMessages.error(id: request.id, error))
+                }
+            case .call(let run, _):
+                run()
+            }
+        }
+    }
+
+    /// Runs `body` with the room once it is loaded and no earlier work of this node waits for it (at once in a
+    /// single process); in a cluster, `fail` gets the error when the room cannot be loaded or too much waits.
+    func whenIdle(_ room: GatewayRoom, _ body: @escaping () -> Void, fail: @escaping (GatewayError) -> Void) {
+        guard room.isBusy else {
+            body()
+            return
+        }
+        guard room.waitingRequests.count < Self.maximumWaitingRequests else {
+            fail(.busy)
+            return
+        }
+        room.waitingRequests.append(.call(run: body, fail: fail))
+    }
+
+    /// The shared log loaded a room this gateway follows: its latest checkpoint (nil when the room's log starts at
+    /// 1) and the retained entries (oldest first; they may start before the checkpoint, for history). When the room
+    /// was loaded before (the shared log lost entries this node had not applied), its subscribers get a fresh
+    /// snapshot.
+    ///
+    /// - Parameters:
+    ///   - roomID: the room.
+    ///   - checkpoint: the replica at the checkpoint's sequence number, if there is one.
+    ///   - entries: the retained entries, contiguous, reaching at least from the checkpoint on.
+    public func sharedLogLoaded(room roomID: String, checkpoint: RoomReplica?, entries: [RoomLogEntry]) {
+        guard let room = self.rooms[roomID] else { return }
+        let isReload = room.hasLoaded
+        room.hasLoaded = true
+        var replica = checkpoint ?? RoomReplica(state: RoomState(id: roomID))
+        replica.state.id = roomID
+        let firstSequence = entries.first?.sequence ?? replica.state.sequence + 1
+        var log = RoomLog(retention: self.configuration.history, after: firstSequence - 1)
+        let hold = self.speakerHold
+        for entry in entries where entry.sequence == log.lastSequence + 1 {
+            log.insert(entry)
+            if entry.sequence == replica.state.sequence + 1 { replica.apply(entry, speakerHold: hold) }
+        }
+        room.replica = replica
+        room.base = checkpoint ?? RoomReplica(state: RoomState(id: roomID))
+        room.base.state.id = roomID
+        room.log = log
+        room.messages = [:]
+        room.lostDevices = room.lostDevices.filter { key, _ in
+            room.state.participants[key.uid]?.devices.contains { $0.deviceID == key.deviceID } == true
+        }
+        room.isReady = true
+        self.watchDeadlines(of: room)
+        if isReload {
+            // Reloaded after a gap: every view starts again from the room as it is now.
+            self.statistics.sharedLogReloads += 1
+            let subscribers = room.channels.values.flatMap(\.subscribers)
+            room.channels = [:]
+            room.dirtyUIDs = []
+            room.everythingDirty = false
+            room.roomDirty = false
+            room.flushDue = nil
+            for id in subscribers {
+                guard let session = self.sessions[id], let subscription = session.subscriptions[roomID] else {
+                    continue
+                }
+                let channel = self.channel(subscription.view, in: room)
+                channel.subscribers.append(id)
+                self.statistics.resyncSnapshots += 1
+                self.sendSnapshot(to: session, room: room, view: subscription.view, recovered: nil, resync: true)
+            }
+            let waiters = room.sequenceWaiters
+            room.sequenceWaiters = []
+            for waiter in waiters { waiter.action() }
+        }
+        self.runWaitingRequests(of: room)
+    }
+
+    /// The shared log found that a loaded room must be loaded again (its records started afresh, or a gap cannot
+    /// be filled): requests and acknowledgements for it wait until `sharedLogLoaded` or `sharedLogReloadFailed`.
+    ///
+    /// - Parameter roomID: the room.
+    public func sharedLogReloading(room roomID: String) {
+        self.rooms[roomID]?.isReady = false
+    }
+
+    /// Reloading a room failed (the store became unreachable): the room stays as this node last knew it, and the
+    /// requests that waited for it are handled (changes then fail with `ERR_UNAVAILABLE` until the store is back).
+    ///
+    /// - Parameter roomID: the room.
+    public func sharedLogReloadFailed(room roomID: String) {
+        guard let room = self.rooms[roomID], room.hasLoaded, !room.isReady else { return }
+        room.isReady = true
+        self.runWaitingRequests(of: room)
+    }
+
+    /// The shared log delivers the next entries of a room this gateway follows, in order.
+    ///
+    /// - Parameters:
+    ///   - roomID: the room.
+    ///   - entries: entries that follow the room's last applied one without a gap (older ones are ignored).
+    public func sharedLogReceived(room roomID: String, entries: [RoomLogEntry]) {
+        guard let room = self.rooms[roomID], room.isReady else { return }
+        for entry in entries where entry.sequence == room.log.lastSequence + 1 {
+            room.log.insert(entry)
+            self.statistics.sharedLogEntries += 1
+            self.apply(entry, to: room)
+        }
+        // While this node's own append is in flight, its answer goes out first (its continuation runs them).
+        if room.appendsInFlight == 0 { self.runPendingCloses(room) }
+    }
+
+    /// The shared log could not load a room: the requests waiting for it are answered with `ERR_UNAVAILABLE` and
+    /// the room is forgotten here, so the next request tries again.
+    ///
+    /// - Parameter roomID: the room.
+    public func sharedLogFailed(room roomID: String) {
+        guard let room = self.rooms[roomID], !room.isReady else { return }
+        self.rooms[roomID] = nil
+        self.sortedRoomIDs = nil
+        self.sharedLog?.unfollow(roomID)
+        self.statistics.sharedLogFailures += 1
+        for work in room.waitingRequests {
+            switch work {
+            case .request(let id, let request):
+                guard let session = self.sessions[id] else { continue }
+                self.reply(session, ServerMessages.error(id: request.id, .unavailable))
+            case .call(_, let fail):
+                fail(.unavailable)
+            }
+        }
+        room.waitingRequests = []
+    }
+
+    /// The room's replica as it was right after `sequence`, for the shared log's checkpoints; nil when the room is
+    /// not loaded here or that point is not retained.
+    ///
+    /// - Parameters:
+    ///   - roomID: the room.
+    ///   - sequence: the sequence number.
+    public func replica(of roomID: String, at sequence: UInt64) -> RoomReplica? {
+        guard let room = self.rooms[roomID], room.isReady else { return nil }
+        return room.replica(at: sequence, speakerHold: self.speakerHold)
+    }
+}
