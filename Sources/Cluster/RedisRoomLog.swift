@@ -536,26 +536,25 @@ public final class RedisRoomLog: SharedRoomLog {
         var capacity = 0
     }
 
-    /// What an event does to the shared seat and device records (the script mirrors the reducer with these).
+    /// What an event does to the shared seat and device records, in the script's terms (it mirrors the reducer
+    /// with these).
     private func seatEffect(of event: RoomEvent) -> SeatEffect {
-        switch event {
-        case .participantJoined(let uid, let deviceID, _, _, let role, _):
-            let counts = role.countsAgainstCapacity
+        switch event.seatEffect {
+        case .takeSeat(let uid, let deviceID, let counts):
+            let capacity = counts ? self.gatewayConfiguration.roomCapacity : self.gatewayConfiguration.reservedSeats
             return SeatEffect(
-                operation: "J", uid: uid, device: deviceID, seatClass: counts ? "p" : "r",
-                capacity: counts
-                    ? self.gatewayConfiguration.roomCapacity
-                    : self.gatewayConfiguration.reservedSeats)
-        case .connectionRestored(let uid, let deviceID):
+                operation: "J", uid: uid, device: deviceID, seatClass: counts ? "p" : "r", capacity: capacity)
+        case .restoreDevice(let uid, let deviceID):
             return SeatEffect(operation: "R", uid: uid, device: deviceID)
-        case .participantLeft(let uid, let deviceID, let reason):
-            let all = reason == .removed || reason == .banned
-            return SeatEffect(operation: all ? "A" : "L", uid: uid, device: deviceID)
-        case .connectionLost(let uid, let deviceID), .participantConnectionClosed(let uid, let deviceID):
+        case .releaseDevice(let uid, let deviceID):
+            return SeatEffect(operation: "L", uid: uid, device: deviceID)
+        case .releaseUser(let uid, let deviceID):
+            return SeatEffect(operation: "A", uid: uid, device: deviceID)
+        case .keepDevice(let uid, let deviceID):
             return SeatEffect(operation: "-", uid: uid, device: deviceID)
-        case .sessionEnded:
+        case .releaseEveryone:
             return SeatEffect(operation: "E")
-        default:
+        case .none:
             return SeatEffect()
         }
     }

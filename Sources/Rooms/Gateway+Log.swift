@@ -77,18 +77,15 @@ extension Gateway {
             room.dirtyUIDs.formUnion(shownSpeakerChanges)
             room.roomDirty = true
         }
-        switch event {
-        case .participantJoined(let uid, let deviceID, _, _, _, _), .connectionRestored(let uid, let deviceID):
+        switch event.seatEffect {
+        case .takeSeat(let uid, let deviceID, _), .restoreDevice(let uid, let deviceID),
+            .releaseDevice(let uid, let deviceID):
             room.lostDevices[GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)] = nil
-        case .participantLeft(let uid, let deviceID, let reason):
-            if reason == .removed || reason == .banned {
-                room.lostDevices = room.lostDevices.filter { $0.key.uid != uid }
-            } else {
-                room.lostDevices[GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)] = nil
-            }
-        case .sessionEnded:
+        case .releaseUser(let uid, _):
+            room.lostDevices = room.lostDevices.filter { $0.key.uid != uid }
+        case .releaseEveryone:
             room.lostDevices = [:]
-        default:
+        case .keepDevice, .none:
             break
         }
         self.statistics.events += 1
@@ -107,21 +104,11 @@ extension Gateway {
         if !recipients.isEmpty {
             self.transport.send(message, to: recipients)
         }
-        switch event {
-        case .participantLeft(let uid, _, .removed):
-            room.pendingCloses.append((uid, GatewayCloseCode.removed, "removed by a moderator", false))
-        case .participantLeft(let uid, _, .banned), .banChanged(let uid, true):
-            // A ban keeps the user out of the room entirely: observer connections go too.
-            room.pendingCloses.append((uid, GatewayCloseCode.banned, "banned by a moderator", true))
-        case .sessionEnded:
-            room.pendingCloses.append((nil, GatewayCloseCode.sessionEnded, "the session was ended", false))
-        default:
-            break
-        }
+        if let closure = event.closedConnections { room.pendingCloses.append(closure) }
         room.markDirty(for: event)
         let window = self.configuration.patchWindowMilliseconds
         let now = self.clock()
-        if window == 0 || (self.configuration.immediateLeaves && Self.isUrgent(event)) {
+        if window == 0 || (self.configuration.immediateLeaves && event.isUrgent) {
             self.flush(room)
         } else if room.flushDue == nil {
             let due = now + window
@@ -159,14 +146,6 @@ extension Gateway {
         }
         room.subscriberEventModes = modes
         return modes
-    }
-
-    /// Leaves, removals and moderation: the changes that can skip the coalescing window.
-    static func isUrgent(_ event: RoomEvent) -> Bool {
-        switch event {
-        case .participantLeft, .mutedByModerator, .banChanged, .operatorChanged, .sessionEnded: return true
-        default: return false
-        }
     }
 
     /// Drops the live messages of entries the log no longer retains.

@@ -125,7 +125,7 @@ extension Gateway {
             if let uid = close.uid {
                 self.closeParticipantSessions(
                     uid: uid, in: room, code: close.code, reason: close.reason,
-                    includeObservers: close.includeObservers)
+                    includeObservers: close.includesObservers)
                 continue
             }
             for id in room.subscribers {

@@ -62,7 +62,7 @@ final class GatewayRoom {
     var waitingRequests: [WaitingWork] = []
     /// Connections to close because of applied entries (a removal, a ban, the end of the session), after the
     /// answer to the request that caused them; `uid` nil: every participant connection.
-    var pendingCloses: [(uid: String?, code: UInt16, reason: String, includeObservers: Bool)] = []
+    var pendingCloses: [RoomEvent.ConnectionClosure] = []
     /// What to do once the room's state reaches a sequence number (an append's continuation).
     var sequenceWaiters: [(sequence: UInt64, action: () -> Void)] = []
     /// Whether this node has proposed the switch of the shown speaker and waits for the answer.
@@ -106,18 +106,7 @@ final class GatewayRoom {
     /// Notes which parts of the roster an event may have changed.
     func markDirty(for event: RoomEvent) {
         self.roomDirty = true
-        switch event {
-        case .participantJoined(let uid, _, _, _, _, _), .participantLeft(let uid, _, _), .connectionLost(let uid, _),
-            .connectionRestored(let uid, _), .flagChanged(let uid, _, _), .mediaIDChanged(let uid, _),
-            .cameraFacingChanged(let uid, _), .operatorChanged(let uid, _), .banChanged(let uid, _),
-            .mutedByModerator(let uid):
-            self.dirtyUIDs.insert(uid)
-        case .sessionEnded:
-            self.everythingDirty = true
-        case .participantConnectionClosed(let uid, _):
-            self.dirtyUIDs.insert(uid)
-        case .activeSpeakerChanged, .activeSpeakerShown, .recordingChanged, .audioModeChanged, .meetingMessage:
-            break
-        }
+        if let uid = event.changedParticipant { self.dirtyUIDs.insert(uid) }
+        if event.changesEveryParticipant { self.everythingDirty = true }
     }
 }

@@ -16,6 +16,9 @@ public enum ParticipantFlag: String, Hashable, Sendable, CaseIterable {
         case .pinned: return ("participant.pinned", "participant.unpinned")
         }
     }
+
+    /// Whether subscribers in the `notable` event mode see the flag change (the spotlight).
+    var isNotable: Bool { self == .pinned }
 }
 
 /// Why a participant's device left.

@@ -106,10 +106,10 @@ public struct RoomState: Hashable, Sendable {
         case .participantLeft(let uid, let deviceID, let reason):
             guard var participant = self.participants[uid] else { return }
             participant.account(until: now)
-            if reason == .left || reason == .timedOut || reason == .connectionClosed {
-                participant.devices.removeAll { $0.deviceID == deviceID }
-            } else {
+            if reason.endsEveryDevice {
                 participant.devices.removeAll()
+            } else {
+                participant.devices.removeAll { $0.deviceID == deviceID }
             }
             if !participant.isJoined {
                 participant.leftAt = now

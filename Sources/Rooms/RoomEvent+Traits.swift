@@ -1,0 +1,128 @@
+/// What each event means beyond the state it changes, declared once beside the event: how urgently its roster change
+/// goes out, which subscribers see it, which roster entries it touches, what it does to the room's seats and devices,
+/// and which connections it closes. The reducer (`RoomState.apply`) says what it changes.
+extension RoomEvent {
+    /// What an event does to the room's seats and devices; a cluster's shared log checks and keeps the seats with it,
+    /// atomically for every node.
+    public enum SeatEffect: Hashable, Sendable {
+        /// Nothing.
+        case none
+        /// A device joins: the user takes a seat of their class unless another of their devices holds one.
+        case takeSeat(uid: String, deviceID: String, countsAgainstCapacity: Bool)
+        /// A device came back within the grace period (through any node, which then holds it).
+        case restoreDevice(uid: String, deviceID: String)
+        /// The device lost its connection; seat and device stay for the grace period.
+        case keepDevice(uid: String, deviceID: String)
+        /// One device leaves; the seat goes with the user's last device.
+        case releaseDevice(uid: String, deviceID: String)
+        /// Every device of the user leaves (removed or banned), and the seat with them.
+        case releaseUser(uid: String, deviceID: String)
+        /// Everyone leaves: the session ended.
+        case releaseEveryone
+    }
+
+    /// Connections that applying an event closes, after the answer to the request that caused it.
+    struct ConnectionClosure: Hashable {
+        /// Whose connections; nil for every participant connection of the room.
+        var uid: String?
+        /// The close code (`GatewayCloseCode`).
+        var code: UInt16
+        var reason: String
+        /// Whether the user's observer connections go too (a ban keeps the user out of the room entirely).
+        var includesObservers: Bool
+    }
+
+    /// The event's effect on seats and devices.
+    public var seatEffect: SeatEffect {
+        switch self {
+        case .participantJoined(let uid, let deviceID, _, _, let role, _):
+            return .takeSeat(uid: uid, deviceID: deviceID, countsAgainstCapacity: role.countsAgainstCapacity)
+        case .connectionRestored(let uid, let deviceID):
+            return .restoreDevice(uid: uid, deviceID: deviceID)
+        case .connectionLost(let uid, let deviceID), .participantConnectionClosed(let uid, let deviceID):
+            return .keepDevice(uid: uid, deviceID: deviceID)
+        case .participantLeft(let uid, let deviceID, let reason):
+            return reason.endsEveryDevice
+                ? .releaseUser(uid: uid, deviceID: deviceID) : .releaseDevice(uid: uid, deviceID: deviceID)
+        case .sessionEnded:
+            return .releaseEveryone
+        case .flagChanged, .mediaIDChanged, .activeSpeakerChanged, .activeSpeakerShown, .recordingChanged,
+            .audioModeChanged, .cameraFacingChanged, .operatorChanged, .banChanged, .mutedByModerator, .meetingMessage:
+            return .none
+        }
+    }
+
+    /// Whether the event's roster change may skip the coalescing window (leaves, removals and moderation), so that
+    /// nobody keeps seeing a participant who is gone or a mute that is in effect.
+    var isUrgent: Bool {
+        switch self {
+        case .participantLeft, .mutedByModerator, .banChanged, .operatorChanged, .sessionEnded:
+            return true
+        case .participantJoined, .connectionLost, .participantConnectionClosed, .connectionRestored, .flagChanged,
+            .mediaIDChanged, .activeSpeakerChanged, .activeSpeakerShown, .recordingChanged, .audioModeChanged,
+            .cameraFacingChanged, .meetingMessage:
+            return false
+        }
+    }
+
+    /// Whether subscribers in the `notable` event mode receive the event: what an app shows as a notice (meeting
+    /// messages, moderation, recording, the end of the session, removals, the spotlight).
+    var isNotable: Bool {
+        switch self {
+        case .meetingMessage, .mutedByModerator, .operatorChanged, .banChanged, .sessionEnded, .recordingChanged:
+            return true
+        case .participantLeft(_, _, let reason):
+            return reason == .removed || reason == .banned
+        case .flagChanged(_, let flag, _):
+            return flag.isNotable
+        case .participantJoined, .connectionLost, .participantConnectionClosed, .connectionRestored, .mediaIDChanged,
+            .activeSpeakerChanged, .activeSpeakerShown, .audioModeChanged, .cameraFacingChanged:
+            return false
+        }
+    }
+
+    /// The participant whose roster entry the event may change; nil when it changes none, or all of them
+    /// (`changesEveryParticipant`). Every event may change the room entry.
+    var changedParticipant: String? {
+        switch self {
+        case .participantJoined(let uid, _, _, _, _, _), .participantLeft(let uid, _, _), .connectionLost(let uid, _),
+            .participantConnectionClosed(let uid, _), .connectionRestored(let uid, _), .flagChanged(let uid, _, _),
+            .mediaIDChanged(let uid, _), .cameraFacingChanged(let uid, _), .operatorChanged(let uid, _),
+            .banChanged(let uid, _), .mutedByModerator(let uid):
+            return uid
+        case .activeSpeakerChanged, .activeSpeakerShown, .recordingChanged, .audioModeChanged, .meetingMessage,
+            .sessionEnded:
+            return nil
+        }
+    }
+
+    /// Whether the event may change every participant's roster entry.
+    var changesEveryParticipant: Bool {
+        if case .sessionEnded = self { return true }
+        return false
+    }
+
+    /// The connections applying the event closes, if any.
+    var closedConnections: ConnectionClosure? {
+        switch self {
+        case .participantLeft(let uid, _, .removed):
+            return ConnectionClosure(
+                uid: uid, code: GatewayCloseCode.removed, reason: "removed by a moderator", includesObservers: false)
+        case .participantLeft(let uid, _, .banned), .banChanged(let uid, true):
+            return ConnectionClosure(
+                uid: uid, code: GatewayCloseCode.banned, reason: "banned by a moderator", includesObservers: true)
+        case .sessionEnded:
+            return ConnectionClosure(
+                uid: nil, code: GatewayCloseCode.sessionEnded, reason: "the session was ended",
+                includesObservers: false)
+        default:
+            return nil
+        }
+    }
+}
+
+extension LeaveReason {
+    /// Whether the leave takes every device of the user (a removal, a ban, the end of the session), not only the
+    /// one named.
+    var endsEveryDevice: Bool { self == .removed || self == .banned || self == .sessionEnded }
+}
