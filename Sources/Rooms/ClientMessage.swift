@@ -38,52 +38,17 @@ enum ClientMessage: Hashable {
     )
     case changeView(room: String, view: RosterViewSpec)
     case leave(room: String)
-    case updateState(room: String, flags: [ParticipantFlag: Bool], mid: String?, cameraFacing: String?)
-    case activeSpeaker(room: String, uid: String?)
-    case media(room: String, recording: Bool?, audioMode: String?)
-    case meeting(group: String, sessionID: String, callType: String, isActive: Bool, text: String?)
-    case action(room: String, action: ModeratorAction, target: String?, reason: String?)
+    /// A change to a room (`state`, `speaker`, `media`, `meeting`, `action`); for `meeting` the room is the group.
+    case command(room: String, RoomCommand)
     case query(Query)
     case ping
-}
-
-/// The moderator actions, with the bot capability each needs.
-enum ModeratorAction: String, Hashable, CaseIterable {
-    case mute
-    case muteAll = "mute_all"
-    case remove
-    case ban
-    case unban
-    case promote
-    case demote
-    case spotlight
-    case unspotlight
-    case lowerHand = "lower_hand"
-    case endSession = "end_session"
-
-    /// The capability a bot token needs in `caps` to perform the action.
-    var capability: String {
-        switch self {
-        case .mute, .muteAll, .lowerHand: return "mute"
-        case .remove: return "remove"
-        case .ban, .unban: return "ban"
-        case .promote, .demote: return "promote"
-        case .spotlight, .unspotlight: return "pin"
-        case .endSession: return "end"
-        }
-    }
-
-    /// Whether the action names a target participant.
-    var needsTarget: Bool {
-        self != .muteAll && self != .endSession
-    }
 }
 
 extension ClientMessage {
     /// Whether handling the message reads nothing of its room's state (a meeting message: only the token's
     /// groups are checked), so in a cluster it need not wait for this node's earlier changes to the room.
     var isIndependentOfRoomState: Bool {
-        if case .meeting = self { return true }
+        if case .command(_, let command) = self { return command.isIndependentOfRoomState }
         return false
     }
 
@@ -91,11 +56,8 @@ extension ClientMessage {
     var roomIDs: [String] {
         switch self {
         case .authenticate, .ping, .query(.rooms): return []
-        case .join(let room, _, _, _, _, _, _), .changeView(let room, _), .leave(let room),
-            .updateState(let room, _, _, _), .activeSpeaker(let room, _), .media(let room, _, _),
-            .action(let room, _, _, _):
+        case .join(let room, _, _, _, _, _, _), .changeView(let room, _), .leave(let room), .command(let room, _):
             return [room]
-        case .meeting(let group, _, _, _, _): return [group]
         case .query(.activeMeeting(let room)), .query(.members(let room)), .query(.operators(let room)),
             .query(.muted(let room)), .query(.banned(let room)), .query(.history(let room, _, _)):
             return [room]
@@ -172,17 +134,20 @@ struct ClientMessageDecoder {
         case "state":
             let room = try fields.requiredID("room")
             var flags: [ParticipantFlag: Bool] = [:]
-            for flag in [ParticipantFlag.audioMuted, .videoPaused, .presenting, .handRaised] {
-                if let value = try fields.optionalBool(flag.rawValue) { flags[flag] = value }
+            for flag in ParticipantFlag.ordered {
+                guard object[flag.rawValue] != nil else { continue }
+                guard flag.isSetByParticipant else {
+                    throw .forbidden("'\(flag.rawValue)' is set by moderator actions only")
+                }
+                flags[flag] = try fields.optionalBool(flag.rawValue)
             }
-            if object["pinned"] != nil { throw .forbidden("'pinned' is set by moderators with the spotlight action") }
             let mid = try fields.optionalID("mid")
             let facing = try fields.optionalString("cameraFacing")
             if let facing, facing != "front" && facing != "back" {
                 throw .badRequest("'cameraFacing' must be front or back")
             }
             if flags.isEmpty && mid == nil && facing == nil { throw .badRequest("'state' changes nothing") }
-            message = .updateState(room: room, flags: flags, mid: mid, cameraFacing: facing)
+            message = .command(room: room, .updateState(flags: flags, mid: mid, cameraFacing: facing))
         case "speaker":
             let room = try fields.requiredID("room")
             let uid: String?
@@ -192,13 +157,13 @@ struct ClientMessageDecoder {
             } else {
                 uid = try fields.requiredID("uid")
             }
-            message = .activeSpeaker(room: room, uid: uid)
+            message = .command(room: room, .reportSpeaker(uid: uid))
         case "media":
             let room = try fields.requiredID("room")
             let recording = try fields.optionalBool("recording")
             let audioMode = try fields.optionalID("audioMode")
             if recording == nil && audioMode == nil { throw .badRequest("'media' changes nothing") }
-            message = .media(room: room, recording: recording, audioMode: audioMode)
+            message = .command(room: room, .media(recording: recording, audioMode: audioMode))
         case "meeting":
             let group = try fields.requiredID("group")
             let session = try fields.requiredID("sessionId")
@@ -208,7 +173,8 @@ struct ClientMessageDecoder {
             }
             let active = try fields.optionalBool("active") ?? true
             let text = try fields.optionalText("text")
-            message = .meeting(group: group, sessionID: session, callType: callType, isActive: active, text: text)
+            message = .command(
+                room: group, .publishMeeting(sessionID: session, callType: callType, isActive: active, text: text))
         case "action":
             let room = try fields.requiredID("room")
             let name = try fields.requiredString("action")
@@ -217,7 +183,7 @@ struct ClientMessageDecoder {
             }
             let target = action.needsTarget ? try fields.requiredID("target") : nil
             let reason = try fields.optionalText("reason")
-            message = .action(room: room, action: action, target: target, reason: reason)
+            message = .command(room: room, .moderate(action, target: target, reason: reason))
         case "query":
             let what = try fields.requiredString("query")
             switch what {

@@ -16,13 +16,6 @@ extension Gateway {
         return room
     }
 
-    func participantRoom(_ session: GatewaySession, _ roomID: String) throws(GatewayError) -> GatewayRoom {
-        guard let subscription = session.subscriptions[roomID], subscription.kind == .participant,
-            let room = self.rooms[roomID]
-        else { throw .notInRoom }
-        return room
-    }
-
     func join(
         _ session: GatewaySession,
         claims: TokenClaims,

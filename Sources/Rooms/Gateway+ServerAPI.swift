@@ -76,21 +76,8 @@ extension Gateway {
         sender: String,
         completion: @escaping (Result<JSONValue, GatewayError>) -> Void
     ) throws(GatewayError) {
-        let request = try self.decodeAPIRequest(body, type: "meeting", roomField: "group", roomID: roomID)
-        guard case .meeting(let group, let sessionID, let callType, let isActive, let text) = request.message else {
-            throw .badRequest("not a meeting message")
-        }
-        let room = self.room(group)
-        let message = MeetingMessage(
-            sessionID: sessionID, callType: callType, sender: sender, text: text,
-            isActive: isActive)
-        self.whenIdle(
-            room,
-            {
-                self.record([ProposedEvent(.meetingMessage(message), actor: sender)], in: room) { result in
-                    completion(Self.apiResult(room: room, result, changed: true))
-                }
-            }, fail: { completion(.failure($0)) })
+        let command = try self.decodeAPICommand(body, type: "meeting", roomField: "group", roomID: roomID)
+        self.perform(command, fromAPIAs: sender, in: self.room(roomID), requiringExistence: false, completion)
     }
 
     /// Publishes a room event: `{"type":"media","recording":true}`, `{"type":"media","audioMode":"music"}` or
@@ -113,37 +100,8 @@ extension Gateway {
         guard type == "media" || type == "speaker" else {
             throw .badRequest("'type' must be media or speaker")
         }
-        let request = try self.decodeAPIRequest(body, type: type, roomField: "room", roomID: roomID)
-        let room = try self.existingRoom(roomID)
-        self.whenIdle(
-            room,
-            {
-                do throws(GatewayError) {
-                    guard room.state.sequence > 0 else { throw .notFound("no room '\(roomID)'") }
-                    var events: [RoomEvent] = []
-                    switch request.message {
-                    case .media(_, let recording, let audioMode):
-                        if let recording, room.state.isRecording != recording {
-                            events.append(.recordingChanged(isRecording: recording))
-                        }
-                        if let audioMode, room.state.audioMode != audioMode {
-                            events.append(.audioModeChanged(mode: audioMode))
-                        }
-                    case .activeSpeaker(_, let uid):
-                        if let uid, room.state.participants[uid]?.isJoined != true {
-                            throw .notFound("'\(uid)' is not in the call")
-                        }
-                        if room.state.activeSpeaker != uid { events.append(.activeSpeakerChanged(uid: uid)) }
-                    default:
-                        throw .badRequest("'type' must be media or speaker")
-                    }
-                    self.record(events.map { ProposedEvent($0, actor: actor) }, in: room) { result in
-                        completion(Self.apiResult(room: room, result, changed: !events.isEmpty))
-                    }
-                } catch {
-                    completion(.failure(error))
-                }
-            }, fail: { completion(.failure($0)) })
+        let command = try self.decodeAPICommand(body, type: type, roomField: "room", roomID: roomID)
+        self.perform(command, fromAPIAs: actor, in: try self.existingRoom(roomID), requiringExistence: true, completion)
     }
 
     /// Performs a moderator action with the rights of an admin: `{"action", "target"?, "reason"?}` as in the
@@ -160,20 +118,24 @@ extension Gateway {
         actor: String,
         completion: @escaping (Result<JSONValue, GatewayError>) -> Void
     ) throws(GatewayError) {
-        let request = try self.decodeAPIRequest(body, type: "action", roomField: "room", roomID: roomID)
-        guard case .action(_, let action, let target, let reason) = request.message else {
-            throw .badRequest("not an action")
-        }
-        let room = try self.existingRoom(roomID)
+        let command = try self.decodeAPICommand(body, type: "action", roomField: "room", roomID: roomID)
+        self.perform(command, fromAPIAs: actor, in: try self.existingRoom(roomID), requiringExistence: true, completion)
+    }
+
+    /// Carries out a command from the server API, with an admin's rights, once the room is loaded and idle.
+    private func perform(
+        _ command: RoomCommand,
+        fromAPIAs actor: String,
+        in room: GatewayRoom,
+        requiringExistence: Bool,
+        _ completion: @escaping (Result<JSONValue, GatewayError>) -> Void
+    ) {
         self.whenIdle(
             room,
             {
                 do throws(GatewayError) {
-                    guard room.state.sequence > 0 else { throw .notFound("no room '\(roomID)'") }
-                    try self.performModeration(
-                        action, target: target, reason: reason, in: room, actor: actor,
-                        actorIsAdmin: true
-                    ) { result in
+                    if requiringExistence, room.state.sequence == 0 { throw .notFound("no room '\(room.state.id)'") }
+                    try self.perform(command, in: room, by: RoomActor(serverAPI: actor)) { result in
                         completion(
                             result.map { changed in
                                 .object(
@@ -248,37 +210,22 @@ extension Gateway {
         return sessions.count
     }
 
-    /// Decodes an API body as the client message `type`, with the room from the URL.
-    private func decodeAPIRequest(
+    /// Decodes an API body as the client message `type`, with the room from the URL, into its command.
+    private func decodeAPICommand(
         _ body: JSONValue,
         type: String,
         roomField: String,
         roomID: String
-    ) throws(GatewayError) -> ClientRequest {
+    ) throws(GatewayError) -> RoomCommand {
         guard case .object(var object) = body else { throw .badRequest("the body must be a JSON object") }
         for reserved in ["id", "room", "group"] where object[reserved] != nil {
             throw .badRequest("'\(reserved)' comes from the URL, not the body")
         }
         object["type"] = .string(type)
         object[roomField] = .string(roomID)
-        return try self.decoder.decode(.object(object))
-    }
-
-    private static func apiResult(
-        room: GatewayRoom,
-        _ result: Result<Void, LogAppendFailure>,
-        changed: Bool
-    ) -> Result<JSONValue, GatewayError> {
-        switch result {
-        case .success, .failure(.conditionFailed):
-            return .success(
-                .object(
-                    JSONObject([
-                        ("room", .string(room.state.id)), ("seq", .int(Int64(room.state.sequence))),
-                        ("changed", .bool(changed && result.isSuccess)),
-                    ])))
-        case .failure(.refused(let error)):
-            return .failure(error)
+        guard case .command(_, let command) = try self.decoder.decode(.object(object)).message else {
+            throw .badRequest("not a '\(type)' message")
         }
+        return command
     }
 }

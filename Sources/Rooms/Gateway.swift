@@ -254,84 +254,18 @@ public final class Gateway {
             self.sendSnapshot(to: session, room: room, view: view, recovered: nil, resync: false)
         case .leave(let roomID):
             try self.leave(session, claims: claims, roomID: roomID, requestID: request.id)
-        case .updateState(let roomID, let flags, let mid, let facing):
-            let room = try self.participantRoom(session, roomID)
-            let uid = claims.subject
-            var events: [RoomEvent] = []
-            for flag in ParticipantFlag.allCases {
-                guard let value = flags[flag], room.state.participants[uid].map({ self.flag(flag, of: $0) }) != value
-                else { continue }
-                events.append(.flagChanged(uid: uid, flag: flag, value: value))
-            }
-            if let mid, room.state.participants[uid]?.mid != mid {
-                events.append(.mediaIDChanged(uid: uid, mid: mid))
-            }
-            if let facing, room.state.participants[uid]?.cameraFacing != facing {
-                events.append(.cameraFacingChanged(uid: uid, facing: facing))
-            }
-            self.record(events, in: room, actor: uid, answering: session, request.id)
-        case .activeSpeaker(let roomID, let uid):
-            let room = try self.participantRoom(session, roomID)
-            if let uid, room.state.participants[uid]?.isJoined != true {
-                throw .notFound("'\(uid)' is not in the call")
-            }
-            let events: [RoomEvent] = room.state.activeSpeaker != uid ? [.activeSpeakerChanged(uid: uid)] : []
-            self.record(events, in: room, actor: claims.subject, answering: session, request.id)
-        case .media(let roomID, let recording, let audioMode):
-            let room = try self.participantRoom(session, roomID)
-            var events: [RoomEvent] = []
-            if let recording {
-                let isRecordingBot = self.role(of: claims, in: roomID) == .bot && claims.capabilities.contains("record")
-                guard room.state.isOperator(claims.subject) || isRecordingBot else {
-                    throw .forbidden("only moderators start or stop recording")
+        case .command(let roomID, let command):
+            let room = try self.room(for: command, roomID, from: session, claims: claims)
+            let actor = RoomActor(claims: claims, role: self.role(of: claims, in: roomID))
+            let requestID = request.id
+            try self.perform(command, in: room, by: actor) { result in
+                switch result {
+                case .success(let changed): self.ack(session, requestID, room: room, changed: changed)
+                case .failure(let error): self.reply(session, ServerMessages.error(id: requestID, error))
                 }
-                if room.state.isRecording != recording { events.append(.recordingChanged(isRecording: recording)) }
             }
-            if let audioMode, room.state.audioMode != audioMode {
-                events.append(.audioModeChanged(mode: audioMode))
-            }
-            self.record(events, in: room, actor: claims.subject, answering: session, request.id)
-        case .meeting(let group, let sessionID, let callType, let isActive, let text):
-            guard self.role(of: claims, in: group) != nil else { throw .notGroupMember }
-            let room = self.room(group)
-            let message = MeetingMessage(
-                sessionID: sessionID, callType: callType, sender: claims.subject,
-                text: text, isActive: isActive)
-            self.record([.meetingMessage(message)], in: room, actor: claims.subject, answering: session, request.id)
-        case .action(let roomID, let action, let target, let reason):
-            try self.moderate(
-                session, claims: claims, roomID: roomID, action: action, target: target,
-                reason: reason, requestID: request.id)
         case .query(let query):
             try self.answer(query, session: session, claims: claims, requestID: request.id)
-        }
-    }
-
-    private func flag(_ flag: ParticipantFlag, of participant: Participant) -> Bool {
-        switch flag {
-        case .audioMuted: return participant.audioMuted
-        case .videoPaused: return participant.videoPaused
-        case .presenting: return participant.presenting
-        case .handRaised: return participant.handRaised
-        case .pinned: return participant.pinned
-        }
-    }
-
-    /// Records the events a client's request caused and answers it: an ack once they are applied (`changed`
-    /// when there were any), or the error when the shared log refused them.
-    func record(
-        _ events: [RoomEvent],
-        in room: GatewayRoom,
-        actor: String,
-        answering session: GatewaySession,
-        _ requestID: JSONValue?
-    ) {
-        self.record(events.map { ProposedEvent($0, actor: actor) }, in: room) { result in
-            switch result {
-            case .success: self.ack(session, requestID, room: room, changed: !events.isEmpty)
-            case .failure(.conditionFailed): self.ack(session, requestID, room: room, changed: false)
-            case .failure(.refused(let error)): self.reply(session, ServerMessages.error(id: requestID, error))
-            }
         }
     }
 
@@ -356,11 +290,4 @@ public final class Gateway {
         self.transport.close(session.id, code: code, reason: reason)
     }
 
-}
-
-extension Result {
-    var isSuccess: Bool {
-        if case .success = self { return true }
-        return false
-    }
 }

@@ -32,11 +32,8 @@ public struct Participant: Hashable, Sendable {
     public var joinedAt: Int64
     /// When the last device left; nil while joined.
     public var leftAt: Int64?
-    public var audioMuted: Bool
-    public var videoPaused: Bool
-    public var presenting: Bool
-    public var handRaised: Bool
-    public var pinned: Bool
+    /// The state flags (`ParticipantFlag`): muted, video paused, presenting, hand raised, pinned.
+    public var flags: ParticipantFlags
     /// Muted by a moderator (the user may unmute unless the room forbids it; recorded for the muted list).
     public var mutedByModerator: Bool
     /// `front` or `back`, when reported.
@@ -58,17 +55,43 @@ public struct Participant: Hashable, Sendable {
         self.devices = []
         self.joinedAt = joinedAt
         self.leftAt = nil
-        self.audioMuted = false
-        self.videoPaused = false
-        self.presenting = false
-        self.handRaised = false
-        self.pinned = false
+        self.flags = ParticipantFlags()
         self.mutedByModerator = false
         self.cameraFacing = nil
         self.audioMilliseconds = 0
         self.videoMilliseconds = 0
         self.durationMilliseconds = 0
         self.accountedUntil = joinedAt
+    }
+
+    /// Whether the microphone is muted.
+    public var audioMuted: Bool {
+        get { self.flags[.audioMuted] }
+        set { self.flags[.audioMuted] = newValue }
+    }
+
+    /// Whether the camera is paused.
+    public var videoPaused: Bool {
+        get { self.flags[.videoPaused] }
+        set { self.flags[.videoPaused] = newValue }
+    }
+
+    /// Whether the participant shares their screen.
+    public var presenting: Bool {
+        get { self.flags[.presenting] }
+        set { self.flags[.presenting] = newValue }
+    }
+
+    /// Whether the hand is raised.
+    public var handRaised: Bool {
+        get { self.flags[.handRaised] }
+        set { self.flags[.handRaised] = newValue }
+    }
+
+    /// Whether a moderator spotlighted the participant.
+    public var pinned: Bool {
+        get { self.flags[.pinned] }
+        set { self.flags[.pinned] = newValue }
     }
 
     /// Whether at least one device is in the call.
@@ -78,6 +101,11 @@ public struct Participant: Hashable, Sendable {
     public var state: String {
         if self.devices.isEmpty { return "left" }
         return self.devices.contains { $0.isConnected } ? "joined" : "reconnecting"
+    }
+
+    /// Clears the flags a leave ends (`ParticipantFlag.clearsOnLeave`).
+    mutating func clearFlagsOnLeave() {
+        for flag in ParticipantFlag.ordered where flag.clearsOnLeave { self.flags[flag] = false }
     }
 
     /// Adds the time since `accountedUntil` to the totals, as of `now`.

@@ -1,26 +1,3 @@
-/// A participant state flag that clients and moderators change.
-public enum ParticipantFlag: String, Hashable, Sendable, CaseIterable {
-    case audioMuted
-    case videoPaused
-    case presenting
-    case handRaised
-    case pinned
-
-    /// The wire names of the events for the flag turning on and off.
-    public var eventNames: (on: String, off: String) {
-        switch self {
-        case .audioMuted: return ("participant.audio_muted", "participant.audio_unmuted")
-        case .videoPaused: return ("participant.video_paused", "participant.video_resumed")
-        case .presenting: return ("participant.screen_share_started", "participant.screen_share_stopped")
-        case .handRaised: return ("participant.hand_raised", "participant.hand_lowered")
-        case .pinned: return ("participant.pinned", "participant.unpinned")
-        }
-    }
-
-    /// Whether subscribers in the `notable` event mode see the flag change (the spotlight).
-    var isNotable: Bool { self == .pinned }
-}
-
 /// Why a participant's device left.
 public enum LeaveReason: String, Hashable, Sendable {
     /// The client said so (`leave` message or a clean close).

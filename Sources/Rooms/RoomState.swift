@@ -113,8 +113,7 @@ public struct RoomState: Hashable, Sendable {
             }
             if !participant.isJoined {
                 participant.leftAt = now
-                participant.presenting = false
-                participant.handRaised = false
+                participant.clearFlagsOnLeave()
                 if self.activeSpeaker == uid { self.activeSpeaker = nil }
             }
             self.participants[uid] = participant
@@ -131,15 +130,9 @@ public struct RoomState: Hashable, Sendable {
         case .flagChanged(let uid, let flag, let value):
             guard var participant = self.participants[uid] else { return }
             participant.account(until: now)
-            switch flag {
-            case .audioMuted:
-                participant.audioMuted = value
-                if !value { participant.mutedByModerator = false }
-            case .videoPaused: participant.videoPaused = value
-            case .presenting: participant.presenting = value
-            case .handRaised: participant.handRaised = value
-            case .pinned: participant.pinned = value
-            }
+            participant.flags[flag] = value
+            // Unmuting ends a moderator's mute.
+            if flag == .audioMuted && !value { participant.mutedByModerator = false }
             self.participants[uid] = participant
         case .mediaIDChanged(let uid, let mid):
             self.participants[uid]?.mid = mid
@@ -172,8 +165,7 @@ public struct RoomState: Hashable, Sendable {
                 participant.account(until: now)
                 participant.devices.removeAll()
                 participant.leftAt = now
-                participant.presenting = false
-                participant.handRaised = false
+                participant.clearFlagsOnLeave()
                 self.participants[uid] = participant
             }
             self.activeSpeaker = nil

@@ -1,0 +1,65 @@
+import TokenAuth
+
+/// Changes to rooms, from clients and from the server API alike: the command's rules give the events
+/// (`RoomCommand.events(in:by:)`), the log records them, and the caller hears whether anything changed.
+extension Gateway {
+    /// Carries out a command whose room is ready: its events go through the room's log, then `completion` hears
+    /// whether anything changed (or why it failed), before any connection the events close is closed, so the
+    /// actor's answer precedes a close (even the actor's own, at the end of the session).
+    ///
+    /// - Parameters:
+    ///   - command: the change asked for.
+    ///   - room: the room.
+    ///   - actor: who asks.
+    ///   - completion: `true` when events were recorded, `false` when there was nothing to change; or the error.
+    /// - Throws: the command's refusal (`ERR_FORBIDDEN`, `ERR_NOT_FOUND`), before anything is recorded.
+    func perform(
+        _ command: RoomCommand,
+        in room: GatewayRoom,
+        by actor: RoomActor,
+        completion: @escaping (Result<Bool, GatewayError>) -> Void
+    ) throws(GatewayError) {
+        let events = try command.events(in: room.state, by: actor)
+        let reason = command.reason
+        self.record(events.map { ProposedEvent($0, actor: actor.uid, reason: reason) }, in: room) { result in
+            let changed: Bool
+            switch result {
+            case .success: changed = !events.isEmpty
+            case .failure(.conditionFailed): changed = false
+            case .failure(.refused(let error)):
+                completion(.failure(error))
+                return
+            }
+            if case .moderate(let action, let target, let reason) = command {
+                self.onModeration?(
+                    ModerationRecord(
+                        room: room.state.id, action: action.rawValue, actor: actor.uid, target: target, reason: reason,
+                        changed: changed))
+            }
+            completion(.success(changed))
+        }
+    }
+
+    /// The room a client's command is for, once the connection is what the command needs it to be: in the call,
+    /// subscribed, or a member of the room's group (for a meeting message, whose room is created when needed).
+    func room(
+        for command: RoomCommand,
+        _ roomID: String,
+        from session: GatewaySession,
+        claims: TokenClaims
+    ) throws(GatewayError) -> GatewayRoom {
+        switch command.presence {
+        case .participant:
+            guard session.subscriptions[roomID]?.kind == .participant, let room = self.rooms[roomID] else {
+                throw .notInRoom
+            }
+            return room
+        case .subscriber:
+            guard session.subscriptions[roomID] != nil, let room = self.rooms[roomID] else { throw .notInRoom }
+            return room
+        case .member:
+            guard self.role(of: claims, in: roomID) != nil else { throw .notGroupMember }
+            return self.room(roomID)
+        }
+    }
+}

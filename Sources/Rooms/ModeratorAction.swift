@@ -1,0 +1,101 @@
+/// The moderator actions, each with its rules: the bot capability it needs, whether it names a target, whether the
+/// target must be in the call, whether it protects admins, and the events it causes. A new action is a case here and
+/// its line in each property.
+enum ModeratorAction: String, Hashable, CaseIterable {
+    case mute
+    case muteAll = "mute_all"
+    case remove
+    case ban
+    case unban
+    case promote
+    case demote
+    case spotlight
+    case unspotlight
+    case lowerHand = "lower_hand"
+    case endSession = "end_session"
+
+    /// The capability a bot token needs in `caps` to perform the action.
+    var capability: String {
+        switch self {
+        case .mute, .muteAll, .lowerHand: return "mute"
+        case .remove: return "remove"
+        case .ban, .unban: return "ban"
+        case .promote, .demote: return "promote"
+        case .spotlight, .unspotlight: return "pin"
+        case .endSession: return "end"
+        }
+    }
+
+    /// Whether the action names a target participant.
+    var needsTarget: Bool {
+        switch self {
+        case .mute, .remove, .ban, .unban, .promote, .demote, .spotlight, .unspotlight, .lowerHand: return true
+        case .muteAll, .endSession: return false
+        }
+    }
+
+    /// Whether the target must be in the call (`ERR_NOT_FOUND` otherwise); bans and promotions also apply to users
+    /// who are not.
+    var needsTargetInCall: Bool {
+        switch self {
+        case .mute, .remove, .spotlight, .unspotlight, .lowerHand: return true
+        case .ban, .unban, .promote, .demote, .muteAll, .endSession: return false
+        }
+    }
+
+    /// Whether only an admin may take the action against an admin.
+    var protectsAdmins: Bool {
+        switch self {
+        case .remove, .ban, .demote: return true
+        case .mute, .muteAll, .unban, .promote, .spotlight, .unspotlight, .lowerHand, .endSession: return false
+        }
+    }
+
+    /// The events the action causes in `state` (none when it would change nothing), its target checked.
+    ///
+    /// - Parameters:
+    ///   - target: the target's uid, for actions that have one.
+    ///   - state: the room as it is.
+    ///   - actor: who acts (not muted by `mute_all`).
+    func events(target: String?, in state: RoomState, by actor: String) -> [RoomEvent] {
+        let participant = target.flatMap { state.participants[$0] }
+        switch self {
+        case .mute:
+            guard let target, participant?.audioMuted == false else { return [] }
+            return [.mutedByModerator(uid: target)]
+        case .muteAll:
+            return state.joinedParticipants.filter { participant in
+                !participant.audioMuted && !state.isOperator(participant.uid) && participant.uid != actor
+            }.map { .mutedByModerator(uid: $0.uid) }
+        case .lowerHand:
+            guard let target, participant?.handRaised == true else { return [] }
+            return [.flagChanged(uid: target, flag: .handRaised, value: false)]
+        case .spotlight, .unspotlight:
+            let value = self == .spotlight
+            guard let target, participant?.pinned != value else { return [] }
+            return [.flagChanged(uid: target, flag: .pinned, value: value)]
+        case .promote, .demote:
+            let value = self == .promote
+            guard let target, state.operators.contains(target) != value else { return [] }
+            return [.operatorChanged(uid: target, isOperator: value)]
+        case .unban:
+            guard let target, state.banned.contains(target) else { return [] }
+            return [.banChanged(uid: target, isBanned: false)]
+        case .remove, .ban:
+            guard let target else { return [] }
+            var events: [RoomEvent] = []
+            if self == .ban && !state.banned.contains(target) {
+                events.append(.banChanged(uid: target, isBanned: true))
+            }
+            if let participant, participant.isJoined {
+                let deviceID = participant.devices.first?.deviceID ?? "default"
+                events.append(
+                    .participantLeft(uid: target, deviceID: deviceID, reason: self == .ban ? .banned : .removed))
+            }
+            return events
+        case .endSession:
+            guard !state.joinedParticipants.isEmpty || state.startedAt != nil else { return [] }
+            return [.sessionEnded]
+        }
+    }
+}

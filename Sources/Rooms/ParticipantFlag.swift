@@ -1,0 +1,76 @@
+/// A participant's state flag: one boolean of the roster entry, changed by the participant or by a moderator.
+///
+/// Everything about a flag is declared here: its wire name (the raw value, used in `state` messages, roster entries,
+/// snapshots and checkpoints), its event names, who sets it, and what a leave does to it. Snapshots, roster views,
+/// checkpoints, the `state` message and the reducer all go through `allCases`, so a new flag is a new case here and
+/// its line in each property.
+public enum ParticipantFlag: String, Hashable, Sendable, CaseIterable {
+    case audioMuted
+    case videoPaused
+    case presenting
+    case handRaised
+    case pinned
+
+    /// The wire names of the events for the flag turning on and off.
+    public var eventNames: (on: String, off: String) {
+        switch self {
+        case .audioMuted: return ("participant.audio_muted", "participant.audio_unmuted")
+        case .videoPaused: return ("participant.video_paused", "participant.video_resumed")
+        case .presenting: return ("participant.screen_share_started", "participant.screen_share_stopped")
+        case .handRaised: return ("participant.hand_raised", "participant.hand_lowered")
+        case .pinned: return ("participant.pinned", "participant.unpinned")
+        }
+    }
+
+    /// Whether participants set the flag on themselves with a `state` message; the others are set by moderator
+    /// actions only (`pinned`: `spotlight`).
+    public var isSetByParticipant: Bool {
+        switch self {
+        case .audioMuted, .videoPaused, .presenting, .handRaised: return true
+        case .pinned: return false
+        }
+    }
+
+    /// Whether the flag is cleared when the participant's last device leaves.
+    public var clearsOnLeave: Bool {
+        switch self {
+        case .presenting, .handRaised: return true
+        case .audioMuted, .videoPaused, .pinned: return false
+        }
+    }
+
+    /// Whether subscribers in the `notable` event mode see the flag change (the spotlight).
+    var isNotable: Bool {
+        switch self {
+        case .pinned: return true
+        case .audioMuted, .videoPaused, .presenting, .handRaised: return false
+        }
+    }
+
+    /// The flags in declaration order, kept once (`allCases` builds a new array on each use).
+    static let ordered = ParticipantFlag.allCases
+
+    /// The flag's bit in `ParticipantFlags`.
+    var bit: UInt32 { 1 << UInt32(Self.ordered.firstIndex(of: self)!) }
+}
+
+/// A participant's flags as one bit set.
+public struct ParticipantFlags: Hashable, Sendable {
+    private var bits: UInt32 = 0
+
+    public init() {}
+
+    /// Whether `flag` is set.
+    public func contains(_ flag: ParticipantFlag) -> Bool { self.bits & flag.bit != 0 }
+
+    /// Sets or clears `flag`.
+    public mutating func set(_ flag: ParticipantFlag, to value: Bool) {
+        if value { self.bits |= flag.bit } else { self.bits &= ~flag.bit }
+    }
+
+    /// Reads or writes one flag.
+    public subscript(_ flag: ParticipantFlag) -> Bool {
+        get { self.contains(flag) }
+        set { self.set(flag, to: newValue) }
+    }
+}

@@ -1,0 +1,42 @@
+import TokenAuth
+
+/// Who asks for a change to a room, as the room's rules see them: a user with the role and capabilities their token
+/// gives in this room, or a backend through the server API (with an admin's rights).
+struct RoomActor {
+    /// The uid, or `api:NAME` for the server API; recorded as the events' actor.
+    var uid: String
+    /// The role the token gives in the room; nil for the server API.
+    var role: ParticipantRole?
+    /// The token's capabilities (bots).
+    var capabilities: Set<String>
+    /// Whether the request comes through the server API.
+    var isServerAPI: Bool
+
+    /// A user, with the role their token gives in `roomID`.
+    init(claims: TokenClaims, role: ParticipantRole?) {
+        self.uid = claims.subject
+        self.role = role
+        self.capabilities = Set(claims.capabilities)
+        self.isServerAPI = false
+    }
+
+    /// A backend acting through the server API as `uid` (`api:NAME`).
+    init(serverAPI uid: String) {
+        self.uid = uid
+        self.role = nil
+        self.capabilities = []
+        self.isServerAPI = true
+    }
+
+    /// Whether the actor is a bot: bots act through their capabilities only.
+    var isBot: Bool { self.role == .bot }
+
+    /// Whether the actor may take the room's moderator actions: a moderator or admin by token, a participant
+    /// promoted in the room, or the server API.
+    func isOperator(in state: RoomState) -> Bool {
+        self.isServerAPI || self.role?.isOperator == true || state.operators.contains(self.uid)
+    }
+
+    /// Whether the actor counts as an admin (only an admin may remove, ban or demote an admin).
+    var isAdmin: Bool { self.isServerAPI || self.role == .admin }
+}
