@@ -46,25 +46,7 @@ struct RosterView: Equatable {
             if let name = state.participants[uid]?.name { object["name"] = .string(name) }
             return object
         }
-        var object = JSONObject()
-        object["uid"] = .string(uid)
-        object["name"] = .string(participant.name)
-        if let avatar = participant.avatar { object["avatar"] = .string(avatar) }
-        if let mid = participant.mid { object["mid"] = .string(mid) }
-        object["role"] = .string(participant.role.rawValue)
-        object["operator"] = .bool(state.isOperator(uid))
-        object["state"] = .string(participant.state)
-        object["order"] = .int(Int64(participant.order))
-        object["joinedAt"] = .int(participant.joinedAt)
-        object["devices"] = .array(participant.devices.map { .string($0.deviceID) })
-        object["audioMuted"] = .bool(participant.audioMuted)
-        object["videoPaused"] = .bool(participant.videoPaused)
-        object["presenting"] = .bool(participant.presenting)
-        object["handRaised"] = .bool(participant.handRaised)
-        object["pinned"] = .bool(participant.pinned)
-        object["mutedByModerator"] = .bool(participant.mutedByModerator)
-        if let facing = participant.cameraFacing { object["cameraFacing"] = .string(facing) }
-        return object
+        return participant.wireObject(.roster(isOperator: state.isOperator(uid)))
     }
 
     static func roomEntry(_ state: RoomState, speaker: String?, capacity: Int) -> JSONObject {

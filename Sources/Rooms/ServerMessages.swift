@@ -2,47 +2,9 @@ import JSONCoding
 
 /// Builds the JSON of every server-to-client message (see docs/PROTOCOL.md).
 enum ServerMessages {
+    /// A participant's entry in snapshots, events and queries (`Participant.WireForm.snapshot`).
     static func participant(_ participant: Participant, now: Int64) -> JSONValue {
-        var counted = participant
-        counted.account(until: now)
-        var fields: [(String, JSONValue)] = [
-            ("uid", .string(participant.uid)),
-            ("name", .string(participant.name)),
-            ("avatar", participant.avatar.map { .string($0) } ?? .null),
-            ("mid", participant.mid.map { .string($0) } ?? .null),
-            ("role", .string(participant.role.rawValue)),
-            ("state", .string(participant.state)),
-            ("isJoined", .bool(participant.isJoined)),
-            ("joinedAt", .int(participant.joinedAt)),
-            ("leftAt", participant.leftAt.map { .int($0) } ?? .null),
-            ("deviceID", participant.devices.first.map { .string($0.deviceID) } ?? .null),
-            (
-                "devices",
-                .array(
-                    participant.devices.map { device in
-                        .object(
-                            JSONObject([
-                                ("deviceID", .string(device.deviceID)),
-                                ("joinedAt", .int(device.joinedAt)),
-                                ("connected", .bool(device.isConnected)),
-                            ])
-                        )
-                    }
-                )
-            ),
-            ("audioMuted", .bool(participant.audioMuted)),
-            ("videoPaused", .bool(participant.videoPaused)),
-            ("presenting", .bool(participant.presenting)),
-            ("handRaised", .bool(participant.handRaised)),
-            ("pinned", .bool(participant.pinned)),
-            ("mutedByModerator", .bool(participant.mutedByModerator)),
-            ("cameraFacing", participant.cameraFacing.map { .string($0) } ?? .null),
-            ("totalAudioMinutes", .int(counted.audioMilliseconds / 60_000)),
-            ("totalVideoMinutes", .int(counted.videoMilliseconds / 60_000)),
-            ("totalDurationInMinutes", .int(counted.durationMilliseconds / 60_000)),
-        ]
-        if participant.role == .bot { fields.append(("bot", .bool(true))) }
-        return .object(JSONObject(fields))
+        .object(participant.wireObject(.snapshot(now: now)))
     }
 
     /// The first time after `now` at which one of the minute totals `participant(_:now:)` reports changes: a

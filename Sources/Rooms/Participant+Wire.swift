@@ -1,0 +1,140 @@
+import JSONCoding
+
+/// The one definition of a participant on the wire, in its three forms: the entry of a roster view (what patches
+/// apply to and the checksum covers), the entry of a snapshot's and an event's `participant` (with time totals),
+/// and the entry of a checkpoint (everything the reducer needs to carry on). A new field is written here once,
+/// and read back in `init(checkpoint:)`.
+extension Participant {
+    /// Which form of the participant to write.
+    enum WireForm {
+        /// The roster view's entry: no nulls (a null in a merge patch removes the member), devices by id, whether
+        /// the participant operates the room.
+        case roster(isOperator: Bool)
+        /// A snapshot's or an event's entry: nulls for what is unset, devices with their state, the minute totals
+        /// as of `now`.
+        case snapshot(now: Int64)
+        /// A checkpoint's entry: every field, exactly.
+        case checkpoint
+    }
+
+    /// The participant as a JSON object in `form`.
+    func wireObject(_ form: WireForm) -> JSONObject {
+        var object = JSONObject()
+        let omitsNulls: Bool
+        if case .roster = form { omitsNulls = true } else { omitsNulls = false }
+        func optional(_ key: String, _ value: JSONValue?) {
+            if let value {
+                object[key] = value
+            } else if !omitsNulls {
+                object[key] = .null
+            }
+        }
+        object["uid"] = .string(self.uid)
+        object["name"] = .string(self.name)
+        optional("avatar", self.avatar.map { .string($0) })
+        optional("mid", self.mid.map { .string($0) })
+        object["role"] = .string(self.role.rawValue)
+        switch form {
+        case .roster(let isOperator):
+            object["operator"] = .bool(isOperator)
+            object["state"] = .string(self.state)
+            object["order"] = .int(Int64(self.order))
+            object["joinedAt"] = .int(self.joinedAt)
+            object["devices"] = .array(self.devices.map { .string($0.deviceID) })
+        case .snapshot:
+            object["state"] = .string(self.state)
+            object["isJoined"] = .bool(self.isJoined)
+            object["joinedAt"] = .int(self.joinedAt)
+            optional("leftAt", self.leftAt.map { .int($0) })
+            optional("deviceID", self.devices.first.map { .string($0.deviceID) })
+            object["devices"] = .array(self.devices.map { $0.wireValue(idKey: "deviceID") })
+        case .checkpoint:
+            object["order"] = .int(Int64(self.order))
+            object["devices"] = .array(self.devices.map { $0.wireValue(idKey: "id") })
+            object["joinedAt"] = .int(self.joinedAt)
+            optional("leftAt", self.leftAt.map { .int($0) })
+        }
+        for flag in ParticipantFlag.ordered { object[flag.rawValue] = .bool(self.flags.contains(flag)) }
+        object["mutedByModerator"] = .bool(self.mutedByModerator)
+        optional("cameraFacing", self.cameraFacing.map { .string($0) })
+        switch form {
+        case .roster:
+            break
+        case .snapshot(let now):
+            var counted = self
+            counted.account(until: now)
+            object["totalAudioMinutes"] = .int(counted.audioMilliseconds / 60_000)
+            object["totalVideoMinutes"] = .int(counted.videoMilliseconds / 60_000)
+            object["totalDurationInMinutes"] = .int(counted.durationMilliseconds / 60_000)
+            if self.role == .bot { object["bot"] = .bool(true) }
+        case .checkpoint:
+            object["audioMs"] = .int(self.audioMilliseconds)
+            object["videoMs"] = .int(self.videoMilliseconds)
+            object["durationMs"] = .int(self.durationMilliseconds)
+            object["accountedUntil"] = .int(self.accountedUntil)
+        }
+        return object
+    }
+
+    /// Reads a participant written in the checkpoint form.
+    ///
+    /// - Parameter value: the JSON object.
+    /// - Throws: `RoomLogWireError` naming what is missing.
+    init(checkpoint value: JSONValue) throws(RoomLogWireError) {
+        let fields = CheckpointFields(value)
+        guard let role = ParticipantRole(rawValue: try fields.string("role")) else {
+            throw RoomLogWireError("checkpoint with an unknown role")
+        }
+        self.init(
+            uid: try fields.string("uid"), name: try fields.string("name"), avatar: value["avatar"]?.stringValue,
+            role: role, joinedAt: try fields.int("joinedAt"), order: Int(try fields.int("order")))
+        self.mid = value["mid"]?.stringValue
+        for device in value["devices"]?.arrayValue ?? [] {
+            let deviceFields = CheckpointFields(device)
+            self.devices.append(
+                ParticipantDevice(
+                    deviceID: try deviceFields.string("id"), joinedAt: try deviceFields.int("joinedAt"),
+                    isConnected: deviceFields.bool("connected")))
+        }
+        self.leftAt = value["leftAt"]?.intValue
+        for flag in ParticipantFlag.ordered { self.flags[flag] = fields.bool(flag.rawValue) }
+        self.mutedByModerator = fields.bool("mutedByModerator")
+        self.cameraFacing = value["cameraFacing"]?.stringValue
+        self.audioMilliseconds = try fields.int("audioMs")
+        self.videoMilliseconds = try fields.int("videoMs")
+        self.durationMilliseconds = try fields.int("durationMs")
+        self.accountedUntil = try fields.int("accountedUntil")
+    }
+}
+
+extension ParticipantDevice {
+    /// The device as a JSON object, its id under `idKey`.
+    func wireValue(idKey: String) -> JSONValue {
+        .object(
+            JSONObject([
+                (idKey, .string(self.deviceID)), ("joinedAt", .int(self.joinedAt)),
+                ("connected", .bool(self.isConnected)),
+            ]))
+    }
+}
+
+/// Reads the members of a checkpoint object, naming what is missing.
+struct CheckpointFields {
+    let value: JSONValue
+
+    init(_ value: JSONValue) {
+        self.value = value
+    }
+
+    func string(_ key: String) throws(RoomLogWireError) -> String {
+        guard let text = self.value[key]?.stringValue else { throw RoomLogWireError("checkpoint without '\(key)'") }
+        return text
+    }
+
+    func int(_ key: String) throws(RoomLogWireError) -> Int64 {
+        guard let number = self.value[key]?.intValue else { throw RoomLogWireError("checkpoint without '\(key)'") }
+        return number
+    }
+
+    func bool(_ key: String) -> Bool { self.value[key]?.boolValue ?? false }
+}
