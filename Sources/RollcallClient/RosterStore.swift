@@ -52,7 +52,7 @@ public struct RosterStore: Sendable {
         guard UInt64(from) <= self.sequence, self.sequence < UInt64(to) else {
             throw Drift(description: "patch from \(from) to \(to) does not follow seq \(self.sequence)")
         }
-        guard case .object(let result) = Self.merge(patch, into: .object(self.roster)) else {
+        guard case .object(let result) = JSONMergePatch.apply(patch, to: .object(self.roster)) else {
             throw Drift(description: "patch replaced the roster with a non-object")
         }
         self.roster = result
@@ -86,19 +86,5 @@ public struct RosterStore: Sendable {
         guard actual == expected else {
             throw Drift(description: "checksum \(actual) differs from the server's \(expected) at seq \(self.sequence)")
         }
-    }
-
-    /// RFC 7386 §2: applies a merge patch.
-    public static func merge(_ patch: JSONValue, into target: JSONValue) -> JSONValue {
-        guard case .object(let patchObject) = patch else { return patch }
-        var result = target.objectValue ?? JSONObject()
-        for (key, value) in patchObject.entries {
-            if case .null = value {
-                result[key] = nil
-            } else {
-                result[key] = Self.merge(value, into: result[key] ?? .null)
-            }
-        }
-        return .object(result)
     }
 }

@@ -38,7 +38,7 @@ extension Gateway {
             for uid in channel.view.participants.keys where !memberSet.contains(uid) { candidates.insert(uid) }
             for uid in members where channel.view.participants[uid] == nil { candidates.insert(uid) }
             var participantsPatch = JSONObject()
-            for uid in candidates.sorted(by: Canonical.precedes) {
+            for uid in candidates.sorted(by: CanonicalJSON.keyPrecedes) {
                 var entry: JSONObject?
                 if memberSet.contains(uid) {
                     if let cached = entries[uid] {
@@ -61,7 +61,7 @@ extension Gateway {
                     JSONObject([
                         ("type", .string("patch")), ("room", .string(state.id)), ("from", .int(Int64(from))),
                         ("seq", .int(Int64(state.sequence))), ("patch", .object(patch)),
-                        ("checksum", .string(Canonical.hex(channel.checksum))),
+                        ("checksum", .string(RosterChecksum.hex(channel.checksum))),
                     ])))
             channel.recordPatch(
                 from: from, to: state.sequence, time: now, message: message,
@@ -115,7 +115,7 @@ extension Gateway {
             object["seq"] = .int(Int64(channel.sequence))
             object["view"] = ServerMessages.viewSpec(spec)
             object["roster"] = channel.view.json
-            object["checksum"] = .string(Canonical.hex(channel.checksum))
+            object["checksum"] = .string(RosterChecksum.hex(channel.checksum))
             if resync { object["resync"] = .bool(true) }
             message = .object(object)
         }
@@ -140,15 +140,15 @@ extension Gateway {
             capacity: self.configuration.roomCapacity)
         let new = channel.view
         var patch = JSONObject()
-        if let roomPatch = MergePatch.diff(old.room, new.room) { patch["room"] = .object(roomPatch) }
+        if let roomPatch = JSONMergePatch.diff(old.room, new.room) { patch["room"] = .object(roomPatch) }
         var participants = JSONObject()
-        for uid in Set(old.participants.keys).union(new.participants.keys).sorted(by: Canonical.precedes) {
+        for uid in Set(old.participants.keys).union(new.participants.keys).sorted(by: CanonicalJSON.keyPrecedes) {
             switch (old.participants[uid], new.participants[uid]) {
             case (nil, nil): break
             case (.some, nil): participants[uid] = .null
             case (nil, let entry?): participants[uid] = .object(entry)
             case (let before?, let after?):
-                if let change = MergePatch.diff(before, after) { participants[uid] = .object(change) }
+                if let change = JSONMergePatch.diff(before, after) { participants[uid] = .object(change) }
             }
         }
         if !participants.isEmpty { patch["participants"] = .object(participants) }
@@ -157,7 +157,7 @@ extension Gateway {
                 JSONObject([
                     ("type", .string("patch")), ("room", .string(room.state.id)), ("from", .int(Int64(sequence))),
                     ("seq", .int(Int64(channel.sequence))), ("patch", .object(patch)),
-                    ("checksum", .string(Canonical.hex(channel.checksum))),
+                    ("checksum", .string(RosterChecksum.hex(channel.checksum))),
                 ])))
     }
 

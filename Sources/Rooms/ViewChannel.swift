@@ -37,10 +37,10 @@ final class ViewChannel {
         self.spec = spec
         self.view = view
         self.sequence = sequence
-        self.roomHash = Canonical.hash(key: "room", .object(view.room))
+        self.roomHash = RosterChecksum.hash(key: "room", .object(view.room))
         self.checksum = self.roomHash
         for (uid, entry) in view.participants {
-            let hash = Canonical.hash(key: uid, .object(entry))
+            let hash = RosterChecksum.hash(key: uid, .object(entry))
             self.entryHashes[uid] = hash
             self.checksum &+= hash
         }
@@ -61,7 +61,7 @@ final class ViewChannel {
             self.setEntry(uid, new)
             return .object(new)
         case (let old?, let new?):
-            guard let patch = MergePatch.diff(old, new) else { return nil }
+            guard let patch = JSONMergePatch.diff(old, new) else { return nil }
             self.setEntry(uid, new)
             return .object(patch)
         }
@@ -69,7 +69,7 @@ final class ViewChannel {
 
     private func setEntry(_ uid: String, _ entry: JSONObject) {
         self.view.participants[uid] = entry
-        let hash = Canonical.hash(key: uid, .object(entry))
+        let hash = RosterChecksum.hash(key: uid, .object(entry))
         self.checksum &-= self.entryHashes[uid] ?? 0
         self.checksum &+= hash
         self.entryHashes[uid] = hash
@@ -77,9 +77,9 @@ final class ViewChannel {
 
     /// Sets the room entry and returns its merge patch, if anything changed.
     func updateRoom(_ room: JSONObject) -> JSONObject? {
-        guard let patch = MergePatch.diff(self.view.room, room) else { return nil }
+        guard let patch = JSONMergePatch.diff(self.view.room, room) else { return nil }
         self.view.room = room
-        let hash = Canonical.hash(key: "room", .object(room))
+        let hash = RosterChecksum.hash(key: "room", .object(room))
         self.checksum &-= self.roomHash
         self.checksum &+= hash
         self.roomHash = hash

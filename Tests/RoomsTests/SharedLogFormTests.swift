@@ -139,7 +139,7 @@ struct SharedLogFormTests {
             capacity: harness.gateway.configuration.roomCapacity)
         var store = try RosterStore(snapshot: [
             "type": "snapshot", "room": "r", "seq": .int(Int64(inside)), "roster": oldView.json,
-            "checksum": .string(Canonical.hex(oldView.checksum)),
+            "checksum": .string(RosterChecksum.hex(oldView.checksum)),
         ])
         try store.apply(patch: patches[0])
         #expect(store.sequence == UInt64(harness.sequence("r")))

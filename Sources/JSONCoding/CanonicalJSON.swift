@@ -1,0 +1,46 @@
+/// Canonical JSON: object members sorted by their names' UTF-8 bytes (which is code point order, not the UTF-16
+/// order JavaScript sorts by), no whitespace, strings and numbers as `JSONWriter` writes them. Two equal values have
+/// the same canonical bytes whatever their members' order, which is what the roster checksum hashes.
+public enum CanonicalJSON {
+    /// Whether `lhs` sorts before `rhs`: by their UTF-8 bytes.
+    public static func keyPrecedes(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+    }
+
+    /// Appends the canonical JSON text of `value` to `output`.
+    ///
+    /// - Parameters:
+    ///   - value: the value.
+    ///   - output: the buffer to append the UTF-8 text to.
+    public static func write(_ value: JSONValue, into output: inout [UInt8]) {
+        switch value {
+        case .object(let object):
+            output.append(UInt8(ascii: "{"))
+            for (index, key) in object.keys.sorted(by: Self.keyPrecedes).enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                JSONWriter.appendString(key, to: &output)
+                output.append(UInt8(ascii: ":"))
+                Self.write(object[key]!, into: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                Self.write(element, into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        default:
+            JSONWriter.write(value, into: &output)
+        }
+    }
+
+    /// The canonical JSON text of `value` as UTF-8 bytes.
+    ///
+    /// - Parameter value: the value.
+    public static func bytes(_ value: JSONValue) -> [UInt8] {
+        var output: [UInt8] = []
+        Self.write(value, into: &output)
+        return output
+    }
+}
