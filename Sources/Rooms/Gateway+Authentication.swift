@@ -33,12 +33,10 @@ extension Gateway {
             // members connected here who are not in the room.
             if self.sharedLog != nil { _ = self.room(group) }
         }
-        var fields: [(String, JSONValue)] = [("type", .string("welcome"))]
-        if let requestID { fields.append(("id", requestID)) }
-        fields.append(("uid", .string(claims.subject)))
-        fields.append(("name", .string(claims.name ?? claims.subject)))
-        fields.append(("expiresAt", .int(claims.expiresAt)))
-        self.reply(session, .object(JSONObject(fields)))
+        self.reply(
+            session,
+            ServerMessages.welcome(
+                id: requestID, uid: claims.subject, name: claims.name ?? claims.subject, expiresAt: claims.expiresAt))
         return true
     }
 

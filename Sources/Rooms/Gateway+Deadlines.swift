@@ -8,7 +8,7 @@ extension Gateway {
     public func flushDueRooms() {
         let now = self.clock()
         for room in self.roomsWithDeadlines {
-            if let due = room.flushDue, due <= now { self.flush(room) }
+            self.publisher.publishIfDue(room, now: now)
         }
     }
 
@@ -116,10 +116,10 @@ extension Gateway {
                 expectedSequence: room.state.sequence
             ) { result in
                 room.speakerSwitchProposed = false
-                if case .success = result { self.flush(room) }
+                if case .success = result { self.publisher.publishNow(room) }
             }
         }
-        if let due = room.flushDue, due <= now { self.flush(room) }
+        self.publisher.publishIfDue(room, now: now)
     }
 
     /// Housekeeping for a room: history past its age goes, views nobody used for that long go, and a room nobody is

@@ -16,10 +16,7 @@ extension Gateway {
     /// with the held active speaker; nil when the room does not exist. For checking mirrors against the server.
     func renderedView(room id: String, spec: RosterViewSpec) -> JSONValue? {
         guard let room = self.rooms[id] else { return nil }
-        return RosterView.render(
-            room.state, spec: spec, speaker: room.heldSpeaker,
-            capacity: self.configuration.roomCapacity
-        ).json
+        return self.publisher.renderedView(of: room, spec: spec).json
     }
 
     /// Whether a room has roster changes (or a held speaker change) that have not gone out in patches yet.

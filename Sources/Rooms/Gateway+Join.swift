@@ -136,86 +136,25 @@ extension Gateway {
             self.reply(session, ServerMessages.error(id: requestID, .tooManyRooms))
             return
         }
-        // Pending changes go out first, so the new subscriber starts where the others are and sees its own join.
-        // In a storm of joins (another join did this within the window) the joins coalesce like any change
-        // instead: the snapshot is then the view as last sent, which is where the next patch starts from.
-        let now = self.clock()
-        if room.lastJoinFlush.map({ now - $0 >= self.configuration.patchWindowMilliseconds }) ?? true {
-            room.lastJoinFlush = now
-            self.flush(room)
-        }
+        self.publisher.joining(room)
         let alreadySubscribed = session.subscriptions[roomID] != nil
         if !alreadySubscribed {
             session.subscriptions[roomID] = GatewaySession.Subscription(
                 kind: kind, deviceID: deviceID, view: view, events: events
             )
             room.subscribers.append(session.id)  // Also drops room.subscriberEventModes.
-            let channel = self.channel(view, in: room)
-            channel.subscribers.append(session.id)
-            channel.idleSince = nil
+            self.publisher.subscribe(session.id, to: view, in: room)
         }
         self.ack(session, requestID, room: room, changed: !alreadySubscribed)
         let subscription = session.subscriptions[roomID]!
-        if let resume, self.resume(session, room: room, subscription: subscription, from: resume) {
+        if let resume, self.publisher.resume(session, room: room, subscription: subscription, from: resume) {
             self.statistics.resumesRecovered += 1
             return
         }
         if resume != nil { self.statistics.resumesNotRecovered += 1 }
-        self.sendSnapshot(
+        self.publisher.sendSnapshot(
             to: session, room: room, view: subscription.view, recovered: resume == nil ? nil : false,
             resync: false)
-    }
-
-    /// Sends exactly what a resuming subscriber missed — the roster patches of its view since `resume.roster` and
-    /// the events after `resume.events` — or returns false when not all of it is retained (never a partial
-    /// recovery: the caller sends a fresh snapshot).
-    func resume(
-        _ session: GatewaySession,
-        room: GatewayRoom,
-        subscription: GatewaySession.Subscription,
-        from resume: ClientMessage.Resume
-    ) -> Bool {
-        guard resume.roster <= room.state.sequence, resume.events <= room.state.sequence,
-            let channel = room.channels[subscription.view], let entries = room.log.entries(after: resume.events)
-        else { return false }
-        let patches: [(to: UInt64, message: [UInt8])]
-        if let sent = channel.patches(after: resume.roster) {
-            patches = sent.map { ($0.to, $0.message) }
-        } else if let rebuilt = self.patch(of: channel, in: room, since: resume.roster) {
-            // The view's patches since then were not sent from here (another node, or before this node loaded the
-            // room): one patch from the view as it was then, rebuilt from the log, to the view as last sent.
-            patches = [(channel.sequence, rebuilt)]
-        } else {
-            return false
-        }
-        let events = entries.filter { subscription.events.includes($0.event) }
-        // Both are in sequence order: interleave them so the client sees the log's order.
-        var patchIndex = 0
-        var eventIndex = 0
-        while patchIndex < patches.count || eventIndex < events.count {
-            let takePatch =
-                eventIndex >= events.count
-                || (patchIndex < patches.count && patches[patchIndex].to < events[eventIndex].sequence)
-            if takePatch {
-                self.transport.send(Self.markedRecovered(patches[patchIndex].message), to: [session.id])
-                patchIndex += 1
-            } else {
-                let entry = events[eventIndex]
-                let live =
-                    room.messages[entry.sequence]
-                    ?? JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
-                self.transport.send(Self.markedRecovered(live), to: [session.id])
-                eventIndex += 1
-            }
-        }
-        self.reply(
-            session,
-            .object(
-                JSONObject([
-                    ("type", .string("resumed")), ("room", .string(room.state.id)),
-                    ("seq", .int(Int64(room.state.sequence))), ("recovered", .bool(true)),
-                ])))
-        return true
     }
 
     func checkCapacity(_ room: GatewayRoom, role: ParticipantRole) throws(GatewayError) {
@@ -256,9 +195,6 @@ extension Gateway {
         guard let subscription = session.subscriptions.removeValue(forKey: room.state.id) else { return }
         room.subscribers.removeAll { $0 == session.id }
         session.needsResync.remove(room.state.id)
-        if let channel = room.channels[subscription.view] {
-            channel.subscribers.removeAll { $0 == session.id }
-            if channel.subscribers.isEmpty { channel.idleSince = self.clock() }
-        }
+        self.publisher.unsubscribe(session.id, from: subscription.view, in: room)
     }
 }

@@ -67,16 +67,10 @@ extension Gateway {
     /// when so configured, else at the end of the coalescing window.
     func apply(_ entry: RoomLogEntry, to room: GatewayRoom) {
         let event = entry.event
-        if case .participantJoined = event, room.state.startedAt == nil {
-            // A new call forgets who left the last one, and with them the names the banned view shows.
-            room.dirtyUIDs.formUnion(room.state.banned)
-        }
+        var startsCall = false
+        if case .participantJoined = event, room.state.startedAt == nil { startsCall = true }
         let shownSpeakerChanges = room.replica.apply(entry, speakerHold: self.speakerHold)
         if room.replica.speakerDue != nil { self.watchDeadlines(of: room) }
-        if !shownSpeakerChanges.isEmpty {
-            room.dirtyUIDs.formUnion(shownSpeakerChanges)
-            room.roomDirty = true
-        }
         switch event.seatEffect {
         case .takeSeat(let uid, let deviceID, _), .restoreDevice(let uid, let deviceID),
             .releaseDevice(let uid, let deviceID):
@@ -105,19 +99,7 @@ extension Gateway {
             self.transport.send(message, to: recipients)
         }
         if let closure = event.closedConnections { room.pendingCloses.append(closure) }
-        room.markDirty(for: event)
-        let window = self.configuration.patchWindowMilliseconds
-        let now = self.clock()
-        if window == 0 || (self.configuration.immediateLeaves && event.isUrgent) {
-            self.flush(room)
-        } else if room.flushDue == nil {
-            let due = now + window
-            room.flushDue = due
-            self.watchDeadlines(of: room)
-            self.onFlushDue?(due)
-        } else {
-            self.statistics.coalescedChanges += 1
-        }
+        self.publisher.applied(event, in: room, startedCall: startsCall, shownSpeakerChanges: shownSpeakerChanges)
         if !room.sequenceWaiters.isEmpty {
             let sequence = room.state.sequence
             let ready = room.sequenceWaiters.filter { $0.sequence <= sequence }

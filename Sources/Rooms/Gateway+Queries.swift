@@ -12,12 +12,12 @@ extension Gateway {
             guard self.role(of: claims, in: roomID) != nil else { throw .notGroupMember }
             return self.rooms[roomID]?.state ?? RoomState(id: roomID)
         }
-        var fields: [(String, JSONValue)] = [("type", .string("result"))]
-        if let requestID { fields.append(("id", requestID)) }
+        let name: String
+        var fields: [(String, JSONValue)] = []
         switch query {
         case .rooms:
             let ids = Set(claims.groups + Array(claims.rooms.keys)).sorted()
-            fields.append(("query", .string("rooms")))
+            name = "rooms"
             fields.append(
                 (
                     "rooms",
@@ -36,12 +36,11 @@ extension Gateway {
                 ))
         case .activeMeeting(let group):
             let state = try requireAccess(group)
-            fields.append(("query", .string("active_meeting")))
+            name = "active_meeting"
             fields.append(("group", .string(group)))
             fields.append(("meeting", state.activeMeeting.map(ServerMessages.meeting) ?? .null))
         case .members(let roomID), .operators(let roomID), .muted(let roomID), .banned(let roomID):
             let state = try requireAccess(roomID)
-            let name: String
             let uids: [String]
             switch query {
             case .members:
@@ -59,7 +58,6 @@ extension Gateway {
                 name = "banned"
                 uids = state.banned.sorted()
             }
-            fields.append(("query", .string(name)))
             fields.append(("room", .string(roomID)))
             fields.append(("seq", .int(Int64(state.sequence))))
             fields.append(("uids", .array(uids.map { .string($0) })))
@@ -67,7 +65,7 @@ extension Gateway {
             _ = try requireAccess(roomID)
             let room = self.rooms[roomID]
             let entries = room?.log.entries.filter { $0.sequence > after }.prefix(limit) ?? []
-            fields.append(("query", .string("history")))
+            name = "history"
             fields.append(("room", .string(roomID)))
             fields.append(("firstRetained", .int(Int64(room?.log.entries.first?.sequence ?? 0))))
             let events = entries.map { entry -> JSONValue in
@@ -81,7 +79,7 @@ extension Gateway {
             }
             fields.append(("events", .array(events)))
         }
-        self.reply(session, .object(JSONObject(fields)))
+        self.reply(session, ServerMessages.result(id: requestID, query: name, fields))
     }
 
     /// Limits for reading back messages the gateway wrote itself.

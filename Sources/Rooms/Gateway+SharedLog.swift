@@ -70,21 +70,7 @@ extension Gateway {
         if isReload {
             // Reloaded after a gap: every view starts again from the room as it is now.
             self.statistics.sharedLogReloads += 1
-            let subscribers = room.channels.values.flatMap(\.subscribers)
-            room.channels = [:]
-            room.dirtyUIDs = []
-            room.everythingDirty = false
-            room.roomDirty = false
-            room.flushDue = nil
-            for id in subscribers {
-                guard let session = self.sessions[id], let subscription = session.subscriptions[roomID] else {
-                    continue
-                }
-                let channel = self.channel(subscription.view, in: room)
-                channel.subscribers.append(id)
-                self.statistics.resyncSnapshots += 1
-                self.sendSnapshot(to: session, room: room, view: subscription.view, recovered: nil, resync: true)
-            }
+            self.publisher.restartViews(of: room)
             let waiters = room.sequenceWaiters
             room.sequenceWaiters = []
             for waiter in waiters { waiter.action() }

@@ -13,6 +13,8 @@ public final class Gateway {
     unowned let transport: any GatewayTransport
     let clock: () -> Int64
     let decoder: ClientMessageDecoder
+    /// Decides when each room's roster goes out, and builds it.
+    let publisher: RosterPublisher
     var sessions: [SessionID: GatewaySession] = [:]
     var rooms: [String: GatewayRoom] = [:]
     /// Authenticated sessions by group, for meeting messages to members who are not in the room.
@@ -37,8 +39,10 @@ public final class Gateway {
     var sortedRoomIDs: [String]?
     /// How long a shown active speaker stays, in log time: the configured hold counts from when the speaker went out
     /// to subscribers, which is up to one coalescing window after the report was logged.
-    var speakerHold: Int64 {
-        self.configuration.speakerHoldMilliseconds + self.configuration.patchWindowMilliseconds
+    var speakerHold: Int64 { Self.speakerHold(self.configuration) }
+
+    static func speakerHold(_ configuration: GatewayConfiguration) -> Int64 {
+        configuration.speakerHoldMilliseconds + configuration.patchWindowMilliseconds
     }
     /// The earliest deadline of any session (authentication, token expiry, slow subscriber): `tick` looks at the
     /// sessions only from then on.
@@ -62,6 +66,15 @@ public final class Gateway {
         self.transport = transport
         self.clock = clock
         self.decoder = ClientMessageDecoder(configuration: configuration)
+        self.publisher = RosterPublisher(
+            configuration: configuration, transport: transport, clock: clock,
+            speakerHold: Self.speakerHold(configuration))
+        self.publisher.session = { [unowned self] id in self.sessions[id] }
+        self.publisher.windowOpened = { [unowned self] room, due in
+            self.watchDeadlines(of: room)
+            self.onFlushDue?(due)
+        }
+        self.publisher.count = { [unowned self] counter, amount in self.statistics[keyPath: counter] += amount }
     }
 
     // MARK: Transport events
@@ -143,7 +156,8 @@ public final class Gateway {
             self.record([ProposedEvent(event, actor: nil, requiresDeviceOwnership: true)], in: room)
         }
         for (roomID, subscription) in session.subscriptions {
-            self.rooms[roomID]?.channels[subscription.view]?.subscribers.removeAll { $0 == id }
+            guard let room = self.rooms[roomID] else { continue }
+            self.publisher.unsubscribe(id, from: subscription.view, in: room)
         }
     }
 
@@ -167,11 +181,7 @@ public final class Gateway {
         let rooms = session.needsResync.sorted()
         for roomID in rooms {
             guard let room = self.rooms[roomID], let subscription = session.subscriptions[roomID] else { continue }
-            // Pending changes go out first, while this session still skips them: the snapshot includes them.
-            self.flush(room)
-            session.needsResync.remove(roomID)
-            self.statistics.resyncSnapshots += 1
-            self.sendSnapshot(to: session, room: room, view: subscription.view, recovered: nil, resync: true)
+            self.publisher.resync(session, view: subscription.view, in: room)
         }
         session.needsResync = []
     }
@@ -219,8 +229,7 @@ public final class Gateway {
             return
         }
         if case .ping = request.message {
-            self.reply(
-                session, .object(JSONObject([("type", .string("pong"))] + (request.id.map { [("id", $0)] } ?? []))))
+            self.reply(session, ServerMessages.pong(id: request.id))
             return
         }
         guard let claims = session.claims else {
@@ -237,21 +246,14 @@ public final class Gateway {
             guard var subscription = session.subscriptions[roomID], let room = self.rooms[roomID] else {
                 throw .notInRoom
             }
-            self.flush(room)
+            self.publisher.move(session.id, from: subscription.view, to: view, in: room)
             if subscription.view != view {
-                if let old = room.channels[subscription.view] {
-                    old.subscribers.removeAll { $0 == session.id }
-                    if old.subscribers.isEmpty { old.idleSince = self.clock() }
-                }
                 subscription.view = view
                 session.subscriptions[roomID] = subscription
                 room.subscriberEventModes = nil
-                let channel = self.channel(view, in: room)
-                channel.subscribers.append(session.id)
-                channel.idleSince = nil
             }
             self.ack(session, request.id, room: room, changed: true)
-            self.sendSnapshot(to: session, room: room, view: view, recovered: nil, resync: false)
+            self.publisher.sendSnapshot(to: session, room: room, view: view, recovered: nil, resync: false)
         case .leave(let roomID):
             try self.leave(session, claims: claims, roomID: roomID, requestID: request.id)
         case .command(let roomID, let command):

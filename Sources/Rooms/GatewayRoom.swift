@@ -102,11 +102,4 @@ final class GatewayRoom {
     }
 
     var hasPendingChanges: Bool { self.everythingDirty || self.roomDirty || !self.dirtyUIDs.isEmpty }
-
-    /// Notes which parts of the roster an event may have changed.
-    func markDirty(for event: RoomEvent) {
-        self.roomDirty = true
-        if let uid = event.changedParticipant { self.dirtyUIDs.insert(uid) }
-        if event.changesEveryParticipant { self.everythingDirty = true }
-    }
 }

@@ -55,18 +55,32 @@ enum ServerMessages {
         )
     }
 
-    /// `{"type":"snapshot", ...}`: the whole room on subscribe, what an event-only SDK cannot give a late joiner.
+    /// A roster view as a snapshot carries it: where it is, which view, the view itself and its checksum.
+    struct RosterSnapshot {
+        /// The sequence number the view is at (the snapshot's `seq`).
+        var sequence: UInt64
+        var spec: RosterViewSpec
+        /// The view object patches apply to.
+        var view: JSONValue
+        var checksum: UInt64
+        /// Sent because the subscriber fell behind.
+        var resync: Bool
+    }
+
+    /// `{"type":"snapshot", ...}`: the whole room on subscribe, what an event-only SDK cannot give a late joiner;
+    /// with a roster view, the object later patches apply to.
     static func snapshot(
         _ state: RoomState,
         capacity: Int,
         now: Int64,
         recovered: Bool?,
-        includeParticipants: Bool = true
+        includeParticipants: Bool = true,
+        roster: RosterSnapshot? = nil
     ) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("type", .string("snapshot")),
             ("room", .string(state.id)),
-            ("seq", .int(Int64(state.sequence))),
+            ("seq", .int(Int64(roster?.sequence ?? state.sequence))),
             ("state", Self.roomState(state, capacity: capacity)),
         ]
         if includeParticipants {
@@ -74,6 +88,64 @@ enum ServerMessages {
             fields.append(("participants", .array(participants.map { Self.participant($0, now: now) })))
         }
         if let recovered { fields.append(("recovered", .bool(recovered))) }
+        if let roster {
+            fields.append(("view", Self.viewSpec(roster.spec)))
+            fields.append(("roster", roster.view))
+            fields.append(("checksum", .string(RosterChecksum.hex(roster.checksum))))
+            if roster.resync { fields.append(("resync", .bool(true))) }
+        }
+        return .object(JSONObject(fields))
+    }
+
+    /// `{"type":"patch", ...}`: a merge patch that moves a roster view from `from` to `to`, and the view's checksum
+    /// after it.
+    static func patch(room: String, from: UInt64, to: UInt64, patch: JSONObject, checksum: UInt64) -> JSONValue {
+        .object(
+            JSONObject([
+                ("type", .string("patch")), ("room", .string(room)), ("from", .int(Int64(from))),
+                ("seq", .int(Int64(to))), ("patch", .object(patch)),
+                ("checksum", .string(RosterChecksum.hex(checksum))),
+            ]))
+    }
+
+    /// `{"type":"resumed", ...}`: everything a resuming subscriber missed was sent.
+    static func resumed(room: String, sequence: UInt64) -> JSONValue {
+        .object(
+            JSONObject([
+                ("type", .string("resumed")), ("room", .string(room)), ("seq", .int(Int64(sequence))),
+                ("recovered", .bool(true)),
+            ]))
+    }
+
+    /// A stored patch or event message with `"recovered":true` added before its closing brace.
+    static func markedRecovered(_ message: [UInt8]) -> [UInt8] {
+        var bytes = message
+        bytes.removeLast()
+        bytes.append(contentsOf: #","recovered":true}"#.utf8)
+        return bytes
+    }
+
+    /// `{"type":"result", ...}`: the answer to a query, its members after `query`.
+    static func result(id: JSONValue?, query: String, _ fields: [(String, JSONValue)]) -> JSONValue {
+        var members: [(String, JSONValue)] = [("type", .string("result"))]
+        if let id { members.append(("id", id)) }
+        members.append(("query", .string(query)))
+        members.append(contentsOf: fields)
+        return .object(JSONObject(members))
+    }
+
+    /// `{"type":"pong"}`: the answer to the app-level `ping`.
+    static func pong(id: JSONValue?) -> JSONValue {
+        .object(JSONObject([("type", .string("pong"))] + (id.map { [("id", $0)] } ?? [])))
+    }
+
+    /// `{"type":"welcome", ...}`: authenticated as `uid` until `expiresAt`.
+    static func welcome(id: JSONValue?, uid: String, name: String, expiresAt: Int64) -> JSONValue {
+        var fields: [(String, JSONValue)] = [("type", .string("welcome"))]
+        if let id { fields.append(("id", id)) }
+        fields.append(("uid", .string(uid)))
+        fields.append(("name", .string(name)))
+        fields.append(("expiresAt", .int(expiresAt)))
         return .object(JSONObject(fields))
     }
 

@@ -1,0 +1,342 @@
+import JSONCoding
+
+/// The one place that decides when a room's roster goes out, and builds it: snapshots, patches and the patches a
+/// resuming subscriber missed.
+///
+/// Each roster view of a room (`ViewChannel`) is computed and encoded once for all its subscribers. Changes are
+/// marked as events are applied (`applied`) and go out as one patch per view when the room's coalescing window
+/// closes (`publishIfDue`), at once for urgent events (`RoomEvent.isUrgent`), and before anything that must start
+/// from the view as sent: a new view, a joiner's snapshot, a resync, a change of view.
+final class RosterPublisher {
+    private let configuration: GatewayConfiguration
+    private unowned let transport: any GatewayTransport
+    private let clock: () -> Int64
+    /// Looks a session up (the gateway's sessions).
+    var session: (SessionID) -> GatewaySession? = { _ in nil }
+    /// Told when a room's coalescing window opens, with the moment its patches are due.
+    var windowOpened: (GatewayRoom, Int64) -> Void = { _, _ in }
+    /// Counts into the gateway's statistics.
+    var count: (WritableKeyPath<GatewayStatistics, Int>, Int) -> Void = { _, _ in }
+    /// How long a shown active speaker stays, in log time (for rebuilding past views).
+    let speakerHold: Int64
+
+    init(
+        configuration: GatewayConfiguration,
+        transport: any GatewayTransport,
+        clock: @escaping () -> Int64,
+        speakerHold: Int64
+    ) {
+        self.configuration = configuration
+        self.transport = transport
+        self.clock = clock
+        self.speakerHold = speakerHold
+    }
+
+    // MARK: When patches go out
+
+    /// An entry was applied to the room: marks what it may have changed in the roster, then sends the patches at
+    /// once (an urgent event, or no coalescing window) or opens the room's coalescing window.
+    ///
+    /// - Parameters:
+    ///   - event: the applied event.
+    ///   - room: the room, with the event applied.
+    ///   - startedCall: whether the event started a new call (which forgets who left the last one, and with them
+    ///     the names the banned view shows).
+    ///   - shownSpeakerChanges: the participants whose shown-speaker mark the event changed.
+    func applied(_ event: RoomEvent, in room: GatewayRoom, startedCall: Bool, shownSpeakerChanges: [String]) {
+        if startedCall { room.dirtyUIDs.formUnion(room.state.banned) }
+        room.dirtyUIDs.formUnion(shownSpeakerChanges)
+        room.roomDirty = true
+        if let uid = event.changedParticipant { room.dirtyUIDs.insert(uid) }
+        if event.changesEveryParticipant { room.everythingDirty = true }
+        let window = self.configuration.patchWindowMilliseconds
+        if window == 0 || (self.configuration.immediateLeaves && event.isUrgent) {
+            self.publish(room)
+        } else if room.flushDue == nil {
+            let due = self.clock() + window
+            room.flushDue = due
+            self.windowOpened(room, due)
+        } else {
+            self.count(\.coalescedChanges, 1)
+        }
+    }
+
+    /// Sends the room's patches if its coalescing window has closed by `now`.
+    func publishIfDue(_ room: GatewayRoom, now: Int64) {
+        if let due = room.flushDue, due <= now { self.publish(room) }
+    }
+
+    /// Sends the room's pending patches now (a switch of the shown speaker, which has a sequence number of its own).
+    func publishNow(_ room: GatewayRoom) {
+        self.publish(room)
+    }
+
+    // MARK: Subscribers
+
+    /// A subscriber is about to join or watch the room: what is pending goes out first, so the joiner starts where
+    /// the others are and sees its own join, unless another join did so within the window (in a storm of joins
+    /// they coalesce like any change: the snapshot is then the view as last sent, where the next patch starts).
+    func joining(_ room: GatewayRoom) {
+        let now = self.clock()
+        if room.lastJoinFlush.map({ now - $0 >= self.configuration.patchWindowMilliseconds }) ?? true {
+            room.lastJoinFlush = now
+            self.publish(room)
+        }
+    }
+
+    /// Adds a subscriber to its view's channel.
+    ///
+    /// - Parameters:
+    ///   - id: the session.
+    ///   - spec: its view.
+    ///   - room: the room.
+    func subscribe(_ id: SessionID, to spec: RosterViewSpec, in room: GatewayRoom) {
+        let channel = self.channel(spec, in: room)
+        channel.subscribers.append(id)
+        channel.idleSince = nil
+    }
+
+    /// Removes a subscriber from its view's channel.
+    func unsubscribe(_ id: SessionID, from spec: RosterViewSpec, in room: GatewayRoom) {
+        guard let channel = room.channels[spec] else { return }
+        channel.subscribers.removeAll { $0 == id }
+        if channel.subscribers.isEmpty { channel.idleSince = self.clock() }
+    }
+
+    /// Moves a subscriber to another view (it then needs that view's snapshot); pending changes go out first, to
+    /// the old view's subscribers.
+    func move(_ id: SessionID, from old: RosterViewSpec, to new: RosterViewSpec, in room: GatewayRoom) {
+        self.publish(room)
+        guard old != new else { return }
+        self.unsubscribe(id, from: old, in: room)
+        let channel = self.channel(new, in: room)
+        channel.subscribers.append(id)
+        channel.idleSince = nil
+    }
+
+    /// Sends a fresh snapshot to a subscriber whose patches were skipped while it did not read; pending changes go
+    /// out first, while it still skips them, so the snapshot includes them.
+    func resync(_ session: GatewaySession, view: RosterViewSpec, in room: GatewayRoom) {
+        self.publish(room)
+        session.needsResync.remove(room.state.id)
+        self.count(\.resyncSnapshots, 1)
+        self.sendSnapshot(to: session, room: room, view: view, recovered: nil, resync: true)
+    }
+
+    /// Starts every view of a room again from the room as it is now, with a fresh snapshot to each subscriber (the
+    /// room was reloaded from a cluster's shared log after a gap).
+    func restartViews(of room: GatewayRoom) {
+        let subscribers = room.channels.values.flatMap(\.subscribers)
+        room.channels = [:]
+        room.dirtyUIDs = []
+        room.everythingDirty = false
+        room.roomDirty = false
+        room.flushDue = nil
+        for id in subscribers {
+            guard let session = self.session(id), let subscription = session.subscriptions[room.state.id] else {
+                continue
+            }
+            self.channel(subscription.view, in: room).subscribers.append(id)
+            self.count(\.resyncSnapshots, 1)
+            self.sendSnapshot(to: session, room: room, view: subscription.view, recovered: nil, resync: true)
+        }
+    }
+
+    // MARK: Snapshots, patches, resume
+
+    /// Sends a snapshot: the room's state, its roster view (the object patches apply to) and its checksum. The
+    /// `all` view also carries the full participant list with time totals.
+    func sendSnapshot(
+        to session: GatewaySession,
+        room: GatewayRoom,
+        view spec: RosterViewSpec,
+        recovered: Bool?,
+        resync: Bool
+    ) {
+        let channel = self.channel(spec, in: room)
+        let now = self.clock()
+        let isPlain = recovered == nil && !resync
+        // A plain snapshot is the same bytes for everyone until the room or the view changes or a participant's
+        // minute totals tick over: a crowd joining at once costs one encoding, not one each.
+        if isPlain, let cached = channel.cachedSnapshot, cached.stateSequence == room.state.sequence,
+            cached.viewSequence == channel.sequence, now < cached.validUntil
+        {
+            self.transport.send(cached.bytes, to: [session.id])
+            return
+        }
+        let bytes = JSONWriter.bytes(
+            ServerMessages.snapshot(
+                room.state, capacity: self.configuration.roomCapacity, now: now, recovered: recovered,
+                includeParticipants: spec == .all,
+                roster: ServerMessages.RosterSnapshot(
+                    sequence: channel.sequence, spec: spec, view: channel.view.json, checksum: channel.checksum,
+                    resync: resync)))
+        if isPlain {
+            let validUntil = spec == .all ? ServerMessages.nextTotalsChange(room.state, after: now) : Int64.max
+            channel.cachedSnapshot = ViewChannel.CachedSnapshot(
+                stateSequence: room.state.sequence, viewSequence: channel.sequence, validUntil: validUntil, bytes: bytes
+            )
+        }
+        self.transport.send(bytes, to: [session.id])
+    }
+
+    /// Sends exactly what a resuming subscriber missed (the roster patches of its view since `resume.roster` and
+    /// the events after `resume.events`, in log order) and the `resumed` answer, or returns false when not all of it
+    /// is retained (never a partial recovery: the caller sends a fresh snapshot).
+    func resume(
+        _ session: GatewaySession,
+        room: GatewayRoom,
+        subscription: GatewaySession.Subscription,
+        from resume: ClientMessage.Resume
+    ) -> Bool {
+        guard resume.roster <= room.state.sequence, resume.events <= room.state.sequence,
+            let channel = room.channels[subscription.view], let entries = room.log.entries(after: resume.events)
+        else { return false }
+        let patches: [(to: UInt64, message: [UInt8])]
+        if let sent = channel.patches(after: resume.roster) {
+            patches = sent.map { ($0.to, $0.message) }
+        } else if let rebuilt = self.patch(of: channel, in: room, since: resume.roster) {
+            // The view's patches since then were not sent from here (another node, or before this node loaded the
+            // room): one patch from the view as it was then, rebuilt from the log, to the view as last sent.
+            patches = [(channel.sequence, rebuilt)]
+        } else {
+            return false
+        }
+        let events = entries.filter { subscription.events.includes($0.event) }
+        // Both are in sequence order: interleave them so the client sees the log's order.
+        var patchIndex = 0
+        var eventIndex = 0
+        while patchIndex < patches.count || eventIndex < events.count {
+            let takePatch =
+                eventIndex >= events.count
+                || (patchIndex < patches.count && patches[patchIndex].to < events[eventIndex].sequence)
+            if takePatch {
+                self.transport.send(ServerMessages.markedRecovered(patches[patchIndex].message), to: [session.id])
+                patchIndex += 1
+            } else {
+                let entry = events[eventIndex]
+                let live =
+                    room.messages[entry.sequence] ?? JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
+                self.transport.send(ServerMessages.markedRecovered(live), to: [session.id])
+                eventIndex += 1
+            }
+        }
+        self.transport.send(
+            JSONWriter.bytes(ServerMessages.resumed(room: room.state.id, sequence: room.state.sequence)),
+            to: [session.id])
+        return true
+    }
+
+    /// The roster view `spec` of a room as a snapshot rendered now would carry it, with the held active speaker.
+    func renderedView(of room: GatewayRoom, spec: RosterViewSpec) -> RosterView {
+        RosterView.render(
+            room.state, spec: spec, speaker: room.heldSpeaker, capacity: self.configuration.roomCapacity)
+    }
+
+    /// The channel of a view in a room, created with the current roster when it does not exist yet.
+    private func channel(_ spec: RosterViewSpec, in room: GatewayRoom) -> ViewChannel {
+        if let channel = room.channels[spec] { return channel }
+        // A new view starts from the view as sent: pending changes (and a due speaker switch) go out first, or the
+        // next patch would change the new view without moving its sequence number.
+        self.publish(room)
+        let channel = ViewChannel(
+            spec: spec, view: self.renderedView(of: room, spec: spec), sequence: room.state.sequence)
+        room.channels[spec] = channel
+        return channel
+    }
+
+    /// Sends every view's patch for what changed since the last one: computed and encoded once per view, and
+    /// queued to each of the view's subscribers that is keeping up (the others get a snapshot when they are).
+    private func publish(_ room: GatewayRoom) {
+        let now = self.clock()
+        room.flushDue = nil
+        guard room.hasPendingChanges else { return }
+        let state = room.state
+        var entries: [String: JSONObject] = [:]
+        let roomEntry = RosterView.roomEntry(
+            state, speaker: room.heldSpeaker, capacity: self.configuration.roomCapacity)
+        for spec in room.channels.keys.sorted(by: { $0.description < $1.description }) {
+            let channel = room.channels[spec]!
+            let members = RosterView.members(state, spec: spec, speaker: room.heldSpeaker)
+            let memberSet = Set(members)
+            var candidates = room.dirtyUIDs
+            if room.everythingDirty {
+                candidates.formUnion(state.participants.keys)
+                candidates.formUnion(state.banned)
+            }
+            for uid in channel.view.participants.keys where !memberSet.contains(uid) { candidates.insert(uid) }
+            for uid in members where channel.view.participants[uid] == nil { candidates.insert(uid) }
+            var participantsPatch = JSONObject()
+            for uid in candidates.sorted(by: CanonicalJSON.keyPrecedes) {
+                var entry: JSONObject?
+                if memberSet.contains(uid) {
+                    if let cached = entries[uid] {
+                        entry = cached
+                    } else {
+                        let rendered = RosterView.entry(uid, in: state)
+                        entries[uid] = rendered
+                        entry = rendered
+                    }
+                }
+                if let change = channel.update(uid, to: entry) { participantsPatch[uid] = change }
+            }
+            var patch = JSONObject()
+            if let roomPatch = channel.updateRoom(roomEntry) { patch["room"] = .object(roomPatch) }
+            if !participantsPatch.isEmpty { patch["participants"] = .object(participantsPatch) }
+            guard !patch.isEmpty else { continue }
+            let from = channel.sequence
+            let message = JSONWriter.bytes(
+                ServerMessages.patch(
+                    room: state.id, from: from, to: state.sequence, patch: patch, checksum: channel.checksum))
+            channel.recordPatch(
+                from: from, to: state.sequence, time: now, message: message, retention: self.configuration.history)
+            var recipients: [SessionID] = []
+            for id in channel.subscribers {
+                guard let session = self.session(id) else { continue }
+                if session.isWritable && !session.needsResync.contains(state.id) {
+                    recipients.append(id)
+                } else if !session.needsResync.contains(state.id) {
+                    session.needsResync.insert(state.id)
+                }
+            }
+            if !recipients.isEmpty {
+                self.count(\.patches, 1)
+                self.count(\.patchBytes, message.count)
+                self.count(\.patchDeliveries, recipients.count)
+                self.transport.send(message, to: recipients)
+            }
+        }
+        room.dirtyUIDs = []
+        room.everythingDirty = false
+        room.roomDirty = false
+    }
+
+    /// The patch from a view as it was right after `sequence` to the view as the channel last sent it, rebuilt
+    /// from the room's base and retained log; nil when that point is not retained.
+    private func patch(of channel: ViewChannel, in room: GatewayRoom, since sequence: UInt64) -> [UInt8]? {
+        guard sequence < channel.sequence, let past = room.replica(at: sequence, speakerHold: self.speakerHold) else {
+            return nil
+        }
+        let old = RosterView.render(
+            past.state, spec: channel.spec, speaker: past.heldSpeaker, capacity: self.configuration.roomCapacity)
+        let new = channel.view
+        var patch = JSONObject()
+        if let roomPatch = JSONMergePatch.diff(old.room, new.room) { patch["room"] = .object(roomPatch) }
+        var participants = JSONObject()
+        for uid in Set(old.participants.keys).union(new.participants.keys).sorted(by: CanonicalJSON.keyPrecedes) {
+            switch (old.participants[uid], new.participants[uid]) {
+            case (nil, nil): break
+            case (.some, nil): participants[uid] = .null
+            case (nil, let entry?): participants[uid] = .object(entry)
+            case (let before?, let after?):
+                if let change = JSONMergePatch.diff(before, after) { participants[uid] = .object(change) }
+            }
+        }
+        if !participants.isEmpty { patch["participants"] = .object(participants) }
+        return JSONWriter.bytes(
+            ServerMessages.patch(
+                room: room.state.id, from: sequence, to: channel.sequence, patch: patch, checksum: channel.checksum))
+    }
+}
+
+@available(*, unavailable) extension RosterPublisher: Sendable {}
