@@ -1,23 +1,42 @@
-import TokenAuth
+import JSONCoding
 
 /// Changes to rooms, from clients and from the server API alike: the command's rules give the events
 /// (`RoomCommand.events(in:by:)`), the log records them, and the caller hears whether anything changed.
 extension Gateway {
-    /// Carries out a command whose room is ready: its events go through the room's log, then `completion` hears
-    /// whether anything changed (or why it failed), before any connection the events close is closed, so the
-    /// actor's answer precedes a close (even the actor's own, at the end of the session).
+    /// Who hears how a command went.
+    enum CommandAnswer {
+        /// A client: an `ack` with its request id (`changed` tells whether anything did), or an `error`.
+        case client(GatewaySession, requestID: JSONValue?)
+        /// The server API: `true` when events were recorded, `false` when there was nothing to change; or the error.
+        case serverAPI((Result<Bool, GatewayError>) -> Void)
+
+        func callAsFunction(_ gateway: Gateway, _ room: GatewayRoom, _ result: Result<Bool, GatewayError>) {
+            switch (self, result) {
+            case (.client(let session, let id), .success(let changed)):
+                gateway.ack(session, id, room: room, changed: changed)
+            case (.client(let session, let id), .failure(let error)):
+                gateway.reply(session, ServerMessages.error(id: id, error))
+            case (.serverAPI(let completion), _):
+                completion(result)
+            }
+        }
+    }
+
+    /// Carries out a command whose room is ready: its events go through the room's log, then `answer` hears whether
+    /// anything changed (or why it failed), before any connection the events close is closed, so the actor's answer
+    /// precedes a close (even the actor's own, at the end of the session).
     ///
     /// - Parameters:
     ///   - command: the change asked for.
     ///   - room: the room.
     ///   - actor: who asks.
-    ///   - completion: `true` when events were recorded, `false` when there was nothing to change; or the error.
+    ///   - answer: who hears how it went.
     /// - Throws: the command's refusal (`ERR_FORBIDDEN`, `ERR_NOT_FOUND`), before anything is recorded.
     func perform(
         _ command: RoomCommand,
         in room: GatewayRoom,
         by actor: RoomActor,
-        completion: @escaping (Result<Bool, GatewayError>) -> Void
+        answer: CommandAnswer
     ) throws(GatewayError) {
         let events = try command.events(in: room.state, by: actor)
         let reason = command.reason
@@ -27,7 +46,7 @@ extension Gateway {
             case .success: changed = !events.isEmpty
             case .failure(.conditionFailed): changed = false
             case .failure(.refused(let error)):
-                completion(.failure(error))
+                answer(self, room, .failure(error))
                 return
             }
             if case .moderate(let action, let target, let reason) = command {
@@ -36,7 +55,7 @@ extension Gateway {
                         room: room.state.id, action: action.rawValue, actor: actor.uid, target: target, reason: reason,
                         changed: changed))
             }
-            completion(.success(changed))
+            answer(self, room, .success(changed))
         }
     }
 
@@ -46,7 +65,7 @@ extension Gateway {
         for command: RoomCommand,
         _ roomID: String,
         from session: GatewaySession,
-        claims: TokenClaims
+        role: ParticipantRole?
     ) throws(GatewayError) -> GatewayRoom {
         switch command.presence {
         case .participant:
@@ -58,7 +77,7 @@ extension Gateway {
             guard session.subscriptions[roomID] != nil, let room = self.rooms[roomID] else { throw .notInRoom }
             return room
         case .member:
-            guard self.role(of: claims, in: roomID) != nil else { throw .notGroupMember }
+            guard role != nil else { throw .notGroupMember }
             return self.room(roomID)
         }
     }

@@ -135,7 +135,7 @@ extension Gateway {
             {
                 do throws(GatewayError) {
                     if requiringExistence, room.state.sequence == 0 { throw .notFound("no room '\(room.state.id)'") }
-                    try self.perform(command, in: room, by: RoomActor(serverAPI: actor)) { result in
+                    let answer = Gateway.CommandAnswer.serverAPI { result in
                         completion(
                             result.map { changed in
                                 .object(
@@ -145,6 +145,7 @@ extension Gateway {
                                     ]))
                             })
                     }
+                    try self.perform(command, in: room, by: RoomActor(serverAPI: actor), answer: answer)
                 } catch {
                     completion(.failure(error))
                 }

@@ -74,7 +74,16 @@ public final class Gateway {
             self.watchDeadlines(of: room)
             self.onFlushDue?(due)
         }
-        self.publisher.count = { [unowned self] counter, amount in self.statistics[keyPath: counter] += amount }
+        self.publisher.count = { [unowned self] count in
+            switch count {
+            case .coalescedChange: self.statistics.coalescedChanges += 1
+            case .resyncSnapshot: self.statistics.resyncSnapshots += 1
+            case .patch(let bytes, let deliveries):
+                self.statistics.patches += 1
+                self.statistics.patchBytes += bytes
+                self.statistics.patchDeliveries += deliveries
+            }
+        }
     }
 
     // MARK: Transport events
@@ -257,15 +266,11 @@ public final class Gateway {
         case .leave(let roomID):
             try self.leave(session, claims: claims, roomID: roomID, requestID: request.id)
         case .command(let roomID, let command):
-            let room = try self.room(for: command, roomID, from: session, claims: claims)
-            let actor = RoomActor(claims: claims, role: self.role(of: claims, in: roomID))
-            let requestID = request.id
-            try self.perform(command, in: room, by: actor) { result in
-                switch result {
-                case .success(let changed): self.ack(session, requestID, room: room, changed: changed)
-                case .failure(let error): self.reply(session, ServerMessages.error(id: requestID, error))
-                }
-            }
+            let role = self.role(of: claims, in: roomID)
+            let room = try self.room(for: command, roomID, from: session, role: role)
+            try self.perform(
+                command, in: room, by: RoomActor(claims: claims, role: role),
+                answer: .client(session, requestID: request.id))
         case .query(let query):
             try self.answer(query, session: session, claims: claims, requestID: request.id)
         }

@@ -8,7 +8,7 @@ struct RoomActor {
     /// The role the token gives in the room; nil for the server API.
     var role: ParticipantRole?
     /// The token's capabilities (bots).
-    var capabilities: Set<String>
+    var capabilities: [String]
     /// Whether the request comes through the server API.
     var isServerAPI: Bool
 
@@ -16,7 +16,7 @@ struct RoomActor {
     init(claims: TokenClaims, role: ParticipantRole?) {
         self.uid = claims.subject
         self.role = role
-        self.capabilities = Set(claims.capabilities)
+        self.capabilities = claims.capabilities
         self.isServerAPI = false
     }
 

@@ -15,8 +15,18 @@ final class RosterPublisher {
     var session: (SessionID) -> GatewaySession? = { _ in nil }
     /// Told when a room's coalescing window opens, with the moment its patches are due.
     var windowOpened: (GatewayRoom, Int64) -> Void = { _, _ in }
+    /// What the publisher counts, for the gateway's statistics.
+    enum Count {
+        /// A change joined a coalescing window already open.
+        case coalescedChange
+        /// A patch of `bytes` went to `deliveries` subscribers.
+        case patch(bytes: Int, deliveries: Int)
+        /// A subscriber that fell behind got a fresh snapshot.
+        case resyncSnapshot
+    }
+
     /// Counts into the gateway's statistics.
-    var count: (WritableKeyPath<GatewayStatistics, Int>, Int) -> Void = { _, _ in }
+    var count: (Count) -> Void = { _ in }
     /// How long a shown active speaker stays, in log time (for rebuilding past views).
     let speakerHold: Int64
 
@@ -57,7 +67,7 @@ final class RosterPublisher {
             room.flushDue = due
             self.windowOpened(room, due)
         } else {
-            self.count(\.coalescedChanges, 1)
+            self.count(.coalescedChange)
         }
     }
 
@@ -119,7 +129,7 @@ final class RosterPublisher {
     func resync(_ session: GatewaySession, view: RosterViewSpec, in room: GatewayRoom) {
         self.publish(room)
         session.needsResync.remove(room.state.id)
-        self.count(\.resyncSnapshots, 1)
+        self.count(.resyncSnapshot)
         self.sendSnapshot(to: session, room: room, view: view, recovered: nil, resync: true)
     }
 
@@ -137,7 +147,7 @@ final class RosterPublisher {
                 continue
             }
             self.channel(subscription.view, in: room).subscribers.append(id)
-            self.count(\.resyncSnapshots, 1)
+            self.count(.resyncSnapshot)
             self.sendSnapshot(to: session, room: room, view: subscription.view, recovered: nil, resync: true)
         }
     }
@@ -300,9 +310,7 @@ final class RosterPublisher {
                 }
             }
             if !recipients.isEmpty {
-                self.count(\.patches, 1)
-                self.count(\.patchBytes, message.count)
-                self.count(\.patchDeliveries, recipients.count)
+                self.count(.patch(bytes: message.count, deliveries: recipients.count))
                 self.transport.send(message, to: recipients)
             }
         }
