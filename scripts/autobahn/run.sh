@@ -78,6 +78,7 @@ esac
 command -v python3 >/dev/null || fail "python3 is missing (it summarizes the report)"
 client=$("$here/install.sh") || exit 2
 
+# shellcheck disable=SC2016 # the inner shell expands $0 and $1
 timeout 5 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$host" "$port" 2>/dev/null ||
     fail "nothing accepts connections at $host:$port"
 
