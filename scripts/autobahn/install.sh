@@ -15,7 +15,8 @@
 #                           $XDG_CACHE_HOME/rollcall/autobahn-testsuite-25.10.1
 #   AUTOBAHN_INSTALL_DIR    install directory instead of the one above
 #   AUTOBAHN_DEBIAN_MIRROR  Debian mirror for the bullseye packages (default: the first Debian mirror in apt's
-#                           sources; its -security sibling serves the security updates)
+#                           sources, and its security mirror for the security updates; with this set, the
+#                           security updates come from the same URL with -security appended)
 # exit: 0 installed, 2 could not install (the install log's tail goes to stderr)
 set -euo pipefail
 
@@ -56,17 +57,23 @@ for command in apt-get dpkg-deb python3 cc flock timeout; do
         "(scripts/install-test-deps.sh installs what the test command needs)"
 done
 
-# The Debian mirror: the one apt already uses (deb822 .sources files first, then the one-line format).
+# The Debian mirrors apt already uses (deb822 .sources files first, then the one-line format): with "security"
+# the first security mirror, else the first other one.
 debian_mirror() {
-    local uri
-    uri=$(awk 'tolower($1) == "uris:" { for (i = 2; i <= NF; i++) print $i }' \
-        /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v -- '-security' | head -n 1 || true)
-    if [ -z "$uri" ]; then
-        uri=$(awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z+]+:\/\//) { print $i; break } }' \
-            /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | grep -v -- '-security' |
-            head -n 1 || true)
+    local kind=$1 uris
+    uris=$(awk 'tolower($1) == "uris:" { for (i = 2; i <= NF; i++) print $i }' \
+        /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+    if [ -z "$uris" ]; then
+        uris=$(awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z+]+:\/\//) { print $i; break } }' \
+            /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || true)
     fi
-    echo "${uri%/}"
+    if [ "$kind" = security ]; then
+        uris=$(grep -- 'security' <<<"$uris" || true)
+    else
+        uris=$(grep -v -- 'security' <<<"$uris" || true)
+    fi
+    uris=${uris%%$'\n'*}
+    echo "${uris%/}"
 }
 
 # One install attempt into $1 (a fresh directory), its log on stdout and stderr.
@@ -75,20 +82,28 @@ install_into() {
     mkdir -p "$work/apt/lists/partial" "$work/apt/cache/archives/partial" "$work/apt/empty" "$work/debs" \
         "$work/wheels" "$root/bin"
 
-    local mirror=${AUTOBAHN_DEBIAN_MIRROR:-$(debian_mirror)}
+    local mirror security
+    if [ -n "${AUTOBAHN_DEBIAN_MIRROR:-}" ]; then
+        mirror=${AUTOBAHN_DEBIAN_MIRROR%/}
+        security=$mirror-security
+    else
+        mirror=$(debian_mirror main)
+        security=$(debian_mirror security)
+        [ -n "$security" ] || security=$mirror-security
+    fi
     [ -n "$mirror" ] || { echo "no Debian mirror in apt's sources; set AUTOBAHN_DEBIAN_MIRROR"; return 1; }
     local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
     local signed=""
     [ -f "$keyring" ] && signed="[signed-by=$keyring] "
-    printf 'deb %s%s bullseye main\ndeb %s%s-security bullseye-security main\n' \
-        "$signed" "$mirror" "$signed" "$mirror" >"$work/apt/sources.list"
+    printf 'deb %s%s bullseye main\ndeb %s%s bullseye-security main\n' \
+        "$signed" "$mirror" "$signed" "$security" >"$work/apt/sources.list"
     local apt=(-q -o "Dir::Etc::SourceList=$work/apt/sources.list" -o "Dir::Etc::SourceParts=$work/apt/empty"
         -o "Dir::Etc::Preferences=$work/apt/empty/preferences" -o "Dir::Etc::PreferencesParts=$work/apt/empty"
         -o "Dir::State::Lists=$work/apt/lists" -o "Dir::Cache=$work/apt/cache" -o "Acquire::Languages=none")
     # apt fetches as the unprivileged _apt user, which cannot write into root's private directories.
     [ "$(id -u)" -eq 0 ] && apt+=(-o APT::Sandbox::User=root)
 
-    echo "== Debian 11 packages from $mirror: ${debian_packages[*]}"
+    echo "== Debian 11 packages from $mirror and $security: ${debian_packages[*]}"
     timeout 600 apt-get "${apt[@]}" update
     (cd "$work/debs" && timeout 600 apt-get "${apt[@]}" download "${debian_packages[@]}")
     local deb
@@ -96,7 +111,7 @@ install_into() {
         dpkg-deb -x "$deb" "$root/python2.7"
     done
     local libdir
-    libdir=$(cd "$root/python2.7" && find usr/lib -name 'libssl.so.1.1' -printf '%h\n' | head -n 1)
+    libdir=$(cd "$root/python2.7" && find usr/lib -name 'libssl.so.1.1' -printf '%h\n' -quit)
     [ -n "$libdir" ] || { echo "libssl.so.1.1 missing from the unpacked packages"; return 1; }
 
     # The interpreter, with the bullseye libraries beside it and nothing from the user's Python setup.
@@ -125,7 +140,7 @@ EOF
     timeout 600 "$work/py3/bin/python" -m pip download --quiet --disable-pip-version-check --no-deps \
         --only-binary :all: --dest "$work/wheels" "${bootstrap_requirements[0]}"
     local pip_wheel
-    pip_wheel=$(find "$work/wheels" -name 'pip-*.whl' | head -n 1)
+    pip_wheel=$(find "$work/wheels" -name 'pip-*.whl' -print -quit)
     # pip, setuptools and wheel are installed before anything is built: sdists built by pip running from inside
     # its own wheel fail (PEP 517 builds need an installed pip).
     timeout 600 "$root/bin/python2" "$pip_wheel/pip" install --disable-pip-version-check --no-warn-script-location \
