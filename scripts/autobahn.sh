@@ -2,7 +2,7 @@
 # Runs the Autobahn|Testsuite fuzzing client against a freshly started `rollcall serve` with the conformance
 # setting (config/conformance.conf) on a free loopback port, and fails on any FAILED or UNIMPLEMENTED case.
 # The runner is scripts/autobahn/run.sh; it installs the fuzzing client into the user's cache on first use
-# (scripts/autobahn/install.sh: a few minutes, Debian's archive and PyPI), later runs are offline.
+# (scripts/autobahn/install.sh: a minute or two, Debian's archive and PyPI), later runs are offline.
 #
 # usage: scripts/autobahn.sh [CASE_GLOB ...] [--exclude GLOB ...]
 #   default: cases 1-11 (--exclude '12.*' --exclude '13.*'); pass '*' for all, '12.*' '13.*' for compression

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Autobahn|Testsuite fuzzing client (`wstest`, autobahntestsuite 25.10.1) into the user's cache and
-# prints the directory it lives in. The first run takes a few minutes and needs Debian's archive and PyPI; later
+# prints the directory it lives in. The first run takes a minute or two and needs Debian's archive and PyPI; later
 # runs print the directory at once, offline.
 #
 # autobahntestsuite runs on Python 2.7 only, which Debian 12 no longer ships. So the client gets a private CPython
@@ -42,7 +42,10 @@ requirements=(
     traceback2==1.4.0 typing==3.10.0.0
 )
 
-if [ -e "$marker" ]; then
+# The marker holds what was installed: a change to the lists above installs afresh.
+stamp="${debian_packages[*]} ${bootstrap_requirements[*]} ${requirements[*]}"
+installed() { [ "$(cat "$marker" 2>/dev/null)" = "$stamp" ]; }
+if installed; then
     echo "$target"
     exit 0
 fi
@@ -52,7 +55,7 @@ fail() {
     exit 2
 }
 
-for command in apt-get dpkg-deb python3 cc flock timeout; do
+for command in apt-get dpkg-deb python3 gcc flock timeout; do
     command -v "$command" >/dev/null || fail "cannot install the fuzzing client: '$command' is missing" \
         "(scripts/install-test-deps.sh installs what the test command needs)"
 done
@@ -104,7 +107,7 @@ install_into() {
     [ "$(id -u)" -eq 0 ] && apt+=(-o APT::Sandbox::User=root)
 
     echo "== Debian 11 packages from $mirror and $security: ${debian_packages[*]}"
-    timeout 600 apt-get "${apt[@]}" update
+    timeout 600 apt-get "${apt[@]}" --error-on=any update
     (cd "$work/debs" && timeout 600 apt-get "${apt[@]}" download "${debian_packages[@]}")
     local deb
     for deb in "$work"/debs/*.deb; do
@@ -151,20 +154,28 @@ EOF
     "$root/bin/python2" -m pip check
     "$root/bin/wstest" --help >/dev/null
     rm -rf "$work"
-    touch "$root/.installed"
+    echo "$stamp" >"$root/.installed"
 }
 
 mkdir -p "$(dirname "$target")"
 exec 9>"$target.lock"
-flock 9
-if [ ! -e "$marker" ]; then
-    # Only a finished install is ever renamed to $target, so anything else there is not ours to replace.
-    [ ! -e "$target" ] || fail "$target exists but holds no finished install; remove it"
+if ! flock -n 9; then
+    echo "autobahn: waiting for another install of the fuzzing client into $target" >&2
+    flock 9
+fi
+if ! installed; then
+    # Only a finished install is ever renamed to $target (an older one is replaced), so anything else there is not
+    # ours to remove.
+    if [ -e "$marker" ]; then
+        rm -rf "$target"
+    elif [ -e "$target" ]; then
+        fail "$target exists but holds no install of this script; remove it"
+    fi
     staging="$target.partial"
     rm -rf "$staging"
     mkdir -p "$staging"
     log="$(dirname "$target")/autobahn-testsuite-install.log"
-    echo "autobahn: installing the fuzzing client (Python 2.7 and autobahntestsuite $version, a few minutes) into" \
+    echo "autobahn: installing the fuzzing client (Python 2.7 and autobahntestsuite $version, about a minute) into" \
         "$target; log: $log" >&2
     started=$SECONDS
     # errexit holds inside the subshell only when it is no condition: so no `if !` here.
