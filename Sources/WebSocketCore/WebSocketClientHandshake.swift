@@ -72,15 +72,32 @@ public struct WebSocketClientHandshake: Sendable {
     ///   `Connection: upgrade` is missing, `Sec-WebSocket-Accept` is not exactly the expected value, or the
     ///   subprotocol was not offered.
     public func validate(_ head: HTTPResponseHead) throws(WebSocketClientHandshakeError) -> WebSocketClientUpgrade {
+        try Self.validate(head, expectedAccept: self.expectedAccept, subprotocols: self.subprotocols)
+    }
+
+    /// Checks a server's answer against the `Sec-WebSocket-Accept` value its request's key calls for, as
+    /// `validate(_:)` does, for a caller that kept the expected value rather than the handshake.
+    ///
+    /// - Parameters:
+    ///   - head: the response head.
+    ///   - expectedAccept: `WebSocketHandshake.acceptValue(forKey:)` of the key sent.
+    ///   - subprotocols: the subprotocols offered.
+    /// - Returns: the chosen subprotocol and the extension answer (for the extension's own check).
+    /// - Throws: `WebSocketClientHandshakeError` naming the first problem.
+    public static func validate(
+        _ head: HTTPResponseHead,
+        expectedAccept: String,
+        subprotocols: [String] = []
+    ) throws(WebSocketClientHandshakeError) -> WebSocketClientUpgrade {
         guard head.status == 101 else { throw .unexpectedStatus(head.status, statusLine: head.statusLine) }
         guard head.containsToken("websocket", in: "Upgrade") else { throw .missingUpgrade }
         guard head.containsToken("upgrade", in: "Connection") else { throw .missingConnectionUpgrade }
         let accept = head.values(of: "Sec-WebSocket-Accept")
-        guard accept.count == 1, accept[0] == self.expectedAccept else { throw .wrongAccept }
+        guard accept.count == 1, accept[0] == expectedAccept else { throw .wrongAccept }
         let protocols = head.values(of: "Sec-WebSocket-Protocol")
         var subprotocol: String?
         if !protocols.isEmpty {
-            guard protocols.count == 1, self.subprotocols.contains(protocols[0]) else {
+            guard protocols.count == 1, subprotocols.contains(protocols[0]) else {
                 throw .unexpectedSubprotocol(protocols.joined(separator: ", "))
             }
             subprotocol = protocols[0]

@@ -16,7 +16,31 @@ extension WebSocketClientHandshake {
     ) throws(WebSocketClientHandshakeError) -> (
         upgrade: WebSocketClientUpgrade, compression: PerMessageDeflateClientParameters?
     ) {
-        let upgrade = try self.validate(head)
+        try Self.validate(
+            head, expectedAccept: self.expectedAccept, subprotocols: self.subprotocols,
+            offeredCompression: offeredCompression)
+    }
+
+    /// Checks a server's answer as `validate(_:offeredCompression:)` does, against the `Sec-WebSocket-Accept` value
+    /// the request's key calls for.
+    ///
+    /// - Parameters:
+    ///   - head: the response head.
+    ///   - expectedAccept: `WebSocketHandshake.acceptValue(forKey:)` of the key sent.
+    ///   - subprotocols: the subprotocols offered.
+    ///   - offeredCompression: whether the request carried `PerMessageDeflateClientParameters.offerHeaderValue`.
+    /// - Returns: the upgrade, and what the server agreed to for compression (nil when it declined or none was
+    ///   offered).
+    /// - Throws: `WebSocketClientHandshakeError` naming the first problem.
+    public static func validate(
+        _ head: HTTPResponseHead,
+        expectedAccept: String,
+        subprotocols: [String] = [],
+        offeredCompression: Bool
+    ) throws(WebSocketClientHandshakeError) -> (
+        upgrade: WebSocketClientUpgrade, compression: PerMessageDeflateClientParameters?
+    ) {
+        let upgrade = try Self.validate(head, expectedAccept: expectedAccept, subprotocols: subprotocols)
         do throws(PerMessageDeflateResponseError) {
             let agreed = try PerMessageDeflateClientParameters.validate(
                 responseHeaderValue: upgrade.extensions,
