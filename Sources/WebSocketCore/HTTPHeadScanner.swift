@@ -1,6 +1,17 @@
 /// The parts of HTTP/1.1 head parsing (RFC 9112) that requests and responses share: finding the blank line that
-/// ends a head without rescanning, and reading the header fields between the start line and it.
-enum HTTPHeadScanner {
+/// ends a head without rescanning (a scanner per head remembers how far it got), and reading the header fields
+/// between the start line and it.
+struct HTTPHeadScanner: Sendable {
+    /// Where to stop looking for the end of the head: the head size limit.
+    let limit: Int
+    /// How far the previous calls scanned.
+    private var scannedUpTo = 0
+
+    /// - Parameter limit: the head size limit in bytes.
+    init(limit: Int) {
+        self.limit = limit
+    }
+
     /// What reading the header fields gave.
     enum Fields {
         /// Every field, in order.
@@ -11,17 +22,14 @@ enum HTTPHeadScanner {
         case malformed
     }
 
-    /// Looks for CRLF CRLF in `bytes[..<limit]`, resuming three bytes before `scannedUpTo` so a terminator split
-    /// across reads is found, and never rescanning further back.
+    /// Looks for CRLF CRLF in `bytes[..<limit]`, resuming three bytes before where the previous call stopped, so
+    /// a terminator split across reads is found and nothing further back is scanned again.
     ///
-    /// - Parameters:
-    ///   - bytes: everything received for the head so far.
-    ///   - scannedUpTo: how far the previous call scanned; updated to how far this one did.
-    ///   - limit: where to stop looking (the head size limit).
+    /// - Parameter bytes: everything received for the head so far.
     /// - Returns: the size of the head, blank line included, or nil when it has not ended within `limit`.
-    static func findHeadEnd(_ bytes: UnsafeRawBufferPointer, scannedUpTo: inout Int, limit: Int) -> Int? {
-        var index = max(0, scannedUpTo - 3)
-        let searchLimit = min(bytes.count, limit)
+    mutating func findHeadEnd(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        var index = max(0, self.scannedUpTo - 3)
+        let searchLimit = min(bytes.count, self.limit)
         while index + 3 < searchLimit {
             if bytes[index + 3] != 0x0A {
                 index += bytes[index + 3] == 0x0D ? 1 : 4
@@ -32,7 +40,7 @@ enum HTTPHeadScanner {
             }
             index += 1
         }
-        scannedUpTo = searchLimit
+        self.scannedUpTo = searchLimit
         return nil
     }
 

@@ -24,32 +24,24 @@ public struct HTTPRequestParser: Sendable {
         }
     }
 
-    /// The outcome of feeding the bytes received so far.
-    public enum Result: Sendable {
-        /// The head is not complete yet.
-        case incomplete
-        /// The head is complete; the bytes after `head.size` belong to what follows (frames, after an upgrade).
-        case complete(HTTPRequestHead)
-        /// The request is malformed or over a limit; answer with this status and close.
-        case failure(HTTPStatus)
-    }
+    /// The outcome of feeding the bytes received so far; a failure carries the status to answer with before
+    /// closing.
+    public typealias Result = HTTPHeadParseResult<HTTPRequestHead, HTTPStatus>
 
     public let limits: Limits
-    private var scannedUpTo = 0
+    private var scanner: HTTPHeadScanner
 
     /// - Parameter limits: the limits to enforce.
     public init(limits: Limits = Limits()) {
         self.limits = limits
+        self.scanner = HTTPHeadScanner(limit: limits.maximumHeadSize)
     }
 
     /// Scans `bytes`, everything received for this request so far (previous calls' bytes included).
     ///
     /// - Parameter bytes: the received bytes, from the start of the request.
     public mutating func parse(_ bytes: UnsafeRawBufferPointer) -> Result {
-        // Resume three bytes back, so a CRLFCRLF split across reads is found; never rescan further.
-        let headEnd = HTTPHeadScanner.findHeadEnd(
-            bytes, scannedUpTo: &self.scannedUpTo, limit: self.limits.maximumHeadSize)
-        guard let headEnd else {
+        guard let headEnd = self.scanner.findHeadEnd(bytes) else {
             let lineEnd = Self.firstLineFeed(bytes, upTo: min(bytes.count, self.limits.maximumRequestLineLength + 2))
             // A request line ended by a bare LF can never start a valid head: refuse it instead of waiting for a
             // CRLF CRLF that a client using bare line feeds will not send.

@@ -4,58 +4,37 @@
 ///
 /// Everything is bounded: the whole head and the number of fields.
 public struct HTTPResponseParser: Sendable {
-    /// Limits on a response head.
-    public struct Limits: Hashable, Sendable {
-        /// Largest head in bytes, status line and blank line included.
-        public var maximumHeadSize: Int
-        /// Most header fields.
-        public var maximumHeaderCount: Int
+    /// The outcome of feeding the bytes received so far; a failure says what is wrong with the head.
+    public typealias Result = HTTPHeadParseResult<HTTPResponseHead, HTTPResponseError>
 
-        /// - Parameters:
-        ///   - maximumHeadSize: default 16 KiB.
-        ///   - maximumHeaderCount: default 64.
-        public init(maximumHeadSize: Int = 16 * 1024, maximumHeaderCount: Int = 64) {
-            self.maximumHeadSize = maximumHeadSize
-            self.maximumHeaderCount = maximumHeaderCount
-        }
+    /// Largest head in bytes, status line and blank line included.
+    public var maximumHeadSize: Int { self.scanner.limit }
+    /// Most header fields.
+    public let maximumHeaderCount: Int
+    private var scanner: HTTPHeadScanner
+
+    /// - Parameters:
+    ///   - maximumHeadSize: the largest head in bytes; default 16 KiB.
+    ///   - maximumHeaderCount: the most header fields; default 64.
+    public init(maximumHeadSize: Int = 16 * 1024, maximumHeaderCount: Int = 64) {
+        self.scanner = HTTPHeadScanner(limit: maximumHeadSize)
+        self.maximumHeaderCount = maximumHeaderCount
     }
 
-    /// The outcome of feeding the bytes received so far.
-    public enum Result: Sendable {
-        /// The head is not complete yet.
-        case incomplete
-        /// The head is complete; the bytes after `head.size` belong to what follows.
-        case complete(HTTPResponseHead)
-        /// The head is malformed or over a limit.
-        case failure(HTTPResponseError)
-    }
-
-    /// The limits enforced.
-    public let limits: Limits
-    private var scannedUpTo = 0
-
-    /// - Parameter limits: the limits to enforce.
-    public init(limits: Limits = Limits()) {
-        self.limits = limits
-    }
-
-    /// Scans `bytes`, everything received for this response so far (previous calls' bytes included).
+    /// Feeds everything received for this response so far (the bytes of earlier calls included); only the bytes
+    /// not looked at before are scanned.
     ///
     /// - Parameter bytes: the received bytes, from the start of the response.
     /// - Returns: `.incomplete` until the blank line arrives, then the head or why it is refused.
     public mutating func parse(_ bytes: UnsafeRawBufferPointer) -> Result {
-        let headEnd = HTTPHeadScanner.findHeadEnd(
-            bytes, scannedUpTo: &self.scannedUpTo, limit: self.limits.maximumHeadSize)
-        guard let headEnd else {
-            if bytes.count >= self.limits.maximumHeadSize {
-                return .failure(.headTooLarge(self.limits.maximumHeadSize))
-            }
-            return .incomplete
+        if let headEnd = self.scanner.findHeadEnd(bytes) {
+            return Self.parseHead(bytes, size: headEnd, maximumHeaderCount: self.maximumHeaderCount)
         }
-        return Self.parseHead(bytes, size: headEnd, limits: self.limits)
+        let limit = self.maximumHeadSize
+        return bytes.count >= limit ? .failure(.headTooLarge(limit)) : .incomplete
     }
 
-    private static func parseHead(_ bytes: UnsafeRawBufferPointer, size: Int, limits: Limits) -> Result {
+    private static func parseHead(_ bytes: UnsafeRawBufferPointer, size: Int, maximumHeaderCount: Int) -> Result {
         // Status line: HTTP-version SP 3DIGIT SP reason-phrase CRLF; a missing reason (and its space) is accepted.
         var index = 0
         while index < size && bytes[index] != 0x20 && bytes[index] != 0x0D { index += 1 }
@@ -82,19 +61,15 @@ public struct HTTPResponseParser: Sendable {
         else { return .failure(.malformedStatusLine) }
         let reason = reasonStart..<index
         index += 2
-        let fields: [HTTPHeaderField]
-        switch HTTPHeadScanner.parseFields(bytes, from: index, size: size, maximumCount: limits.maximumHeaderCount) {
-        case .fields(let parsed): fields = parsed
-        case .tooMany: return .failure(.tooManyFields(limits.maximumHeaderCount))
-        case .malformed: return .failure(.malformedField)
+        switch HTTPHeadScanner.parseFields(bytes, from: index, size: size, maximumCount: maximumHeaderCount) {
+        case .fields(let fields):
+            let head = Array(bytes[0..<size])
+            return .complete(
+                HTTPResponseHead(bytes: head, version: version, status: status, reason: reason, fields: fields))
+        case .tooMany:
+            return .failure(.tooManyFields(maximumHeaderCount))
+        case .malformed:
+            return .failure(.malformedField)
         }
-        let head = HTTPResponseHead(
-            bytes: Array(bytes[0..<size]),
-            version: version,
-            status: status,
-            reason: reason,
-            fields: fields
-        )
-        return .complete(head)
     }
 }

@@ -15,11 +15,11 @@ private func answer(_ extra: [String] = [], status: String = "HTTP/1.1 101 Switc
 /// Feeds `bytes` to a response parser in the reads `mode` describes, as a client does: each call sees every byte
 /// received so far. Returns the final result and how many calls were incomplete.
 private func feed(
-    _ bytes: [UInt8], mode: FeedingMode, limits: HTTPResponseParser.Limits = .init()
+    _ bytes: [UInt8], mode: FeedingMode, parser initial: HTTPResponseParser = HTTPResponseParser()
 ) -> (
     result: HTTPResponseParser.Result, incompleteCalls: Int
 ) {
-    var parser = HTTPResponseParser(limits: limits)
+    var parser = initial
     var received: [UInt8] = []
     var incomplete = 0
     var start = 0
@@ -172,9 +172,8 @@ struct ClientHandshakeTests {
 
     @Test("A head over the size limit is refused without waiting for its end")
     func oversizeHeadIsRefused() {
-        let limits = HTTPResponseParser.Limits(maximumHeadSize: 256)
         let bytes = answer((0..<20).map { "X-Padding-\($0): \(String(repeating: "x", count: 20))" })
-        let (result, _) = feed(bytes, mode: .byteByByte, limits: limits)
+        let (result, _) = feed(bytes, mode: .byteByByte, parser: HTTPResponseParser(maximumHeadSize: 256))
         guard case .failure(let error) = result else {
             Issue.record("an oversize head was not refused")
             return
@@ -185,7 +184,7 @@ struct ClientHandshakeTests {
     @Test("A head with too many fields is refused")
     func tooManyFieldsAreRefused() {
         let bytes = answer((0..<10).map { "X-\($0): y" })
-        let (result, _) = feed(bytes, mode: .whole, limits: .init(maximumHeaderCount: 8))
+        let (result, _) = feed(bytes, mode: .whole, parser: HTTPResponseParser(maximumHeaderCount: 8))
         guard case .failure = result else {
             Issue.record("too many fields were not refused")
             return
