@@ -20,7 +20,8 @@ let package = Package(
             path: "CWebSocket",
             linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("z")]
         ),
-        // RFC 6455 without I/O: handshake parsing, framing, masking, UTF-8, close codes, the protocol state machine.
+        // RFC 6455 without I/O: HTTP head parsing, both sides of the handshake, framing, masking, UTF-8, close codes,
+        // the inbound frame processor and the session state machine shared by the server and the clients.
         .target(name: "WebSocketCore"),
         // RFC 7692 permessage-deflate over zlib: offer negotiation, per-message inflate and deflate.
         .target(name: "WebSocketDeflate", dependencies: ["WebSocketCore", "CWebSocket"]),
