@@ -60,26 +60,29 @@ let package = Package(
             name: "RollcallCLI",
             dependencies: [
                 "WebSocketServer", "WebSocketDeflate", "EventIO", "WebSocketCore", "Rooms", "GatewayWebSocket",
-                "TokenAuth", "RollcallBench", "JSONCoding", "Cluster",
+                "TokenAuth", "RollcallBench", "JSONCoding", "Cluster", "Redis",
             ]
         ),
-        // Cluster mode over Redis: the RESP wire format (a bounded incremental parser and an encoder) and a Redis
-        // client on an EventIO loop (pipelining, deadlines, reconnects with backoff, pub/sub), and the gateway's
-        // shared room log kept in it (streams, an atomic script for sequence numbers, seats and node leases).
-        .target(name: "Cluster", dependencies: ["EventIO", "Rooms", "JSONCoding"]),
+        // A Redis client: the RESP wire format (a bounded incremental parser and an encoder) and a client on an
+        // EventIO loop (pipelining, deadlines, reconnects with backoff, pub/sub). Knows nothing of rooms.
+        .target(name: "Redis", dependencies: ["EventIO"]),
+        // Cluster mode over Redis: the gateway's shared room log kept in it (streams, an atomic script for sequence
+        // numbers, seats and node leases).
+        .target(name: "Cluster", dependencies: ["Redis", "EventIO", "Rooms", "JSONCoding"]),
         .executableTarget(name: "rollcall", dependencies: ["RollcallCLI"]),
         // An in-memory transport and a manual clock, so gateway scenarios run without sockets.
         .target(name: "RoomsTesting", dependencies: ["Rooms", "JSONCoding"]),
         // A real redis-server for tests: started on a free loopback port in a temporary directory, stopped, killed
-        // and restarted on demand.
-        .target(name: "ClusterTesting"),
+        // and restarted on demand; a scripted stand-in server and an event loop on a thread of its own.
+        .target(name: "ClusterTesting", dependencies: ["EventIO"]),
         .testTarget(
             name: "RoomsTests",
             dependencies: ["Rooms", "RoomsTesting", "TokenAuth", "JSONCoding", "RollcallClient"]
         ),
+        .testTarget(name: "RedisTests", dependencies: ["Redis", "ClusterTesting", "EventIO"]),
         .testTarget(
             name: "ClusterTests",
-            dependencies: ["Cluster", "ClusterTesting", "EventIO", "Rooms", "RoomsTesting", "TokenAuth"]
+            dependencies: ["Cluster", "Redis", "ClusterTesting", "EventIO", "Rooms", "RoomsTesting", "TokenAuth"]
         ),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
         .testTarget(name: "TokenAuthTests", dependencies: ["TokenAuth", "JSONCoding"]),
@@ -104,7 +107,7 @@ let package = Package(
             name: "RollcallCLITests",
             dependencies: [
                 "RollcallCLI", "GatewayWebSocket", "Rooms", "WebSocketServer", "WebSocketCore", "EventIO",
-                "TokenAuth", "JSONCoding", "Cluster",
+                "TokenAuth", "JSONCoding", "Cluster", "Redis",
             ]
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import EventIO
 import JSONCoding
+import Redis
 import Rooms
 
 /// The shared log of a cluster, in Redis: each room's log is a Redis Stream appended by an atomic script that numbers

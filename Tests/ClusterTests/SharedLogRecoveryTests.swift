@@ -1,5 +1,7 @@
+import ClusterTesting
 import EventIO
 import Foundation
+import Redis
 import Rooms
 import RoomsTesting
 import Synchronization

@@ -1,4 +1,4 @@
-import Cluster
+import Redis
 
 /// Feeds bytes to a parser the way a connection does: unconsumed bytes stay at the front of the receive buffer,
 /// new bytes are appended behind them, and `parse` runs again over the whole buffer until it wants more.

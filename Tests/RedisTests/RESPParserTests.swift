@@ -1,4 +1,4 @@
-import Cluster
+import Redis
 import Testing
 
 private func bulk(_ text: String) -> RESPValue {

@@ -1,4 +1,4 @@
-import Cluster
+import Redis
 import Testing
 
 private let rejections: [RESPRejection] = [
