@@ -42,7 +42,7 @@ let package = Package(
         .target(
             name: "GatewayWebSocket",
             dependencies: [
-                "Rooms", "WebSocketServer", "EventIO", "WebSocketCore", "WebSocketDeflate", "TokenAuth", "Cluster",
+                "Rooms", "WebSocketServer", "EventIO", "WebSocketCore", "WebSocketDeflate", "TokenAuth",
             ]
         ),
         // The Swift client library: a WebSocket client on the same protocol core, auth, subscriptions, and a live
@@ -60,18 +60,23 @@ let package = Package(
             name: "RollcallCLI",
             dependencies: [
                 "WebSocketServer", "WebSocketDeflate", "EventIO", "WebSocketCore", "Rooms", "GatewayWebSocket",
-                "TokenAuth", "RollcallBench", "JSONCoding", "Cluster", "Redis",
+                "TokenAuth", "RollcallBench", "JSONCoding", "Cluster", "ClusterCore", "Redis",
             ]
         ),
         // A Redis client: the RESP wire format (a bounded incremental parser and an encoder) and a client on an
         // EventIO loop (pipelining, deadlines, reconnects with backoff, pub/sub). Knows nothing of rooms.
         .target(name: "Redis", dependencies: ["EventIO"]),
+        // Cluster mode without I/O: how a node follows a shared room log (entries in order, gaps, reloads, epochs,
+        // checkpoints, leases) and the shared records' forms and seat claims; used by the Redis adapter and by the
+        // in-memory shared log of RoomsTesting.
+        .target(name: "ClusterCore", dependencies: ["Rooms", "JSONCoding"]),
         // Cluster mode over Redis: the gateway's shared room log kept in it (streams, an atomic script for sequence
         // numbers, seats and node leases).
-        .target(name: "Cluster", dependencies: ["Redis", "EventIO", "Rooms", "JSONCoding"]),
+        .target(name: "Cluster", dependencies: ["ClusterCore", "Redis", "EventIO", "Rooms", "JSONCoding"]),
         .executableTarget(name: "rollcall", dependencies: ["RollcallCLI"]),
-        // An in-memory transport and a manual clock, so gateway scenarios run without sockets.
-        .target(name: "RoomsTesting", dependencies: ["Rooms", "JSONCoding"]),
+        // An in-memory transport, a manual clock and an in-memory shared log, so gateway scenarios (single process
+        // and cluster) run without sockets or Redis.
+        .target(name: "RoomsTesting", dependencies: ["Rooms", "ClusterCore", "JSONCoding"]),
         // A real redis-server for tests: started on a free loopback port in a temporary directory, stopped, killed
         // and restarted on demand; a scripted stand-in server and an event loop on a thread of its own.
         .target(name: "ClusterTesting", dependencies: ["EventIO"]),
@@ -82,7 +87,9 @@ let package = Package(
         .testTarget(name: "RedisTests", dependencies: ["Redis", "ClusterTesting", "EventIO"]),
         .testTarget(
             name: "ClusterTests",
-            dependencies: ["Cluster", "Redis", "ClusterTesting", "EventIO", "Rooms", "RoomsTesting", "TokenAuth"]
+            dependencies: [
+                "Cluster", "ClusterCore", "Redis", "ClusterTesting", "EventIO", "Rooms", "RoomsTesting", "TokenAuth",
+            ]
         ),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
         .testTarget(name: "TokenAuthTests", dependencies: ["TokenAuth", "JSONCoding"]),

@@ -1,4 +1,3 @@
-import Cluster
 import EventIO
 import Rooms
 import Synchronization
@@ -29,21 +28,23 @@ public final class GatewayRuntime: @unchecked Sendable {
     /// Time from the gateway handing a message to the transport to the connection loop queueing it on the
     /// recipients' sockets, once per message and loop.
     public let deliveryLatency = LatencyHistogram()
-    /// In cluster mode, the shared room log in Redis; nil in the single-process default.
-    public let sharedLog: RedisRoomLog?
+    /// In cluster mode, the shared room log; nil in the single-process default.
+    public let sharedLog: (any SharedLogService)?
 
     /// - Parameters:
     ///   - configuration: the rooms layer's settings.
     ///   - verifier: checks tokens.
     ///   - path: the WebSocket path, e.g. `/v1/ws`.
     ///   - logger: where log lines go; none by default.
-    ///   - cluster: cluster mode's settings; nil (the default) keeps every room in this process.
+    ///   - sharedLog: cluster mode: makes the shared room log on the gateway's event loop, on which every call to it
+    ///     and from it happens (the runtime starts and stops it with the loop); nil (the default) keeps every room in
+    ///     this process.
     public init(
         configuration: GatewayConfiguration,
         verifier: TokenVerifier,
         path: String = "/v1/ws",
         logger: GatewayLogger = GatewayLogger(),
-        cluster: ClusterConfiguration? = nil
+        sharedLog makeSharedLog: ((EventLoop) -> any SharedLogService)? = nil
     ) throws {
         self.path = path
         self.logger = logger
@@ -55,13 +56,9 @@ public final class GatewayRuntime: @unchecked Sendable {
             transport: self.transport,
             clock: { GatewayRuntime.wallClockMilliseconds() }
         )
-        if let cluster {
-            let sharedLog = RedisRoomLog(configuration: cluster, gateway: self.gateway, loop: self.loop)
-            sharedLog.log = { message in logger.log(.warn, message, [("node", cluster.nodeID)]) }
-            let gateway = self.gateway!
-            sharedLog.onLeaseLost = { [unowned gateway] in
-                gateway.closeParticipantSessions(code: 1012, reason: "node rejoined the cluster; reconnect")
-            }
+        if let makeSharedLog {
+            // The gateway registers itself as the log's delegate.
+            let sharedLog = makeSharedLog(self.loop)
             self.gateway.sharedLog = sharedLog
             self.sharedLog = sharedLog
         } else {
