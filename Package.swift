@@ -82,7 +82,7 @@ let package = Package(
         .target(name: "ClusterTesting", dependencies: ["EventIO"]),
         .testTarget(
             name: "RoomsTests",
-            dependencies: ["Rooms", "RoomsTesting", "TokenAuth", "JSONCoding", "RollcallClient"]
+            dependencies: ["Rooms", "RoomsTesting", "ClusterCore", "TokenAuth", "JSONCoding", "RollcallClient"]
         ),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "ClusterTesting", "EventIO"]),
         .testTarget(

@@ -2,6 +2,7 @@ import ClusterCore
 import EventIO
 import JSONCoding
 import Redis
+import Rooms
 
 /// What runs on time or on reconnect: loading the script, renewing this node's lease (which reaps dead nodes),
 /// polling the followed rooms' last sequence numbers, and writing checkpoints.
@@ -90,13 +91,10 @@ extension RedisRoomLog {
         }
     }
 
-    /// After this node's append crossed a multiple of the checkpoint interval, writes the checkpoint one interval
-    /// behind the log.
-    func writeCheckpointIfDue(_ roomID: String, appended: Int, through sequence: UInt64) {
-        guard let sha = self.scriptSHA,
-            let (replica, epoch) = self.follower.checkpointDue(
-                in: roomID, appended: appended, through: sequence, interval: self.configuration.checkpointInterval)
-        else { return }
+    /// Writes a checkpoint (one interval behind the log) after this node's append crossed a multiple of the
+    /// checkpoint interval; the script keeps it only if it is newer than the stored one and of the same epoch.
+    func writeCheckpoint(_ roomID: String, _ replica: RoomReplica, epoch: String) {
+        guard let sha = self.scriptSHA else { return }
         let arguments: [[UInt8]] = [
             Array("EVALSHA".utf8), Array(sha.utf8), Array("0".utf8), Array("checkpoint".utf8),
             Array(self.configuration.keyPrefix.utf8), Array(roomID.utf8), Array(epoch.utf8),

@@ -112,8 +112,7 @@ public final class RedisRoomLog: SharedLogService {
 
     public func append(_ proposal: LogProposal, completion: @escaping (Result<UInt64, LogAppendFailure>) -> Void) {
         guard let sha = self.scriptSHA, self.commands.isConnected else {
-            self.follower.statistics.appendFailures += 1
-            self.loop.execute { completion(.failure(.refused(.unavailable))) }
+            self.loop.execute { [weak self] in self?.follower.appendFailed(completion: completion) }
             return
         }
         let history = self.rules.history
@@ -141,28 +140,26 @@ public final class RedisRoomLog: SharedLogService {
             guard let self else { return }
             switch result {
             case .success(.array(let items?)) where items.count >= 2:
+                let outcome: AppendOutcome
                 let status = Self.text(items[0])
                 if status == "OK", case .integer(let sequence) = items[1] {
-                    self.follower.statistics.appends += 1
                     let entries = items.dropFirst(2).compactMap { item -> SharedLogEntry? in
                         guard case .bulkString(let bytes?) = item else { return nil }
                         return SharedLogEntry(bytes: bytes)
                     }
-                    self.follower.received(entries, in: roomID)
-                    completion(.success(UInt64(sequence)))
-                    self.writeCheckpointIfDue(roomID, appended: entries.count, through: UInt64(sequence))
-                } else if status == "FULL" {
-                    completion(.failure(.refused(.callFull)))
+                    outcome = .appended(through: UInt64(sequence), entries: entries)
                 } else {
-                    completion(.failure(.conditionFailed))
+                    outcome = status == "FULL" ? .full : .conflict
                 }
+                let checkpoint = self.follower.appendAnswered(
+                    outcome, in: roomID, checkpointInterval: self.configuration.checkpointInterval,
+                    completion: completion)
+                if let (replica, epoch) = checkpoint { self.writeCheckpoint(roomID, replica, epoch: epoch) }
             case .success:
-                self.follower.statistics.appendFailures += 1
-                completion(.failure(.refused(.unavailable)))
+                self.follower.appendFailed(completion: completion)
             case .failure(let error):
-                self.follower.statistics.appendFailures += 1
                 if error.serverMessage?.hasPrefix("NOSCRIPT") == true { self.loadScript() }
-                completion(.failure(.refused(.unavailable)))
+                self.follower.appendFailed(completion: completion)
             }
         }
     }

@@ -74,6 +74,44 @@ extension SharedLogFollower {
         self.hasLease = true
     }
 
+    /// The store's answer to this node's append: its entries are delivered before the completion runs (so the
+    /// requester finds them applied), then the completion is told.
+    ///
+    /// - Parameters:
+    ///   - outcome: the store's answer.
+    ///   - roomID: the room.
+    ///   - checkpointInterval: entries between checkpoints; 0 for none.
+    ///   - completion: the append's completion.
+    /// - Returns: the checkpoint the store side should write now, if one is due.
+    public func appendAnswered(
+        _ outcome: AppendOutcome,
+        in roomID: String,
+        checkpointInterval: UInt64,
+        completion: (Result<UInt64, LogAppendFailure>) -> Void
+    ) -> (replica: RoomReplica, epoch: String)? {
+        switch outcome {
+        case .appended(let sequence, let entries):
+            self.statistics.appends += 1
+            self.received(entries, in: roomID)
+            completion(.success(sequence))
+            return self.checkpointDue(
+                in: roomID, appended: entries.count, through: sequence, interval: checkpointInterval)
+        case .full:
+            completion(.failure(.refused(.callFull)))
+        case .conflict:
+            completion(.failure(.conditionFailed))
+        }
+        return nil
+    }
+
+    /// An append that did not reach the store, or got no answer in time: `ERR_UNAVAILABLE`.
+    ///
+    /// - Parameter completion: the append's completion.
+    public func appendFailed(completion: (Result<UInt64, LogAppendFailure>) -> Void) {
+        self.statistics.appendFailures += 1
+        completion(.failure(.refused(.unavailable)))
+    }
+
     /// The checkpoint to write after this node's append crossed a multiple of `interval`: the room one interval
     /// behind the log, so a node that loads the room can rebuild any view of the last interval for exact resumes.
     ///
