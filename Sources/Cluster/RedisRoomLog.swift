@@ -13,7 +13,7 @@ import Rooms
 /// room's entries to the delegate in order: a gap (a lost pub/sub message, a reconnect) is filled from the stream
 /// from the last applied sequence number; a gap that cannot be filled (the stream was trimmed past it, or the
 /// room's records were lost) reloads the room, and its subscribers get a fresh snapshot.
-public final class RedisRoomLog: SharedLogService {
+public final class RedisRoomLog: FollowingSharedLog {
     public let configuration: ClusterConfiguration
     /// Seats, grace period and history, as every node applies them.
     let rules: SharedRoomRules
@@ -21,7 +21,8 @@ public final class RedisRoomLog: SharedLogService {
     let commands: RedisClient
     let subscriber: RedisClient
     let keys: RedisRoomKeys
-    let follower = SharedLogFollower()
+    /// Follows this node's rooms: delivery in order, gaps, reloads.
+    public let follower = SharedLogFollower()
     /// The digest of `RoomLogScript` once Redis has it.
     var scriptSHA: String?
     var leaseTimer: TimerID?
@@ -43,21 +44,6 @@ public final class RedisRoomLog: SharedLogService {
         self.subscriber = RedisClient(configuration: configuration.redis, loop: loop)
         self.follower.reader = self
     }
-
-    /// Told what was loaded and delivered (the gateway registers itself); held weakly.
-    public var delegate: (any SharedRoomLogDelegate)? {
-        get { self.follower.delegate }
-        set { self.follower.delegate = newValue }
-    }
-
-    /// Logs what goes wrong (the store unreachable, a room reloaded); none by default.
-    public var log: ((String) -> Void)? {
-        get { self.follower.log }
-        set { self.follower.log = newValue }
-    }
-
-    /// Counters for metrics and tests.
-    public var statistics: SharedLogStatistics { self.follower.statistics }
 
     /// Whether the command connection is up and the script is loaded.
     public var isAvailable: Bool { self.commands.isConnected && self.scriptSHA != nil }

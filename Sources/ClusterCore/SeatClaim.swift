@@ -47,32 +47,28 @@ public struct SeatClaim: Hashable, Sendable {
     ///   - event: the event.
     ///   - rules: the room's capacity and reserved seats.
     public init(_ event: RoomEvent, rules: SharedRoomRules) {
-        self.uid = ""
-        self.device = ""
         self.seatClass = .participant
         self.capacity = 0
+        let person: (uid: String, device: String)
         switch event.seatEffect {
         case .takeSeat(let uid, let deviceID, let counts):
             self.operation = .join
-            (self.uid, self.device) = (uid, deviceID)
+            person = (uid, deviceID)
             self.seatClass = counts ? .participant : .reserved
             self.capacity = counts ? rules.roomCapacity : rules.reservedSeats
         case .restoreDevice(let uid, let deviceID):
-            self.operation = .restore
-            (self.uid, self.device) = (uid, deviceID)
+            (self.operation, person) = (.restore, (uid, deviceID))
         case .releaseDevice(let uid, let deviceID):
-            self.operation = .leave
-            (self.uid, self.device) = (uid, deviceID)
+            (self.operation, person) = (.leave, (uid, deviceID))
         case .releaseUser(let uid, let deviceID):
-            self.operation = .leaveAll
-            (self.uid, self.device) = (uid, deviceID)
+            (self.operation, person) = (.leaveAll, (uid, deviceID))
         case .keepDevice(let uid, let deviceID):
-            self.operation = .none
-            (self.uid, self.device) = (uid, deviceID)
+            (self.operation, person) = (.none, (uid, deviceID))
         case .releaseEveryone:
-            self.operation = .endSession
+            (self.operation, person) = (.endSession, ("", ""))
         case .none:
-            self.operation = .none
+            (self.operation, person) = (.none, ("", ""))
         }
+        (self.uid, self.device) = person
     }
 }

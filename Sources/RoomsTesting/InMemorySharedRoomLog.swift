@@ -9,7 +9,7 @@ import Rooms
 /// reloads, epochs and checkpoints behave as they do there. What the timers of the Redis log do (renewing the
 /// lease, comparing the followed rooms with the store) the test does by calling `renewLease()` and `poll()`; every
 /// command and reply runs when the test runs the store.
-public final class InMemorySharedRoomLog: SharedLogService {
+public final class InMemorySharedRoomLog: FollowingSharedLog {
     /// This node's id in the store.
     public let nodeID: String
     /// The store all nodes share.
@@ -22,7 +22,8 @@ public final class InMemorySharedRoomLog: SharedLogService {
     public var checkpointInterval: UInt64 = 100
     /// Records of a room nobody uses expire after this long; 0 for never (`cluster.room_expiry_ms`).
     public var roomExpiryMilliseconds: Int64 = 86_400_000
-    let follower = SharedLogFollower()
+    /// Follows this node's rooms: delivery in order, gaps, reloads.
+    public let follower = SharedLogFollower()
     /// Whether the node runs: between `start()` and `stop()` it renews its lease and gets deliveries.
     public private(set) var isRunning = false
 
@@ -37,21 +38,6 @@ public final class InMemorySharedRoomLog: SharedLogService {
         self.follower.reader = self
         store.register(self)
     }
-
-    /// Told what was loaded and delivered (the gateway registers itself); held weakly.
-    public var delegate: (any SharedRoomLogDelegate)? {
-        get { self.follower.delegate }
-        set { self.follower.delegate = newValue }
-    }
-
-    /// Logs what goes wrong; none by default.
-    public var log: ((String) -> Void)? {
-        get { self.follower.log }
-        set { self.follower.log = newValue }
-    }
-
-    /// Counters, as the Redis shared log keeps them.
-    public var statistics: SharedLogStatistics { self.follower.statistics }
 
     /// Whether the node runs and the store can be reached.
     public var isAvailable: Bool { self.isRunning && self.store.isAvailable }
