@@ -5,6 +5,11 @@ import Rooms
 /// Reading rooms from Redis for the follower: a room's checkpoint, epoch and stream, the entries of a gap, and the
 /// entries published on the rooms' channels.
 extension RedisRoomLog: SharedRoomReader {
+    /// Reads a room's checkpoint, epoch and retained log for the follower (`SharedRoomReader.readRoom`).
+    ///
+    /// - Parameters:
+    ///   - roomID: the room.
+    ///   - generation: handed back with the answer.
     public func readRoom(_ roomID: String, generation: Int) {
         let keys = self.keys.room(roomID)
         final class Replies {
@@ -39,6 +44,12 @@ extension RedisRoomLog: SharedRoomReader {
         }
     }
 
+    /// Reads the entries of a gap for the follower (`SharedRoomReader.readEntries`).
+    ///
+    /// - Parameters:
+    ///   - roomID: the room.
+    ///   - sequence: the first sequence number wanted.
+    ///   - generation: handed back with the answer.
     public func readEntries(of roomID: String, from sequence: UInt64, generation: Int) {
         let arguments = [
             "XRANGE", self.keys.room(roomID).log, "\(sequence)-0", "+", "COUNT", String(SharedLogFollower.fetchLimit),
@@ -53,6 +64,9 @@ extension RedisRoomLog: SharedRoomReader {
         }
     }
 
+    /// Stops listening to a room the follower gave up on (`SharedRoomReader.stopListening`).
+    ///
+    /// - Parameter roomID: the room.
     public func stopListening(to roomID: String) {
         self.subscriber.unsubscribe([Array(self.keys.channel(roomID).utf8)])
     }

@@ -14,6 +14,7 @@ import Rooms
 /// from the last applied sequence number; a gap that cannot be filled (the stream was trimmed past it, or the
 /// room's records were lost) reloads the room, and its subscribers get a fresh snapshot.
 public final class RedisRoomLog: FollowingSharedLog {
+    /// The cluster's settings: Redis, key prefix, node id, lease, expiry, checkpoints.
     public let configuration: ClusterConfiguration
     /// Seats, grace period and history, as every node applies them.
     let rules: SharedRoomRules
@@ -85,17 +86,28 @@ public final class RedisRoomLog: FollowingSharedLog {
 
     // MARK: SharedRoomLog
 
+    /// Follows a room: listens for its entries, then loads it (`SharedRoomLog.follow`).
+    ///
+    /// - Parameter roomID: the room.
     public func follow(_ roomID: String) {
         guard !self.follower.isFollowing(roomID) else { return }
         self.subscriber.subscribe([Array(self.keys.channel(roomID).utf8)])
         self.follower.follow(roomID)
     }
 
+    /// Stops following a room (`SharedRoomLog.unfollow`).
+    ///
+    /// - Parameter roomID: the room.
     public func unfollow(_ roomID: String) {
         guard self.follower.unfollow(roomID) else { return }
         self.subscriber.unsubscribe([Array(self.keys.channel(roomID).utf8)])
     }
 
+    /// Appends events through the store's atomic check-and-append (`SharedRoomLog.append`).
+    ///
+    /// - Parameters:
+    ///   - proposal: the events and their conditions.
+    ///   - completion: the last sequence number, or the failure; on the gateway's thread, never inside the call.
     public func append(_ proposal: LogProposal, completion: @escaping (Result<UInt64, LogAppendFailure>) -> Void) {
         guard let sha = self.scriptSHA, self.commands.isConnected else {
             self.loop.execute { [weak self] in self?.follower.appendFailed(completion: completion) }
@@ -150,6 +162,11 @@ public final class RedisRoomLog: FollowingSharedLog {
         }
     }
 
+    /// Asks every other node to close a user's connections (`SharedRoomLog.disconnect`).
+    ///
+    /// - Parameters:
+    ///   - uid: the user.
+    ///   - reason: the close reason.
     public func disconnect(uid: String, reason: String?) {
         let message = JSONWriter.bytes(
             .object(

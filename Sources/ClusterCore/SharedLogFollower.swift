@@ -41,6 +41,7 @@ public final class SharedLogFollower {
     /// Whether this node has renewed its lease at least once.
     var hasLease = false
 
+    /// A follower of no room yet; set its `reader` and `delegate`.
     public init() {}
 
     /// The rooms followed, in order.

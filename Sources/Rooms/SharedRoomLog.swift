@@ -1,12 +1,20 @@
 /// An event a node asks the shared log to append, with who caused it and the condition it depends on.
 public struct ProposedEvent: Hashable, Sendable {
+    /// The event.
     public var event: RoomEvent
+    /// Who caused it; nil for the gateway itself.
     public var actor: String?
+    /// A moderator's reason.
     public var reason: String?
     /// The event only makes sense while this node still holds the device it is about (a lost connection, a leave
     /// at the end of the grace period): if the device came back through another node, the append is refused.
     public var requiresDeviceOwnership: Bool
 
+    /// - Parameters:
+    ///   - event: the event.
+    ///   - actor: who caused it.
+    ///   - reason: a moderator's reason.
+    ///   - requiresDeviceOwnership: append only while this node holds the event's device.
     public init(_ event: RoomEvent, actor: String?, reason: String? = nil, requiresDeviceOwnership: Bool = false) {
         self.event = event
         self.actor = actor
@@ -17,12 +25,18 @@ public struct ProposedEvent: Hashable, Sendable {
 
 /// Events to append to one room's shared log, all or none.
 public struct LogProposal: Hashable, Sendable {
+    /// The room.
     public var room: String
+    /// The events, in order.
     public var events: [ProposedEvent]
     /// Append only if the log's last sequence number is still this one (for changes every node may propose at the
     /// same moment, such as the switch of the shown speaker: one wins, the others are refused).
     public var expectedSequence: UInt64?
 
+    /// - Parameters:
+    ///   - room: the room.
+    ///   - events: the events, in order.
+    ///   - expectedSequence: append only if the log still ends here.
     public init(room: String, events: [ProposedEvent], expectedSequence: UInt64? = nil) {
         self.room = room
         self.events = events
@@ -168,6 +182,7 @@ public struct SharedLogStatistics: Hashable, Sendable {
     /// Times this node found its lease had run out (it was reaped) and sent its participants to reconnect.
     public var leasesLost = 0
 
+    /// All zero.
     public init() {}
 }
 

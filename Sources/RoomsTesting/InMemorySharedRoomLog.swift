@@ -56,17 +56,28 @@ public final class InMemorySharedRoomLog: FollowingSharedLog {
 
     // MARK: SharedRoomLog
 
+    /// Follows a room: listens for its entries, then loads it (`SharedRoomLog.follow`).
+    ///
+    /// - Parameter roomID: the room.
     public func follow(_ roomID: String) {
         guard !self.follower.isFollowing(roomID) else { return }
         self.store.subscribe(self.nodeID, to: roomID)
         self.follower.follow(roomID)
     }
 
+    /// Stops following a room (`SharedRoomLog.unfollow`).
+    ///
+    /// - Parameter roomID: the room.
     public func unfollow(_ roomID: String) {
         guard self.follower.unfollow(roomID) else { return }
         self.store.unsubscribe(self.nodeID, from: roomID)
     }
 
+    /// Appends events through the store's atomic check-and-append (`SharedRoomLog.append`).
+    ///
+    /// - Parameters:
+    ///   - proposal: the events and their conditions.
+    ///   - completion: the last sequence number, or the failure; on the gateway's thread, never inside the call.
     public func append(_ proposal: LogProposal, completion: @escaping (Result<UInt64, LogAppendFailure>) -> Void) {
         let records = proposal.events.map {
             InMemoryLogStore.ProposedRecord(proposed: $0, claim: SeatClaim($0.event, rules: self.rules))
@@ -83,6 +94,11 @@ public final class InMemorySharedRoomLog: FollowingSharedLog {
         }
     }
 
+    /// Asks every other node to close a user's connections (`SharedRoomLog.disconnect`).
+    ///
+    /// - Parameters:
+    ///   - uid: the user.
+    ///   - reason: the close reason.
     public func disconnect(uid: String, reason: String?) {
         self.command { [unowned self] in
             self.store.publishDisconnect(uid: uid, reason: reason, from: self.nodeID)
@@ -157,6 +173,11 @@ public final class InMemorySharedRoomLog: FollowingSharedLog {
 }
 
 extension InMemorySharedRoomLog: SharedRoomReader {
+    /// Reads a room's checkpoint, epoch and retained log for the follower (`SharedRoomReader.readRoom`).
+    ///
+    /// - Parameters:
+    ///   - roomID: the room.
+    ///   - generation: handed back with the answer.
     public func readRoom(_ roomID: String, generation: Int) {
         self.command { [unowned self] in
             let snapshot = self.store.snapshot(of: roomID)
@@ -168,6 +189,12 @@ extension InMemorySharedRoomLog: SharedRoomReader {
         }
     }
 
+    /// Reads the entries of a gap for the follower (`SharedRoomReader.readEntries`).
+    ///
+    /// - Parameters:
+    ///   - roomID: the room.
+    ///   - sequence: the first sequence number wanted.
+    ///   - generation: handed back with the answer.
     public func readEntries(of roomID: String, from sequence: UInt64, generation: Int) {
         self.command { [unowned self] in
             let entries = self.store.entries(of: roomID, from: sequence, count: SharedLogFollower.fetchLimit)
@@ -177,6 +204,9 @@ extension InMemorySharedRoomLog: SharedRoomReader {
         }
     }
 
+    /// Stops listening to a room the follower gave up on (`SharedRoomReader.stopListening`).
+    ///
+    /// - Parameter roomID: the room.
     public func stopListening(to roomID: String) {
         self.store.unsubscribe(self.nodeID, from: roomID)
     }
