@@ -1,4 +1,3 @@
-import Cluster
 import JSONCoding
 import Rooms
 import Synchronization
@@ -78,7 +77,7 @@ public final class GatewayOperations: Sendable {
                 subscribers: gateway.subscriberCount,
                 latency: latency,
                 compression: self.runtime.compressionStatistics,
-                cluster: (gateway.sharedLog as? RedisRoomLog).map { ($0.statistics, $0.isAvailable) }
+                cluster: self.runtime.sharedLog.map { ($0.statistics, $0.isAvailable) }
             ).render()
             responder.respond(status: .ok, body: Array(text.utf8), contentType: PrometheusText.contentType)
         }
