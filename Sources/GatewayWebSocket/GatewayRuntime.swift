@@ -268,23 +268,11 @@ final class GatewayEndpoint: WebSocketEndpoint {
         guard let query = connection.query else { return nil }
         for pair in query.split(separator: "&") {
             let keyValue = pair.split(separator: "=", maxSplits: 1)
-            if keyValue.count == 2, keyValue[0] == "token" { return Self.percentDecoded(String(keyValue[1])) }
-        }
-        return nil
-    }
-
-    private static func percentDecoded(_ text: String) -> String {
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
-                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-            {
-                bytes.append(value)
-            } else {
-                bytes.append(byte == UInt8(ascii: "+") ? 0x20 : byte)
+            if keyValue.count == 2, keyValue[0] == "token" {
+                // A token with a broken escape goes to the verifier as it came, which refuses it.
+                return PercentEncoding.decode(keyValue[1], plus: .space) ?? String(keyValue[1])
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return nil
     }
 }
