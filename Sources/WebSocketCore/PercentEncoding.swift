@@ -15,7 +15,17 @@ public enum PercentEncoding {
     ///   - text: the encoded text.
     ///   - plus: what `+` means.
     /// - Returns: the decoded text, or nil when a `%` is not followed by two hex digits or the bytes are not UTF-8.
-    public static func decode(_ text: some StringProtocol, plus: Plus) -> String? {
+    public static func decode(_ text: String, plus: Plus) -> String? {
+        Self.decode(text[...], plus: plus)
+    }
+
+    /// Decodes `%XX` escapes (and `+` as `plus` says) in a part of a larger text.
+    ///
+    /// - Parameters:
+    ///   - text: the encoded text.
+    ///   - plus: what `+` means.
+    /// - Returns: the decoded text, or nil when a `%` is not followed by two hex digits or the bytes are not UTF-8.
+    public static func decode(_ text: Substring, plus: Plus) -> String? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()
@@ -39,7 +49,7 @@ public enum PercentEncoding {
     /// segment and in a query value alike.
     ///
     /// - Parameter text: the text.
-    public static func encode(_ text: some StringProtocol) -> String {
+    public static func encode(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
