@@ -141,7 +141,7 @@ def test_dashboard_shows_the_roster_live(rollcall):
 
             await bob.request({"type": "state", "room": ROOM, "audioMuted": True, "handRaised": True})
             await alice.request({"type": "state", "room": ROOM, "presenting": True, "videoPaused": True})
-            await alice.request({"type": "speaker", "room": ROOM, "uid": "bob"})
+            await bob.request({"type": "speaker", "room": ROOM, "uid": "bob"})
             await browser.wait_for(cell("bob", "muted"), "●", "Bob muted")
             await browser.wait_for(cell("bob", "hand"), "●", "Bob's hand")
             await browser.wait_for(cell("alice", "sharing"), "●", "Alice sharing")
