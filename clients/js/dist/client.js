@@ -497,6 +497,7 @@ export class Rollcall {
             completesOnRoster: true,
         }).catch((error) => {
             const failure = asRollcallError(error);
+            subscription.rejoinFailed();
             // A connection that dropped meanwhile rejoins again on the next welcome.
             if (failure.isConnectionFailure || failure.isTimeout)
                 return;

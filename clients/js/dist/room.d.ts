@@ -86,6 +86,7 @@ export declare class RoomSubscription {
     private lastEvent;
     private lastResume;
     private driftStreak;
+    private awaitingRoster;
     private ended;
     private readonly emitter;
     /**
@@ -174,8 +175,13 @@ export declare class RoomSubscription {
     handle(message: ServerMessage): FollowUp;
     private applySnapshot;
     private applyPatch;
-    /** Reports drift and asks for a rejoin, at most three times in a row. */
+    /**
+     * Reports drift and asks for a rejoin, at most three times in a row. While a rejoin waits for its roster, the
+     * patches still on their way from before it are dropped without asking again.
+     */
     private drifted;
+    /** The rejoin asked for after drift failed to go out or was refused: the next drift may ask again. */
+    rejoinFailed(): void;
     /** The connection dropped. */
     connectionLost(): void;
     /**

@@ -20,6 +20,7 @@ export class RoomSubscription {
         this.channel = channel;
         this.lastEvent = 0;
         this.driftStreak = 0;
+        this.awaitingRoster = false;
         this.ended = false;
         this.emitter = new Emitter();
         this.room = room;
@@ -189,6 +190,7 @@ export class RoomSubscription {
             case "resumed": {
                 const recovered = message.recovered === true;
                 this.lastResume = recovered;
+                this.awaitingRoster = false;
                 if (typeof message.seq === "number")
                     this.lastEvent = Math.max(this.lastEvent, message.seq);
                 this.emitter.emit("resumed", { recovered });
@@ -204,6 +206,7 @@ export class RoomSubscription {
             return outcome.kind === "ignored" ? "none" : this.drifted(outcome.detail, false);
         }
         this.driftStreak = 0;
+        this.awaitingRoster = false;
         this.lastEvent = Math.max(this.lastEvent, this.roster.seq);
         const recovered = typeof message.recovered === "boolean" ? message.recovered : undefined;
         if (recovered === false)
@@ -227,16 +230,27 @@ export class RoomSubscription {
                 return this.drifted(outcome.detail, false);
         }
     }
-    /** Reports drift and asks for a rejoin, at most three times in a row. */
+    /**
+     * Reports drift and asks for a rejoin, at most three times in a row. While a rejoin waits for its roster, the
+     * patches still on their way from before it are dropped without asking again.
+     */
     drifted(detail, resume) {
+        if (this.awaitingRoster)
+            return "none";
         this.driftStreak += 1;
         this.emitter.emit("drift", { detail, resume });
         if (this.driftStreak > MAX_DRIFT_STREAK)
             return "none";
+        this.awaitingRoster = true;
         return resume ? "rejoin-resume" : "rejoin-fresh";
+    }
+    /** The rejoin asked for after drift failed to go out or was refused: the next drift may ask again. */
+    rejoinFailed() {
+        this.awaitingRoster = false;
     }
     /** The connection dropped. */
     connectionLost() {
+        this.awaitingRoster = false;
         if (!this.ended)
             this.emitter.emit("connectionLost", undefined);
     }

@@ -95,6 +95,7 @@ export class RoomSubscription {
     private lastEvent = 0;
     private lastResume: boolean | undefined;
     private driftStreak = 0;
+    private awaitingRoster = false;
     private ended = false;
     private readonly emitter = new Emitter<RoomSubscriptionEvents>();
 
@@ -301,6 +302,7 @@ export class RoomSubscription {
             case "resumed": {
                 const recovered = message.recovered === true;
                 this.lastResume = recovered;
+                this.awaitingRoster = false;
                 if (typeof message.seq === "number") this.lastEvent = Math.max(this.lastEvent, message.seq);
                 this.emitter.emit("resumed", { recovered });
                 return "none";
@@ -316,6 +318,7 @@ export class RoomSubscription {
             return outcome.kind === "ignored" ? "none" : this.drifted(outcome.detail, false);
         }
         this.driftStreak = 0;
+        this.awaitingRoster = false;
         this.lastEvent = Math.max(this.lastEvent, this.roster.seq);
         const recovered = typeof message.recovered === "boolean" ? message.recovered : undefined;
         if (recovered === false) this.lastResume = false;
@@ -339,16 +342,27 @@ export class RoomSubscription {
         }
     }
 
-    /** Reports drift and asks for a rejoin, at most three times in a row. */
+    /**
+     * Reports drift and asks for a rejoin, at most three times in a row. While a rejoin waits for its roster, the
+     * patches still on their way from before it are dropped without asking again.
+     */
     private drifted(detail: string, resume: boolean): FollowUp {
+        if (this.awaitingRoster) return "none";
         this.driftStreak += 1;
         this.emitter.emit("drift", { detail, resume });
         if (this.driftStreak > MAX_DRIFT_STREAK) return "none";
+        this.awaitingRoster = true;
         return resume ? "rejoin-resume" : "rejoin-fresh";
+    }
+
+    /** The rejoin asked for after drift failed to go out or was refused: the next drift may ask again. */
+    rejoinFailed(): void {
+        this.awaitingRoster = false;
     }
 
     /** The connection dropped. */
     connectionLost(): void {
+        this.awaitingRoster = false;
         if (!this.ended) this.emitter.emit("connectionLost", undefined);
     }
 
