@@ -6,111 +6,23 @@ import { Heartbeat } from "./heartbeat.js";
 import type { JsonObject } from "./json.js";
 import { isOffline, watchPageSignals } from "./page-signals.js";
 import { readAcknowledgement, readEvent } from "./protocol.js";
-import type { Acknowledgement, Identity, QueryName, RoomEvent, ServerMessage } from "./protocol.js";
+import type { Acknowledgement, Identity, QueryName, ServerMessage } from "./protocol.js";
 import { ReconnectPolicy } from "./reconnect-policy.js";
-import type { ReconnectOptions } from "./reconnect-policy.js";
 import { RequestTracker } from "./requests.js";
 import type { RequestOptions } from "./requests.js";
 import { RoomSubscription } from "./room.js";
 import type { JoinOptions, RoomChannel } from "./room.js";
 import { fetchToken, refreshDelay } from "./token.js";
 import type { TokenSource } from "./token.js";
-
-/** How a client connects. Give `token` or `getToken`. */
-export interface RollcallOptions {
-    /** The gateway's rooms URL: `wss://host/v1/ws`; a path such as `/v1/ws` is taken relative to the page. */
-    url: string;
-    /** A token (JWT) from the app's backend. */
-    token?: string;
-    /**
-     * Fetches a token from the app's backend: called before every connection attempt and, while connected,
-     * before the token expires (the new token is sent with an `auth` message, without dropping the connection).
-     */
-    getToken?: () => string | Promise<string>;
-    /**
-     * The device id sent with joins, so one user can be in a call from several devices, and a page that reloads
-     * comes back as the same device. Default: an id kept in the tab's `sessionStorage` (a new one per client
-     * where there is none).
-     */
-    device?: string;
-    /** How the token reaches the gateway: an `auth` message (default; it stays out of URLs and logs) or the
-     * `token` query parameter. */
-    authentication?: "message" | "query";
-    /** How long a request waits for its answer, in milliseconds; default 10,000. */
-    requestTimeoutMs?: number;
-    /** The reconnect policy; default: exponential backoff from 200 ms to 10 s with 20 % jitter, without end. */
-    reconnect?: ReconnectOptions | ReconnectPolicy;
-    /** Quiet time before an app-level ping, in milliseconds; default 25,000; 0 disables it. */
-    pingIntervalMs?: number;
-    /** How long a ping waits for its pong before the connection is taken for dead, in milliseconds; default 10,000. */
-    pongTimeoutMs?: number;
-    /** How long before the token expires `getToken` is asked for a new one, in milliseconds; default 60,000. */
-    tokenRefreshMarginMs?: number;
-    /** The WebSocket implementation; default the global `WebSocket` (browsers, Node 22). */
-    WebSocket?: WebSocketConstructor;
-    /** Whether to follow `online`, `offline` and page visibility to reconnect or check the connection at once;
-     * default true. */
-    watchPage?: boolean;
-}
-
-/** Where the client's connection stands. */
-export type ClientStatus = "idle" | "connecting" | "connected" | "reconnecting" | "closed";
-
-/** A change of status, with what the client knows about it. */
-export interface StatusChange {
-    /** The new status. */
-    readonly status: ClientStatus;
-    /** While reconnecting: the attempt coming next (from 1). */
-    readonly attempt?: number;
-    /** While reconnecting: milliseconds until that attempt. */
-    readonly delayMs?: number;
-    /** While reconnecting: whether the browser is offline (the attempt comes as soon as it is online). */
-    readonly waitingForNetwork?: boolean;
-    /** Why the connection ended, when it did. */
-    readonly error?: RollcallError;
-}
-
-/** One room of the `rooms` query. */
-export interface RoomSummary {
-    /** The room id. */
-    readonly room: string;
-    /** Whether anyone is in the call. */
-    readonly active: boolean;
-    /** How many are in the call. */
-    readonly participants: number;
-    /** The room's sequence number. */
-    readonly seq: number;
-    /** The group's active meeting, if any. */
-    readonly activeMeeting: JsonObject | null;
-}
-
-/** A group meeting message to send (docs/PROTOCOL.md, "meeting"). */
-export interface MeetingAnnouncement {
-    /** The group id. */
-    group: string;
-    /** The calls SDK's session id. */
-    sessionId: string;
-    /** `audio` or `video`; default `video`. */
-    callType?: "audio" | "video";
-    /** A short text, such as the meeting's title. */
-    text?: string;
-    /** True when the meeting starts (default), false when it ends. */
-    active?: boolean;
-}
-
-/** What the client tells its listeners. */
-export interface RollcallEvents {
-    /** The status changed. */
-    status: StatusChange;
-    /** The gateway authenticated the client: after each connection and each token refresh. */
-    welcome: Identity;
-    /** A group meeting message for a group without a subscription (a subscribed room's come as its events). */
-    meeting: RoomEvent;
-    /** An error no request waited for: `ERR_TOKEN_EXPIRED`, a failed token refresh, a failed `getToken`. */
-    error: RollcallError;
-    /** The client closed for good: with why, unless `close()` was called. */
-    closed: RollcallError | undefined;
-}
+import type {
+    ClientStatus,
+    MeetingAnnouncement,
+    RollcallEvents,
+    RollcallOptions,
+    RoomSummary,
+    StatusChange,
+} from "./client-types.js";
+import { defaultDevice, resolveUrl, withQueryParameter } from "./endpoint.js";
 
 /**
  * A Rollcall client: one authenticated connection to the gateway, the rooms joined over it, and requests.
@@ -675,44 +587,4 @@ function asRollcallError(error: unknown, kind: "protocol" | "token" = "protocol"
 
 function describe(error: unknown): string {
     return error instanceof Error ? error.message : String(error);
-}
-
-/** A `ws://` or `wss://` URL; a path is taken relative to the page's own address. */
-function resolveUrl(url: string): string {
-    if (/^wss?:\/\//i.test(url)) return url;
-    const location = (globalThis as { location?: { href: string } }).location;
-    if (location === undefined) throw new RollcallError("protocol", `not a ws:// or wss:// URL: ${url}`);
-    const resolved = new URL(url, location.href);
-    resolved.protocol = resolved.protocol === "https:" ? "wss:" : "ws:";
-    return resolved.toString();
-}
-
-function withQueryParameter(url: string, name: string, value: string): string {
-    return url + (url.includes("?") ? "&" : "?") + name + "=" + encodeURIComponent(value);
-}
-
-/** A device id that survives a reload of the tab (sessionStorage), or a new one. */
-function defaultDevice(): string {
-    const fresh = "web-" + randomId();
-    try {
-        const storage = (globalThis as { sessionStorage?: Storage }).sessionStorage;
-        if (storage === undefined) return fresh;
-        const kept = storage.getItem("rollcall.device");
-        if (kept !== null && kept !== "") return kept;
-        storage.setItem("rollcall.device", fresh);
-    } catch {
-        // Storage may be blocked.
-    }
-    return fresh;
-}
-
-function randomId(): string {
-    const crypto = (globalThis as { crypto?: { getRandomValues?(array: Uint8Array): Uint8Array } }).crypto;
-    const bytes = new Uint8Array(6);
-    if (crypto?.getRandomValues !== undefined) {
-        crypto.getRandomValues(bytes);
-    } else {
-        for (let index = 0; index < bytes.length; index++) bytes[index] = Math.floor(Math.random() * 256);
-    }
-    return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }

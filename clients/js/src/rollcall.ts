@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 export { Rollcall } from "./client.js";
-export type { ClientStatus, MeetingAnnouncement, RollcallEvents, RollcallOptions, RoomSummary, StatusChange } from "./client.js";
+export type { ClientStatus, MeetingAnnouncement, RollcallEvents, RollcallOptions, RoomSummary, StatusChange } from "./client-types.js";
 export { RoomSubscription } from "./room.js";
 export type { FollowUp, JoinOptions, ParticipantStateUpdate, RoomChannel, RoomSubscriptionEvents } from "./room.js";
 export { RosterStore } from "./roster-store.js";
