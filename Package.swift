@@ -20,7 +20,8 @@ let package = Package(
             path: "CWebSocket",
             linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("z")]
         ),
-        // RFC 6455 without I/O: handshake parsing, framing, masking, UTF-8, close codes, the protocol state machine.
+        // RFC 6455 without I/O: HTTP head parsing, both sides of the handshake, framing, masking, UTF-8, close codes,
+        // the inbound frame processor and the session state machine shared by the server and the clients.
         .target(name: "WebSocketCore"),
         // RFC 7692 permessage-deflate over zlib: offer negotiation, per-message inflate and deflate.
         .target(name: "WebSocketDeflate", dependencies: ["WebSocketCore", "CWebSocket"]),
@@ -85,18 +86,21 @@ let package = Package(
         // A real redis-server for tests: started on a free loopback port in a temporary directory, stopped, killed
         // and restarted on demand.
         .target(name: "ClusterTesting"),
+        // Helpers shared by the test targets: a seeded random generator, and the ways a byte stream is cut into
+        // reads for the incremental parsers (frames, HTTP heads, RESP).
+        .target(name: "TestSupport"),
         .testTarget(
             name: "RoomsTests",
-            dependencies: ["Rooms", "RoomsTesting", "TokenAuth", "JSONCoding", "RollcallClient"]
+            dependencies: ["Rooms", "RoomsTesting", "TokenAuth", "JSONCoding", "RollcallClient", "TestSupport"]
         ),
         .testTarget(
             name: "ClusterTests",
-            dependencies: ["Cluster", "ClusterTesting", "EventIO", "Rooms", "RoomsTesting", "TokenAuth"]
+            dependencies: ["Cluster", "ClusterTesting", "EventIO", "Rooms", "RoomsTesting", "TokenAuth", "TestSupport"]
         ),
-        .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding"]),
+        .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding", "TestSupport"]),
         .testTarget(name: "TokenAuthTests", dependencies: ["TokenAuth", "JSONCoding"]),
-        .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore"]),
-        .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCore"]),
+        .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore", "TestSupport"]),
+        .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCore", "TestSupport"]),
         .testTarget(name: "EventIOTests", dependencies: ["EventIO"]),
         .testTarget(
             name: "RollcallBenchTests",

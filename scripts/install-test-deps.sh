@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite needs when they are missing: the C libraries the package links
-# (OpenSSL, zlib), Python's venv, the openssl command (test certificates), Chromium (the dashboard test) and
-# redis-server (the cluster-mode Redis client tests).
-# Quiet and quick when everything is there.
+# (OpenSSL, zlib), Python 3 with venv and the CA certificates pip checks PyPI with (the interoperability tests, the
+# Autobahn report summary), the openssl command (test certificates), Chromium (the dashboard test), redis-server
+# (the cluster-mode Redis client tests) and a C compiler (the Autobahn fuzzing client builds a C extension on its
+# first install, scripts/autobahn/install.sh).
+# Quiet and quick when everything is there; installing needs root (it says what to run otherwise).
+#
+# usage: scripts/install-test-deps.sh
 set -euo pipefail
 
-packages=(libssl-dev zlib1g-dev python3-venv openssl chromium redis-server)
+packages=(libssl-dev zlib1g-dev ca-certificates python3 python3-venv openssl chromium redis-server gcc libc6-dev)
 missing=()
 for package in "${packages[@]}"; do
-    dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+    # Installed means "ii"; a package removed but not purged still has a status entry.
+    status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$package" 2>/dev/null || true)
+    [ "${status:0:2}" = ii ] || missing+=("$package")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -4,9 +4,13 @@
 #   1. the Swift tests (unit, byte-level and live tests on 127.0.0.1),
 #   2. interoperability tests with the Python `websockets` client (installed into .venv), and the dashboard in a
 #      headless Chromium,
-#   3. the Autobahn|Testsuite conformance cases 1-11 against a freshly started server.
-# Missing Debian packages are installed first (scripts/install-test-deps.sh).
+#   3. the Autobahn|Testsuite conformance cases 1-11 against a freshly started server (scripts/autobahn.sh).
+# Needs nothing beside the repository: missing Debian packages are installed first (scripts/install-test-deps.sh,
+# as root), the Python client into .venv, and the Autobahn fuzzing client into ${XDG_CACHE_HOME:-~/.cache}/rollcall
+# on its first run (scripts/autobahn/install.sh). The first run needs Debian's archive and PyPI, later ones do not.
 # The compression cases (12-13, about ten minutes) run with: scripts/autobahn.sh '12.*' '13.*'
+#
+# usage: scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -40,17 +40,17 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
     }
 
     /// Where the connection stands.
-    private(set) var state = State.connecting
+    var state = State.connecting
     /// The connection's number within its scenario.
     let index: Int
     /// When `start` was called (monotonic ns).
     private(set) var startedAt: UInt64 = 0
     /// When the upgrade completed (monotonic ns).
-    private(set) var openedAt: UInt64 = 0
+    var openedAt: UInt64 = 0
     weak var delegate: (any BenchConnectionDelegate)?
     /// What the server agreed to for permessage-deflate; nil until the upgrade, and when it declined or none was
     /// offered.
-    private(set) var compression: PerMessageDeflateClientParameters?
+    var compression: PerMessageDeflateClientParameters?
 
     /// The largest frame payload accepted from the server, and the largest compressed message after inflation.
     static let maximumMessageSize = 64 << 20
@@ -63,36 +63,43 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
     /// The zlib memory level of the compressor, the server's default: a 32 KiB hash table per compressing
     /// connection.
     static let compressionMemoryLevel = 6
+    /// No keep-alive pings; a second for the close handshake and for the server to close the connection after it.
+    static let timeouts = WebSocketSessionStateMachine.Timeouts(pingInterval: 0, closeTimeout: 1000)
 
-    private let loop: EventLoop
-    private let target: BenchTarget
-    private let requestPath: String
-    private var fd: Int32 = -1
-    private var tls: TLSConnection?
-    private let tlsContext: TLSContext?
+    let loop: EventLoop
+    let target: BenchTarget
+    let requestPath: String
+    var fd: Int32 = -1
+    var tls: TLSConnection?
+    let tlsContext: TLSContext?
     /// Bytes waiting for the socket (plaintext; over TLS, bytes not yet accepted by the engine).
-    private var output: [UInt8] = []
+    var output: [UInt8] = []
     private var outputStart = 0
     /// Ciphertext waiting for the socket.
     private var ciphertext: [UInt8] = []
     private var ciphertextStart = 0
     /// Received bytes of an incomplete HTTP head or frame.
-    private var input: [UInt8] = []
+    var input: [UInt8] = []
     private var flushScheduled = false
-    private var watchingWritable = false
-    private var expectedAccept = ""
+    var watchingWritable = false
+    /// The upgrade request's key and the answer it calls for; set when the request goes out.
+    var expectedAccept = ""
+    /// Reads the upgrade response as it arrives.
+    var responseParser = HTTPResponseParser()
+    /// The session's rules once the upgrade completes: pongs and the close handshake (no pings of its own).
+    var session = WebSocketSessionStateMachine(role: .client, timeouts: BenchConnection.timeouts, now: 0)
     private var maskState: UInt64
-    private let decoder = WebSocketFrameDecoder(
+    let decoder = WebSocketFrameDecoder(
         maximumFrameSize: BenchConnection.maximumMessageSize,
         expectsMaskedFrames: false
     )
     private var closeTimer: TimerID?
-    private let offersCompression: Bool
-    private let counters: BenchCounters
-    private let compressionBuffers: BenchCompressionBuffers
+    let offersCompression: Bool
+    let counters: BenchCounters
+    let compressionBuffers: BenchCompressionBuffers
     /// Created at the upgrade when compression was agreed; zlib memory is allocated on the first message.
-    private var inflater: PerMessageInflater?
-    private var deflater: PerMessageDeflater?
+    var inflater: PerMessageInflater?
+    var deflater: PerMessageDeflater?
 
     /// - Parameters:
     ///   - index: the connection's number within its scenario.
@@ -226,12 +233,9 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
     func close() {
         switch self.state {
         case .open:
-            self.sendClose(code: 1000)
+            self.perform(self.session.close(code: .normalClosure, reason: "", now: Self.milliseconds()))
             self.state = .closing
-            self.closeTimer = self.loop.scheduleTimer(afterNanoseconds: 1_000_000_000) { [weak self] in
-                guard let self, self.state == .closing else { return }
-                self.finish(error: nil)
-            }
+            self.scheduleCloseTimer()
         case .connecting, .tlsHandshake, .upgrading:
             self.finish(error: "closed before the upgrade completed")
         case .closing, .closed:
@@ -245,15 +249,39 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
         self.finish(error: reason)
     }
 
-    private func sendClose(code: UInt16) {
-        var payload = (UInt8(code >> 8), UInt8(code & 0xFF))
-        withUnsafeBytes(of: &payload) { bytes in
-            self.sendFrame(.connectionClose, payloadCount: 2) { $0.copyMemory(from: bytes) }
+    /// Sends the frame an action of the session state machine calls for.
+    func perform(_ action: WebSocketSessionStateMachine.Action) {
+        switch action {
+        case .sendPong(let payload):
+            self.send(.pong, payload: payload)
+        case .sendClose(let code, let reason):
+            let frame = WebSocketFrameEncoder.encodeClose(code: code, reason: reason, maskingKey: self.nextMaskingKey())
+            self.output.append(contentsOf: frame.bytes)
+            self.scheduleFlush()
+        case .closeSocket:
+            self.finish(error: nil)
+        case .sendPing, .doNothing:
+            break
         }
     }
 
+    /// Runs the close timeout of the state machine on the loop's timer.
+    func scheduleCloseTimer() {
+        guard let deadline = self.session.nextDeadline else { return }
+        let delay = deadline > Self.milliseconds() ? deadline - Self.milliseconds() : 0
+        self.closeTimer = self.loop.scheduleTimer(afterNanoseconds: delay * 1_000_000) { [weak self] in
+            guard let self, self.state == .closing else { return }
+            self.closeTimer = nil
+            self.perform(self.session.timerFired(now: Self.milliseconds()))
+            if self.state == .closing { self.scheduleCloseTimer() }
+        }
+    }
+
+    /// The state machine's clock: monotonic milliseconds.
+    static func milliseconds() -> UInt64 { EventLoop.monotonicNow() / 1_000_000 }
+
     @inline(__always)
-    private func nextMaskingKey() -> WebSocketMaskingKey {
+    func nextMaskingKey() -> WebSocketMaskingKey {
         // xorshift64*: masking keys need only be unpredictable to intermediaries, not cryptographically strong here.
         self.maskState ^= self.maskState >> 12
         self.maskState ^= self.maskState << 25
@@ -261,7 +289,7 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
         return WebSocketMaskingKey(word: UInt32(truncatingIfNeeded: (self.maskState &* 0x2545_F491_4F6C_DD1D) >> 32))
     }
 
-    private func scheduleFlush() {
+    func scheduleFlush() {
         guard !self.flushScheduled, !self.watchingWritable else { return }
         self.flushScheduled = true
         self.loop.scheduleFlush(self)
@@ -273,7 +301,7 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
         self.writePending()
     }
 
-    private func writePending() {
+    func writePending() {
         do {
             if let tls = self.tls {
                 if tls.isHandshakeComplete && self.outputStart < self.output.count {
@@ -322,287 +350,17 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
         return true
     }
 
-    private func watchWritable(_ watch: Bool) {
+    func watchWritable(_ watch: Bool) {
         guard watch != self.watchingWritable, self.fd >= 0 else { return }
         self.watchingWritable = watch
         self.loop.modify(self.fd, for: watch ? [.readable, .writable] : [.readable])
     }
 
-    // MARK: Events
-
-    func handleEvents(_ events: EventSet) {
-        if self.state == .connecting {
-            guard !events.isDisjoint(with: [.writable, .error, .hangup]) else { return }
-            let error = Socket.pendingError(self.fd)
-            guard error == 0 else {
-                self.fail("connect: \(IOError(errnoCode: error, function: "connect"))")
-                return
-            }
-            self.watchingWritable = true
-            if let context = self.tlsContext {
-                do {
-                    self.tls = try TLSConnection(context: context, serverName: self.target.address.host)
-                    self.state = .tlsHandshake
-                    _ = try self.tls!.advanceHandshake()
-                } catch {
-                    self.fail("TLS: \(error)")
-                    return
-                }
-                self.writePending()
-            } else {
-                self.sendUpgradeRequest()
-            }
-            return
-        }
-        if events.contains(.writable) {
-            self.writePending()
-            if self.state == .closed { return }
-        }
-        if !events.isDisjoint(with: [.readable, .readHangup, .hangup, .error]) {
-            self.readAvailable()
-        }
-    }
-
-    private func sendUpgradeRequest() {
-        var keyBytes: [UInt8] = []
-        for _ in 0..<4 {
-            let word = self.nextMaskingKey().bytes
-            keyBytes += [word.0, word.1, word.2, word.3]
-        }
-        let key = Base64.encode(keyBytes)
-        self.expectedAccept = WebSocketHandshake.acceptValue(forKey: key)
-        var request =
-            "GET \(self.requestPath) HTTP/1.1\r\nHost: \(self.target.hostHeader)\r\nUpgrade: websocket\r\n"
-            + "Connection: Upgrade\r\nSec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
-        if self.offersCompression {
-            request += "Sec-WebSocket-Extensions: \(PerMessageDeflateClientParameters.offerHeaderValue)\r\n"
-        }
-        request += "\r\n"
-        self.output.append(contentsOf: request.utf8)
-        self.state = .upgrading
-        self.writePending()
-    }
-
-    private func readAvailable() {
-        let buffer = self.loop.receiveBuffer
-        // A bounded number of reads per wakeup keeps one busy connection from starving the others.
-        for _ in 0..<4 {
-            guard self.fd >= 0 else { return }
-            let result: IOResult<Int>
-            do {
-                result = try Socket.read(self.fd, into: buffer)
-            } catch {
-                self.fail("read: \(error)")
-                return
-            }
-            guard case .processed(let count) = result else { return }
-            self.counters.add(.bytesReceived, count)
-            if count == 0 {
-                if self.state == .closing {
-                    self.finish(error: nil)
-                } else {
-                    self.fail("the server closed the connection")
-                }
-                return
-            }
-            let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
-            if let tls = self.tls {
-                tls.receiveCiphertext(UnsafeRawBufferPointer(bytes))
-                self.readPlaintext(tls)
-            } else {
-                self.process(bytes)
-            }
-            if count < buffer.count { return }
-        }
-    }
-
-    private func readPlaintext(_ tls: TLSConnection) {
-        do {
-            if !tls.isHandshakeComplete {
-                let progress = try tls.advanceHandshake()
-                if progress == .complete && self.state == .tlsHandshake {
-                    self.sendUpgradeRequest()
-                } else {
-                    self.writePending()
-                }
-                if progress != .complete { return }
-            }
-            let scratch = self.loop.scratchBuffer
-            while self.state != .closed {
-                switch try tls.readPlaintext(into: scratch) {
-                case .bytes(let count):
-                    self.process(UnsafeMutableRawBufferPointer(rebasing: scratch[0..<count]))
-                case .wouldBlock:
-                    if tls.hasPendingCiphertext { self.writePending() }
-                    return
-                case .closed:
-                    if self.state == .closing { self.finish(error: nil) } else { self.fail("TLS closed by the server") }
-                    return
-                }
-            }
-        } catch {
-            self.fail("TLS: \(error)")
-        }
-    }
-
-    /// Handles received plaintext: the HTTP answer first, then frames.
-    private func process(_ bytes: UnsafeMutableRawBufferPointer) {
-        if self.state == .upgrading {
-            self.input.append(contentsOf: bytes)
-            guard let headEnd = Self.headEnd(self.input) else {
-                if self.input.count > 16 * 1024 { self.fail("upgrade response head too large") }
-                return
-            }
-            do throws(BenchError) {
-                self.compression = try Self.checkUpgradeResponse(
-                    self.input[0..<headEnd],
-                    expectedAccept: self.expectedAccept,
-                    offeredCompression: self.offersCompression
-                )
-            } catch {
-                self.fail(error.description)
-                return
-            }
-            if let compression = self.compression {
-                self.inflater = compression.makeInflater()
-                self.deflater = compression.makeDeflater(
-                    compressionLevel: Self.compressionLevel,
-                    memoryLevel: Self.compressionMemoryLevel
-                )
-                self.counters.add(.compressionAgreed)
-            }
-            self.input.removeSubrange(0..<headEnd)
-            self.state = .open
-            self.openedAt = EventLoop.monotonicNow()
-            self.delegate?.connectionDidOpen(self)
-            guard self.state == .open || self.state == .closing, !self.input.isEmpty else { return }
-            self.decodeBuffered()
-            return
-        }
-        guard self.state == .open || self.state == .closing else { return }
-        if self.input.isEmpty {
-            let consumed = self.decodeFrames(bytes)
-            if consumed < bytes.count && self.state != .closed {
-                self.input.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[consumed...]))
-            }
-        } else {
-            self.input.append(contentsOf: bytes)
-            self.decodeBuffered()
-        }
-    }
-
-    private func decodeBuffered() {
-        var buffered = self.input
-        self.input = []
-        let consumed = buffered.withUnsafeMutableBytes { self.decodeFrames($0) }
-        guard self.state != .closed else { return }
-        buffered.removeSubrange(0..<consumed)
-        self.input = buffered
-    }
-
-    /// Decodes and handles whole frames from the start of `buffer`; returns how many bytes they took.
-    private func decodeFrames(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
-        var offset = 0
-        while offset < buffer.count, self.state == .open || self.state == .closing {
-            switch self.decoder.decodeFrame(in: buffer, at: offset) {
-            case .needMoreData:
-                return offset
-            case .violation(let violation):
-                self.fail("protocol violation from the server: \(violation)")
-                return offset
-            case .frame(let header, let payloadStart, let payloadEnd):
-                offset = payloadEnd
-                let payload = UnsafeMutableRawBufferPointer(rebasing: buffer[payloadStart..<payloadEnd])
-                self.handleFrame(header, payload)
-            }
-        }
-        return offset
-    }
-
-    private func handleFrame(_ header: WebSocketFrameHeader, _ payload: UnsafeMutableRawBufferPointer) {
-        guard !header.rsv2, !header.rsv3 else {
-            self.fail("protocol violation from the server: RSV2 or RSV3 set, which no agreed extension defines")
-            return
-        }
-        if header.rsv1 {
-            guard self.inflater != nil else {
-                self.fail("protocol violation from the server: RSV1 set without agreed permessage-deflate")
-                return
-            }
-            guard header.opcode == .text || header.opcode == .binary else {
-                self.fail("protocol violation from the server: RSV1 set on a \(header.opcode) frame")
-                return
-            }
-        }
-        switch header.opcode {
-        case .text, .binary:
-            guard header.fin else {
-                self.fail("fragmented messages are not supported by the bench client")
-                return
-            }
-            guard self.state == .open else { return }
-            if header.rsv1 {
-                self.receiveCompressed(header.opcode, payload)
-            } else {
-                self.delegate?.connection(self, didReceive: header.opcode, payload: payload)
-            }
-        case .ping:
-            self.send(.pong, payload: UnsafeRawBufferPointer(payload))
-        case .pong:
-            break
-        case .connectionClose:
-            if self.state == .closing {
-                // Our close was answered. The server closes the TCP connection first (so the TIME_WAIT state stays
-                // on its side); the end of the stream, or the close timer, finishes the connection.
-                break
-            } else {
-                let code = payload.count >= 2 ? Int(payload[0]) << 8 | Int(payload[1]) : 1005
-                self.sendClose(code: 1000)
-                self.state = .closing
-                self.flush()
-                self.finish(error: "the server closed with \(code)")
-            }
-        default:
-            self.fail("unexpected \(header.opcode) frame")
-        }
-    }
-
-    /// Inflates a compressed message into the loop's buffer and hands it to the delegate.
-    private func receiveCompressed(_ opcode: WebSocketOpcode, _ payload: UnsafeMutableRawBufferPointer) {
-        guard let inflater = self.inflater else { return }
-        var inflated = self.compressionBuffers.inflated
-        self.compressionBuffers.inflated = []
-        inflated.removeAll(keepingCapacity: true)
-        do throws(InflateFailure) {
-            try inflater.inflate(
-                UnsafeRawBufferPointer(payload),
-                isFinal: true,
-                into: &inflated,
-                limit: Self.maximumMessageSize
-            )
-        } catch {
-            self.compressionBuffers.inflated = inflated
-            self.fail("protocol violation from the server: compressed message: \(error)")
-            return
-        }
-        self.counters.add(.compressedReceived)
-        self.counters.add(.compressedReceivedWireBytes, payload.count)
-        self.counters.add(.compressedReceivedInflatedBytes, inflated.count)
-        if inflated.isEmpty {
-            // An empty array has no storage to point at; the delegate gets an empty buffer that does.
-            let empty = UnsafeMutableRawBufferPointer(rebasing: payload[0..<0])
-            self.delegate?.connection(self, didReceive: opcode, payload: empty)
-        } else {
-            inflated.withUnsafeMutableBytes { self.delegate?.connection(self, didReceive: opcode, payload: $0) }
-        }
-        self.compressionBuffers.inflated = inflated
-    }
-
-    private func fail(_ message: String) {
+    func fail(_ message: String) {
         self.finish(error: message)
     }
 
-    private func finish(error: String?) {
+    func finish(error: String?) {
         guard self.state != .closed else { return }
         self.state = .closed
         if let timer = self.closeTimer { self.loop.cancelTimer(timer) }
@@ -617,72 +375,5 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
         self.inflater = nil
         self.deflater = nil
         self.delegate?.connection(self, didCloseWith: error)
-    }
-
-    // MARK: HTTP
-
-    private static func headEnd(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for index in 0...(bytes.count - 4)
-        where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
-            return index + 4
-        }
-        return nil
-    }
-
-    /// Checks the status line, `Sec-WebSocket-Accept` and the server's answer to the permessage-deflate offer
-    /// (RFC 7692 §7.1, through `PerMessageDeflateClientParameters`).
-    ///
-    /// - Parameters:
-    ///   - head: the response head, blank line included or not.
-    ///   - expectedAccept: the `Sec-WebSocket-Accept` value the key calls for.
-    ///   - offeredCompression: whether the request offered permessage-deflate.
-    /// - Returns: what the server agreed to for compression, or nil when it declined or none was offered.
-    /// - Throws: `BenchError` naming the problem when the upgrade is not good.
-    static func checkUpgradeResponse(
-        _ head: ArraySlice<UInt8>,
-        expectedAccept: String,
-        offeredCompression: Bool
-    ) throws(BenchError) -> PerMessageDeflateClientParameters? {
-        let text = String(decoding: head, as: UTF8.self)
-        let lines = text.split(separator: "\r\n", omittingEmptySubsequences: true)
-        guard let statusLine = lines.first else { throw BenchError("empty upgrade response") }
-        let parts = statusLine.split(separator: " ", maxSplits: 2)
-        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1] == "101" else {
-            throw BenchError("upgrade refused: \(statusLine)")
-        }
-        var accept: String?
-        var extensions: [String] = []
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else {
-                throw BenchError("malformed header line in the upgrade response")
-            }
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingSpaces()
-            switch name {
-            case "sec-websocket-accept": accept = value
-            case "sec-websocket-extensions": extensions.append(value)
-            default: break
-            }
-        }
-        guard let accept else { throw BenchError("upgrade response without Sec-WebSocket-Accept") }
-        guard accept == expectedAccept else { throw BenchError("wrong Sec-WebSocket-Accept: \(accept)") }
-        do throws(PerMessageDeflateResponseError) {
-            return try PerMessageDeflateClientParameters.validate(
-                responseHeaderValue: extensions.joined(separator: ", "),
-                offered: offeredCompression
-            )
-        } catch {
-            throw BenchError(error.description)
-        }
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingSpaces() -> String {
-        var slice = self[...]
-        while slice.first == " " || slice.first == "\t" { slice = slice.dropFirst() }
-        while slice.last == " " || slice.last == "\t" { slice = slice.dropLast() }
-        return String(slice)
     }
 }

@@ -13,6 +13,9 @@ final class SoakClient {
     let fd: Int32
     private var received: [UInt8] = []
     private let decoder = WebSocketFrameDecoder(maximumFrameSize: 16 << 20, expectsMaskedFrames: false)
+    /// The session's rules: pongs and the close handshake (the soak run sends no pings of its own).
+    private var session = WebSocketSessionStateMachine(role: .client, timeouts: SoakClient.timeouts, now: 0)
+    private static let timeouts = WebSocketSessionStateMachine.Timeouts(pingInterval: 0)
     private var maskSeed: UInt32
     private(set) var isOpen = false
     /// The Close code the server sent, if it sent one.
@@ -28,71 +31,51 @@ final class SoakClient {
     /// - Throws: `BenchError` when the connection or the upgrade fails within `timeout` seconds.
     init(target: BenchTarget, path: String, timeout: Double, seed: UInt32) throws(BenchError) {
         self.maskSeed = seed | 1
-        let family = target.address.isIPv6 ? AF_INET6 : AF_INET
-        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw BenchError("socket: errno \(errno)") }
-        self.fd = fd
-        var wait = timeval(tv_sec: Int(timeout), tv_usec: Int(timeout.truncatingRemainder(dividingBy: 1) * 1e6))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-        var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        let host = target.address.host
-        let port = UInt16(target.address.port)
-        let connected: Int32
-        if target.address.isIPv6 {
-            var raw = sockaddr_in6()
-            raw.sin6_family = sa_family_t(AF_INET6)
-            raw.sin6_port = port.bigEndian
-            _ = inet_pton(AF_INET6, host, &raw.sin6_addr)
-            connected = withUnsafePointer(to: &raw) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
-        } else {
-            var raw = sockaddr_in()
-            raw.sin_family = sa_family_t(AF_INET)
-            raw.sin_port = port.bigEndian
-            _ = inet_pton(AF_INET, host, &raw.sin_addr)
-            connected = withUnsafePointer(to: &raw) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+        do {
+            self.fd = try Socket.connectBlocking(to: target.address, timeoutSeconds: timeout)
+        } catch {
+            throw BenchError("connect: \(error)")
         }
-        guard connected == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw BenchError("connect: errno \(code)")
+        Socket.setNoDelay(self.fd)
+        let handshake = WebSocketClientHandshake(key: "c29hay1ydW4ta2V5LTAwMQ==")
+        let request: [UInt8]
+        do {
+            request = try handshake.request(target: path, host: target.hostHeader)
+        } catch {
+            Glibc.close(self.fd)
+            throw BenchError("upgrade request: \(error)")
         }
-        var request = "GET \(path) HTTP/1.1\r\nHost: \(target.hostHeader)\r\nUpgrade: websocket\r\n"
-        request +=
-            "Connection: Upgrade\r\nSec-WebSocket-Key: c29hay1ydW4ta2V5LTAwMQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        guard self.write(Array(request.utf8)) else {
-            Glibc.close(fd)
+        guard self.write(request) else {
+            Glibc.close(self.fd)
             throw BenchError("upgrade request: write failed")
         }
-        var head: [UInt8] = []
-        let terminator = Array("\r\n\r\n".utf8)
+        var parser = HTTPResponseParser()
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while head.count < 16 * 1024 {
-            let count = buffer.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.recv(self.fd, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { break }
-            head += buffer[0..<count]
-            if let end = Self.find(terminator, in: head) {
-                self.received = Array(head[(end + 4)...])
-                head = Array(head[0..<end])
-                let status = String(decoding: head.prefix(12), as: UTF8.self)
-                guard status.hasPrefix("HTTP/1.1 101") else {
-                    Glibc.close(fd)
-                    throw BenchError("upgrade answered \(status)")
+            self.received += buffer[0..<count]
+            switch self.received.withUnsafeBytes({ parser.parse($0) }) {
+            case .incomplete:
+                continue
+            case .failure(let error):
+                Glibc.close(self.fd)
+                throw BenchError("upgrade response: \(error)")
+            case .complete(let head):
+                do {
+                    _ = try handshake.validate(head, offeredCompression: false)
+                } catch {
+                    Glibc.close(self.fd)
+                    throw BenchError("upgrade refused: \(error)")
                 }
+                self.received.removeFirst(head.size)
+                self.session = WebSocketSessionStateMachine(
+                    role: .client, timeouts: Self.timeouts, now: EventLoop.monotonicNow() / 1_000_000)
                 self.isOpen = true
                 return
             }
         }
-        Glibc.close(fd)
+        Glibc.close(self.fd)
         throw BenchError("no upgrade response")
     }
 
@@ -121,6 +104,11 @@ final class SoakClient {
         return true
     }
 
+    private func nextMaskingKey() -> WebSocketMaskingKey {
+        self.maskSeed = self.maskSeed &* 1_103_515_245 &+ 12_345
+        return WebSocketMaskingKey(word: self.maskSeed | 0x0101_0101)
+    }
+
     /// Sends one masked text message; false when the connection is gone.
     @discardableResult
     func send(text: String) -> Bool {
@@ -129,8 +117,7 @@ final class SoakClient {
 
     private func sendFrame(_ opcode: WebSocketOpcode, _ payload: [UInt8]) -> Bool {
         guard self.isOpen else { return false }
-        self.maskSeed = self.maskSeed &* 1_103_515_245 &+ 12_345
-        let key = WebSocketMaskingKey(word: self.maskSeed | 0x0101_0101)
+        let key = self.nextMaskingKey()
         let frame = payload.withUnsafeBytes {
             WebSocketFrameEncoder.encode(opcode: opcode, payload: $0, maskingKey: key)
         }
@@ -181,9 +168,11 @@ final class SoakClient {
                     self.errors += 1
                 }
             case .ping:
-                _ = self.sendFrame(.pong, payload)
+                payload.withUnsafeBytes { self.perform(self.session.receivedPing($0)) }
             case .connectionClose:
                 self.closeCode = payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : 0
+                let code = payload.count >= 2 ? WebSocketCloseCode(rawValue: self.closeCode ?? 0) : nil
+                self.perform(self.session.receivedClose(code: code, now: EventLoop.monotonicNow() / 1_000_000))
                 self.drop(reset: false)
                 return decoded
             default:
@@ -205,10 +194,26 @@ final class SoakClient {
         return nil
     }
 
+    /// Writes the frame an action of the session state machine calls for.
+    private func perform(_ action: WebSocketSessionStateMachine.Action) {
+        switch action {
+        case .sendPong(let payload):
+            _ = self.sendFrame(.pong, Array(payload))
+        case .sendClose(let code, let reason):
+            let frame = WebSocketFrameEncoder.encodeClose(code: code, reason: reason, maskingKey: self.nextMaskingKey())
+            if self.isOpen && !self.write(frame.bytes) {
+                self.drop()
+            }
+        case .sendPing, .closeSocket, .doNothing:
+            break
+        }
+    }
+
     /// A clean close: our Close 1000, then the server's answer (bounded by the socket timeout).
     func closeCleanly() {
         guard self.isOpen else { return }
-        _ = self.sendFrame(.connectionClose, [0x03, 0xE8])
+        self.perform(
+            self.session.close(code: .normalClosure, reason: "", now: EventLoop.monotonicNow() / 1_000_000))
         for _ in 0..<10 where self.isOpen { self.drain(blocking: true) }
         self.drop(reset: false)
     }

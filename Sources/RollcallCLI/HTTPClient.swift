@@ -1,4 +1,5 @@
 import EventIO
+import WebSocketCore
 
 #if canImport(Glibc)
 import Glibc
@@ -97,61 +98,24 @@ struct HTTPClient {
     }
 
     private func connect() throws(ConfigError) -> Int32 {
-        let family = self.address.isIPv6 ? AF_INET6 : AF_INET
-        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ConfigError("socket: errno \(errno)") }
-        var timeout = timeval(tv_sec: self.timeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let result: Int32
-        if self.address.isIPv6 {
-            var raw = sockaddr_in6()
-            raw.sin6_family = sa_family_t(AF_INET6)
-            raw.sin6_port = UInt16(self.address.port).bigEndian
-            _ = inet_pton(AF_INET6, self.address.host, &raw.sin6_addr)
-            result = withUnsafePointer(to: &raw) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
-        } else {
-            var raw = sockaddr_in()
-            raw.sin_family = sa_family_t(AF_INET)
-            raw.sin_port = UInt16(self.address.port).bigEndian
-            _ = inet_pton(AF_INET, self.address.host, &raw.sin_addr)
-            result = withUnsafePointer(to: &raw) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+        do {
+            return try Socket.connectBlocking(to: self.address, timeoutSeconds: Double(self.timeoutSeconds))
+        } catch {
+            throw ConfigError("cannot connect to \(self.address): \(String(cString: strerror(error.errnoCode)))")
         }
-        guard result == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw ConfigError("cannot connect to \(self.address): \(String(cString: strerror(code)))")
-        }
-        return fd
     }
 
-    /// Parses a response head and what arrived of its body; nil while the head is incomplete.
+    /// Parses a response head and what arrived of its body; nil while the head is incomplete or malformed.
     static func parse(_ bytes: [UInt8]) -> Response? {
-        let separator: [UInt8] = [13, 10, 13, 10]
-        guard bytes.count >= 4,
-            let end = (0...(bytes.count - 4)).first(where: { Array(bytes[$0..<($0 + 4)]) == separator })
-        else { return nil }
-        let head = String(decoding: bytes[0..<end], as: UTF8.self)
-        var lines = head.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
-        guard !lines.isEmpty else { return nil }
-        let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2)
-        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]) else {
-            return nil
+        var parser = HTTPResponseParser()
+        guard case .complete(let head) = bytes.withUnsafeBytes({ parser.parse($0) }) else { return nil }
+        let headers = head.fields.map { field in
+            (
+                name: String(decoding: head.bytes[field.name], as: UTF8.self),
+                value: String(decoding: head.bytes[field.value], as: UTF8.self)
+            )
         }
-        let headers = lines.compactMap { line -> (name: String, value: String)? in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            let value = line[line.index(after: colon)...].drop { $0 == " " }
-            return (String(line[..<colon]), String(value))
-        }
-        return Response(status: status, headers: headers, body: Array(bytes[(end + 4)...]))
+        return Response(status: head.status, headers: headers, body: Array(bytes[head.size...]))
     }
 
     private static func isComplete(_ response: Response, in bytes: [UInt8]) -> Bool {

@@ -15,8 +15,11 @@ import Glibc
 ///
 /// `send(text:)`, `close(code:reason:)` and `abort()` are safe from any thread: they queue work under a lock and wake
 /// the I/O thread. Client frames are masked with a fresh random key each; messages are sent uncompressed, and
-/// compressed server messages are inflated when permessage-deflate was agreed. Pings go out after
-/// `pingInterval` seconds of silence, and a connection that stays silent `pongTimeout` seconds longer is lost.
+/// compressed server messages are inflated when permessage-deflate was agreed. The session's rules come from
+/// `WebSocketSessionStateMachine` in the client role: pings go out after `pingInterval` seconds of silence, a
+/// connection that stays silent `pongTimeout` seconds after the ping is lost, and once the close handshake is
+/// complete the client waits (up to `closeTimeout`) for the server to close the TCP connection. The upgrade is
+/// built and checked by `WebSocketClientHandshake`.
 public final class RollcallConnection: @unchecked Sendable {
     /// Where the connection goes.
     public let endpoint: RollcallEndpoint
@@ -24,8 +27,8 @@ public final class RollcallConnection: @unchecked Sendable {
     public let options: RollcallConnectionOptions
 
     // Shared with other threads, under `lock`.
-    private let lock = NSLock()
-    private var socket: Int32 = -1
+    let lock = NSLock()
+    var socket: Int32 = -1
     private var outbound: [[UInt8]] = []
     private var queuedBytes = 0
     private var requestedClose: (code: UInt16, reason: String)?
@@ -36,11 +39,10 @@ public final class RollcallConnection: @unchecked Sendable {
     // The I/O thread only.
     private let wakeFD: Int32
     private let wakeWriteFD: Int32
-    private var tls: TLSConnection?
+    var tls: TLSConnection?
     private var processor: WebSocketInboundProcessor?
-    private var inbound: [UInt8] = []
-    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
-    private var closeSent = false
+    var inbound: [UInt8] = []
+    var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     /// Creates a connection; nothing happens on the network until `open()`.
     ///
@@ -155,28 +157,28 @@ public final class RollcallConnection: @unchecked Sendable {
         if self.endpoint.isSecure {
             try self.completeTLSHandshake(until: deadline)
         }
-        let keyBytes = (0..<16).map { _ in UInt8.random(in: .min ... .max) }
-        let key = Base64.encode(keyBytes)
-        var request = "GET \(self.endpoint.requestTarget) HTTP/1.1\r\n"
-        request += "Host: \(self.endpoint.hostHeader)\r\n"
-        request += "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-        request += "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
-        if self.options.offersCompression {
-            request += "Sec-WebSocket-Extensions: \(PerMessageDeflateClientParameters.offerHeaderValue)\r\n"
+        let handshake = WebSocketClientHandshake(keyBytes: (0..<16).map { _ in UInt8.random(in: .min ... .max) })
+        let request: [UInt8]
+        do {
+            request = try handshake.request(
+                target: self.endpoint.requestTarget,
+                host: self.endpoint.hostHeader,
+                extensions: self.options.offersCompression ? PerMessageDeflateClientParameters.offerHeaderValue : nil,
+                headers: self.options.extraHeaders
+            )
+        } catch {
+            throw RollcallError(.invalidEndpoint(error.description))
         }
-        for (name, value) in self.options.extraHeaders {
-            guard !name.contains(where: { $0 == "\r" || $0 == "\n" || $0 == ":" }),
-                !value.contains(where: { $0 == "\r" || $0 == "\n" })
-            else { throw RollcallError(.invalidEndpoint("header field \(name) holds a line break")) }
-            request += "\(name): \(value)\r\n"
-        }
-        request += "\r\n"
-        try self.writeAll(Array(request.utf8), until: deadline)
+        try self.writeAll(request, until: deadline)
         let head = try self.readResponseHead(until: deadline)
-        guard let response = UpgradeResponse(head: head) else {
-            throw RollcallError(.handshake("malformed HTTP response"))
+        let inflater: PerMessageInflater?
+        do {
+            // Client messages go out uncompressed, so only the inflater for server messages is needed.
+            inflater = try handshake.validate(head, offeredCompression: self.options.offersCompression)
+                .compression?.makeInflater()
+        } catch {
+            throw RollcallError(.handshake(error.description))
         }
-        let inflater = try response.validate(key: key, offeredCompression: self.options.offersCompression)
         self.processor = WebSocketInboundProcessor(
             limits: self.options.limits,
             inflater: inflater,
@@ -218,21 +220,39 @@ public final class RollcallConnection: @unchecked Sendable {
     private enum Inbound {
         case text(String)
         case ping([UInt8])
-        case pong
-        case close(UInt16?, String)
+        case pong([UInt8])
+        case close(WebSocketCloseCode?, String)
         case violation(WebSocketProtocolViolation)
+    }
+
+    /// The session while `run` runs: its rules, the close this side asked for, and how it ended once the close
+    /// handshake completed (returned when the server closes the TCP connection, or after the close timeout).
+    private struct Session {
+        var machine: WebSocketSessionStateMachine
+        var localClose: (code: UInt16, reason: String)?
+        var ending: RollcallCloseInfo?
+    }
+
+    /// The state machine's clock: monotonic milliseconds.
+    private static func milliseconds(_ seconds: Double = MonotonicClock.now()) -> UInt64 {
+        UInt64(max(0, seconds * 1000).rounded())
     }
 
     private func loop(onText: (String) -> Void, onTick: () -> Void) -> RollcallCloseInfo {
         guard self.processor != nil else {
             return RollcallCloseInfo(code: nil, reason: "not open", wasClean: false, initiatedLocally: true)
         }
-        var lastReceived = MonotonicClock.now()
-        var pingSent = false
-        var closeSentAt: Double?
-        var localClose: (UInt16, String)?
+        let timeouts = WebSocketSessionStateMachine.Timeouts(
+            pingInterval: Self.milliseconds(self.options.pingInterval),
+            pongTimeout: Self.milliseconds(self.options.pongTimeout),
+            idleTimeout: 0,
+            closeTimeout: Self.milliseconds(self.options.closeTimeout)
+        )
+        var session = Session(
+            machine: WebSocketSessionStateMachine(role: .client, timeouts: timeouts, now: Self.milliseconds())
+        )
         // Bytes already received after the upgrade response.
-        if !self.inbound.isEmpty, let info = self.processInbound(onText: onText, &localClose) {
+        if !self.inbound.isEmpty, let info = self.processInbound(onText: onText, &session) {
             return info
         }
         while true {
@@ -246,35 +266,29 @@ public final class RollcallConnection: @unchecked Sendable {
             do {
                 let deadline = MonotonicClock.now() + self.options.writeTimeout
                 for frame in frames { try self.writeAll(frame, until: deadline) }
-                if let close, !self.closeSent {
-                    localClose = close
-                    try self.sendClose(code: close.code, reason: close.reason, until: deadline)
-                    closeSentAt = MonotonicClock.now()
+                if let close, session.machine.isOpen {
+                    session.localClose = close
+                    let code = WebSocketCloseCode(rawValue: close.code)
+                    let action = session.machine.close(code: code, reason: close.reason, now: Self.milliseconds())
+                    try self.perform(action, until: deadline)
                 }
             } catch {
                 return RollcallCloseInfo(
                     code: nil, reason: error.description, wasClean: false,
-                    initiatedLocally: localClose != nil)
+                    initiatedLocally: session.localClose != nil)
             }
             onTick()
-            let now = MonotonicClock.now()
-            if let closeSentAt, now - closeSentAt > self.options.closeTimeout {
-                return RollcallCloseInfo(
-                    code: localClose?.0, reason: localClose?.1 ?? "", wasClean: false,
-                    initiatedLocally: true)
-            }
-            if self.options.pingInterval > 0 && closeSentAt == nil {
-                let silence = now - lastReceived
-                if pingSent && silence > self.options.pingInterval + self.options.pongTimeout {
-                    return RollcallCloseInfo(
-                        code: nil, reason: "no answer to a ping", wasClean: false,
+            switch session.machine.timerFired(now: Self.milliseconds()) {
+            case .closeSocket(.close):
+                return session.ending
+                    ?? RollcallCloseInfo(
+                        code: session.localClose?.code, reason: session.localClose?.reason ?? "", wasClean: false,
                         initiatedLocally: true)
-                }
-                if !pingSent && silence > self.options.pingInterval {
-                    var empty: [UInt8] = []
-                    try? self.enqueueControl(.ping, payload: &empty)
-                    pingSent = true
-                }
+            case .closeSocket(.pong):
+                return RollcallCloseInfo(
+                    code: nil, reason: "no answer to a ping", wasClean: false, initiatedLocally: true)
+            case let action:
+                try? self.perform(action, until: MonotonicClock.now() + self.options.writeTimeout)
             }
             let fd = self.lock.withLock { self.socket }
             guard fd >= 0 else {
@@ -297,26 +311,29 @@ public final class RollcallConnection: @unchecked Sendable {
             do {
                 received = try self.receive()
             } catch {
-                return RollcallCloseInfo(
-                    code: nil, reason: error.description, wasClean: false,
-                    initiatedLocally: localClose != nil)
+                return session.ending
+                    ?? RollcallCloseInfo(
+                        code: nil, reason: error.description, wasClean: false,
+                        initiatedLocally: session.localClose != nil)
             }
             guard received else {
-                // End of stream without a Close frame (or after ours, when the server dropped it).
-                return RollcallCloseInfo(
-                    code: localClose?.0, reason: localClose?.1 ?? "connection dropped",
-                    wasClean: false, initiatedLocally: localClose != nil)
+                // End of stream: the server closing after the close handshake, or dropping the connection without
+                // one (or after our Close, when it did not answer).
+                return session.ending
+                    ?? RollcallCloseInfo(
+                        code: session.localClose?.code, reason: session.localClose?.reason ?? "connection dropped",
+                        wasClean: false, initiatedLocally: session.localClose != nil)
             }
-            lastReceived = MonotonicClock.now()
-            pingSent = false
-            if let info = self.processInbound(onText: onText, &localClose) {
+            session.machine.receivedData(now: Self.milliseconds())
+            if let info = self.processInbound(onText: onText, &session) {
                 return info
             }
         }
     }
 
-    /// Decodes buffered bytes; returns how the connection ended when a Close frame or a violation arrived.
-    private func processInbound(onText: (String) -> Void, _ localClose: inout (UInt16, String)?) -> RollcallCloseInfo? {
+    /// Decodes buffered bytes and acts on them; returns how the connection ended when it failed. A completed close
+    /// handshake is kept in `session.ending` until the server closes the TCP connection.
+    private func processInbound(onText: (String) -> Void, _ session: inout Session) -> RollcallCloseInfo? {
         var events: [Inbound] = []
         let progress = self.inbound.withUnsafeMutableBytes { buffer in
             self.processor!.process(buffer) { event in
@@ -324,9 +341,8 @@ public final class RollcallConnection: @unchecked Sendable {
                 case .text(let bytes): events.append(.text(String(decoding: bytes, as: UTF8.self)))
                 case .binary: break
                 case .ping(let bytes): events.append(.ping(Array(bytes)))
-                case .pong: events.append(.pong)
-                case .close(let code, let reason):
-                    events.append(.close(code?.rawValue, String(decoding: reason, as: UTF8.self)))
+                case .pong(let bytes): events.append(.pong(Array(bytes)))
+                case .close(let code, let reason): events.append(.close(code, String(decoding: reason, as: UTF8.self)))
                 case .violation(let violation): events.append(.violation(violation))
                 }
             }
@@ -334,23 +350,25 @@ public final class RollcallConnection: @unchecked Sendable {
         self.inbound.removeFirst(progress.consumed)
         let deadline = MonotonicClock.now() + self.options.writeTimeout
         for event in events {
+            let now = Self.milliseconds()
             switch event {
             case .text(let text):
-                onText(text)
-            case .ping(var payload):
-                try? self.enqueueControl(.pong, payload: &payload)
-            case .pong:
-                break
-            case .close(let code, let reason):
-                let initiatedLocally = self.closeSent
-                if !self.closeSent {
-                    try? self.sendClose(code: code ?? 1000, reason: "", until: deadline)
+                if session.machine.receivedMessage(now: now) { onText(text) }
+            case .ping(let payload):
+                payload.withUnsafeBytes { bytes in
+                    let action = session.machine.receivedPing(bytes)
+                    try? self.perform(action, until: deadline)
                 }
-                return RollcallCloseInfo(
-                    code: initiatedLocally ? (localClose?.0 ?? code) : code, reason: reason,
-                    wasClean: true, initiatedLocally: initiatedLocally)
+            case .pong(let payload):
+                _ = payload.withUnsafeBytes { session.machine.receivedPong($0) }
+            case .close(let code, let reason):
+                let initiatedLocally = session.localClose != nil
+                try? self.perform(session.machine.receivedClose(code: code, now: now), until: deadline)
+                session.ending = RollcallCloseInfo(
+                    code: initiatedLocally ? (session.localClose?.code ?? code?.rawValue) : code?.rawValue,
+                    reason: reason, wasClean: true, initiatedLocally: initiatedLocally)
             case .violation(let violation):
-                try? self.sendClose(code: violation.closeCode.rawValue, reason: violation.description, until: deadline)
+                try? self.perform(session.machine.receivedViolation(violation, now: now), until: deadline)
                 return RollcallCloseInfo(
                     code: violation.closeCode.rawValue, reason: violation.description,
                     wasClean: false, initiatedLocally: true)
@@ -359,259 +377,21 @@ public final class RollcallConnection: @unchecked Sendable {
         return nil
     }
 
-    /// Queues a control frame on the I/O thread, even after a close was requested (pongs, pings).
-    private func enqueueControl(_ opcode: WebSocketOpcode, payload: inout [UInt8]) throws(RollcallError) {
+    /// Writes the frame an action of the session state machine calls for, masked with a fresh key.
+    private func perform(_ action: WebSocketSessionStateMachine.Action, until deadline: Double) throws(RollcallError) {
         let key = WebSocketMaskingKey(word: UInt32.random(in: .min ... .max))
-        let frame = payload.withUnsafeBytes {
-            WebSocketFrameEncoder.encode(opcode: opcode, payload: $0, maskingKey: key).bytes
-        }
-        guard !self.closeSent else { return }
-        try self.writeAll(frame, until: MonotonicClock.now() + self.options.writeTimeout)
-    }
-
-    private func sendClose(code: UInt16, reason: String, until deadline: Double) throws(RollcallError) {
-        guard !self.closeSent else { return }
-        self.closeSent = true
-        var payload: [UInt8] = [UInt8(code >> 8), UInt8(code & 0xFF)]
-        var reasonBytes = Array(reason.utf8.prefix(123))
-        while let last = reasonBytes.last, last & 0xC0 == 0x80 || last >= 0xC0 { reasonBytes.removeLast() }
-        payload += reasonBytes
-        let key = WebSocketMaskingKey(word: UInt32.random(in: .min ... .max))
-        let frame = payload.withUnsafeBytes {
-            WebSocketFrameEncoder.encode(opcode: .connectionClose, payload: $0, maskingKey: key).bytes
-        }
-        try self.writeAll(frame, until: deadline)
-    }
-
-    // MARK: Socket and TLS
-
-    private var fd: Int32 { self.lock.withLock { self.socket } }
-
-    /// Waits until the socket is ready for `events`; false on timeout.
-    private func waitFor(_ events: Int16, until deadline: Double) throws(RollcallError) -> Bool {
-        let fd = self.fd
-        guard fd >= 0 else { throw RollcallError(.transport("the socket is closed")) }
-        while true {
-            let remaining = deadline - MonotonicClock.now()
-            guard remaining > 0 else { return false }
-            var descriptor = pollfd(fd: fd, events: events, revents: 0)
-            let result = Glibc.poll(&descriptor, 1, Int32(min(remaining * 1000, 1000)) + 1)
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw RollcallError(.transport("poll failed: errno \(errno)"))
-            }
-            if result > 0 { return true }
-        }
-    }
-
-    /// Writes bytes to the socket, encrypting them first over TLS.
-    private func writeAll(_ bytes: [UInt8], until deadline: Double) throws(RollcallError) {
-        guard let tls = self.tls else {
-            try self.writeRaw(bytes, until: deadline)
+        let frame: WebSocketOutboundFrame
+        switch action {
+        case .doNothing, .closeSocket:
             return
+        case .sendPong(let payload):
+            frame = WebSocketFrameEncoder.encode(opcode: .pong, payload: payload, maskingKey: key)
+        case .sendPing:
+            frame = WebSocketFrameEncoder.encode(
+                opcode: .ping, payload: UnsafeRawBufferPointer(start: nil, count: 0), maskingKey: key)
+        case .sendClose(let code, let reason):
+            frame = WebSocketFrameEncoder.encodeClose(code: code, reason: reason, maskingKey: key)
         }
-        var offset = 0
-        while offset < bytes.count {
-            let written: Int
-            do {
-                written = try bytes.withUnsafeBytes { buffer throws(TLSError) in
-                    try tls.writePlaintext(UnsafeRawBufferPointer(rebasing: buffer[offset...]))
-                }
-            } catch {
-                throw RollcallError(.transport("TLS: \(error)"))
-            }
-            offset += written
-            try self.flushCiphertext(until: deadline)
-            if written == 0 && !tls.hasPendingCiphertext && MonotonicClock.now() > deadline {
-                throw RollcallError(.timedOut("a TLS write"))
-            }
-        }
-    }
-
-    private func flushCiphertext(until deadline: Double) throws(RollcallError) {
-        guard let tls = self.tls else { return }
-        while tls.hasPendingCiphertext {
-            var ciphertext: [UInt8] = []
-            _ = tls.takeCiphertext(into: &ciphertext)
-            try self.writeRaw(ciphertext, until: deadline)
-        }
-    }
-
-    private func writeRaw(_ bytes: [UInt8], until deadline: Double) throws(RollcallError) {
-        var offset = 0
-        while offset < bytes.count {
-            let fd = self.fd
-            guard fd >= 0 else { throw RollcallError(.transport("the socket is closed")) }
-            let result: IOResult<Int>
-            do {
-                result = try bytes.withUnsafeBytes { buffer throws(IOError) in
-                    try Socket.write(fd, UnsafeRawBufferPointer(rebasing: buffer[offset...]))
-                }
-            } catch {
-                throw RollcallError(.transport(String(describing: error)))
-            }
-            switch result {
-            case .processed(let count):
-                offset += count
-            case .wouldBlock:
-                guard try self.waitFor(Int16(POLLOUT), until: deadline) else {
-                    throw RollcallError(.timedOut("the socket to accept data"))
-                }
-            }
-        }
-    }
-
-    /// Reads what is available into `inbound` (decrypted over TLS); false at end of stream.
-    private func receive() throws(RollcallError) -> Bool {
-        let fd = self.fd
-        guard fd >= 0 else { return false }
-        let result: IOResult<Int>
-        do {
-            result = try self.readBuffer.withUnsafeMutableBytes { buffer throws(IOError) in
-                try Socket.read(fd, into: buffer)
-            }
-        } catch {
-            if let error = error as? IOError, error.errnoCode == ECONNRESET || error.errnoCode == EPIPE { return false }
-            throw RollcallError(.transport(String(describing: error)))
-        }
-        guard case .processed(let count) = result else { return true }
-        guard count > 0 else { return false }
-        guard let tls = self.tls else {
-            self.inbound.append(contentsOf: self.readBuffer[0..<count])
-            return true
-        }
-        self.readBuffer.withUnsafeBytes { tls.receiveCiphertext(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-        var plaintext = [UInt8](repeating: 0, count: 16 * 1024)
-        var open = true
-        drain: while true {
-            let read: TLSReadResult
-            do {
-                read = try plaintext.withUnsafeMutableBytes { buffer throws(TLSError) in
-                    try tls.readPlaintext(into: buffer)
-                }
-            } catch {
-                throw RollcallError(.transport("TLS: \(error)"))
-            }
-            switch read {
-            case .bytes(let count): self.inbound.append(contentsOf: plaintext[0..<count])
-            case .wouldBlock: break drain
-            case .closed:
-                open = false
-                break drain
-            }
-        }
-        try self.flushCiphertext(until: MonotonicClock.now() + self.options.writeTimeout)
-        return open || !self.inbound.isEmpty
-    }
-
-    private func completeTLSHandshake(until deadline: Double) throws(RollcallError) {
-        let context: TLSContext
-        if let given = self.options.tlsContext {
-            context = given
-        } else {
-            do {
-                context = try TLSContext.makeClient(verifyPeer: true, trustedCertificatePath: nil)
-            } catch {
-                throw RollcallError(.transport("TLS: \(error)"))
-            }
-        }
-        let tls: TLSConnection
-        do {
-            tls = try TLSConnection(context: context, serverName: self.options.tlsServerName ?? self.endpoint.host)
-        } catch {
-            throw RollcallError(.transport("TLS: \(error)"))
-        }
-        self.tls = tls
-        while true {
-            let state: TLSHandshakeState
-            do {
-                state = try tls.advanceHandshake()
-            } catch {
-                try? self.flushCiphertext(until: deadline)
-                throw RollcallError(.transport("TLS handshake: \(error)"))
-            }
-            try self.flushCiphertext(until: deadline)
-            if state == .complete { return }
-            guard try self.waitFor(Int16(POLLIN), until: deadline) else {
-                throw RollcallError(.timedOut("the TLS handshake"))
-            }
-            let fd = self.fd
-            let result: IOResult<Int>
-            do {
-                result = try self.readBuffer.withUnsafeMutableBytes { buffer throws(IOError) in
-                    try Socket.read(fd, into: buffer)
-                }
-            } catch {
-                throw RollcallError(.transport("TLS handshake: \(error)"))
-            }
-            if case .processed(let count) = result {
-                guard count > 0 else { throw RollcallError(.transport("the server closed during the TLS handshake")) }
-                self.readBuffer.withUnsafeBytes {
-                    tls.receiveCiphertext(UnsafeRawBufferPointer(rebasing: $0[0..<count]))
-                }
-            }
-        }
-    }
-
-    /// Reads up to the blank line that ends the response head; later bytes stay in `inbound`.
-    private func readResponseHead(until deadline: Double) throws(RollcallError) -> [UInt8] {
-        let terminator: [UInt8] = [13, 10, 13, 10]
-        var searchFrom = 0
-        while true {
-            if self.inbound.count >= 4 {
-                var index = max(0, searchFrom - 3)
-                while index + 4 <= self.inbound.count {
-                    if self.inbound[index] == 13 && Array(self.inbound[index..<index + 4]) == terminator {
-                        let head = Array(self.inbound[0..<index])
-                        self.inbound.removeFirst(index + 4)
-                        return head
-                    }
-                    index += 1
-                }
-                searchFrom = self.inbound.count
-            }
-            guard self.inbound.count <= 16 * 1024 else {
-                throw RollcallError(.handshake("the response head is larger than 16 KiB"))
-            }
-            guard try self.waitFor(Int16(POLLIN), until: deadline) else {
-                throw RollcallError(.timedOut("the upgrade response"))
-            }
-            guard try self.receive() else {
-                throw RollcallError(.handshake("the server closed the connection before answering the upgrade"))
-            }
-        }
-    }
-
-    /// The socket address of an endpoint: numeric addresses directly, names through the resolver.
-    static func resolve(_ endpoint: RollcallEndpoint) throws(RollcallError) -> SocketAddress {
-        let port = UInt16(clamping: endpoint.port)
-        if let address = SocketAddress(ipv4: endpoint.host, port: port)
-            ?? SocketAddress(ipv6: endpoint.host, port: port)
-        {
-            return address
-        }
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(endpoint.host, nil, &hints, &list) == 0, let first = list else {
-            throw RollcallError(.transport("cannot resolve \(endpoint.host)"))
-        }
-        defer { freeaddrinfo(list) }
-        var entry: UnsafeMutablePointer<addrinfo>? = first
-        while let current = entry {
-            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-            if current.pointee.ai_family == AF_INET, let raw = current.pointee.ai_addr {
-                var address = UnsafeRawPointer(raw).load(as: sockaddr_in.self).sin_addr
-                inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
-                if let result = SocketAddress(ipv4: String(cString: text), port: port) { return result }
-            } else if current.pointee.ai_family == AF_INET6, let raw = current.pointee.ai_addr {
-                var address = UnsafeRawPointer(raw).load(as: sockaddr_in6.self).sin6_addr
-                inet_ntop(AF_INET6, &address, &text, socklen_t(text.count))
-                if let result = SocketAddress(ipv6: String(cString: text), port: port) { return result }
-            }
-            entry = current.pointee.ai_next
-        }
-        throw RollcallError(.transport("no address for \(endpoint.host)"))
+        try self.writeAll(frame.bytes, until: deadline)
     }
 }

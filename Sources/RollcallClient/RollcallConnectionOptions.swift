@@ -21,7 +21,8 @@ public struct RollcallConnectionOptions: Sendable {
     public var pingInterval: Double
     /// How long to wait for the pong (or any other traffic) after a ping before the connection counts as lost.
     public var pongTimeout: Double
-    /// How long to wait for the server's Close frame after sending one, in seconds.
+    /// How long to wait for the server's Close frame after sending one, and for the server to close the TCP
+    /// connection after the close handshake, in seconds.
     public var closeTimeout: Double
     /// The longest a single blocked write may wait, in seconds, before the connection counts as lost.
     public var writeTimeout: Double

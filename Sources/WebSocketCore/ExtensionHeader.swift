@@ -157,7 +157,7 @@ public struct WebSocketExtensionOffer: Hashable, Sendable {
 
         /// RFC 9110 tchar, shared with the request parser.
         static func isTokenByte(_ byte: UInt8) -> Bool {
-            HTTPRequestParser.isTokenCharacter(byte)
+            HTTPHeadScanner.isTokenCharacter(byte)
         }
     }
 }

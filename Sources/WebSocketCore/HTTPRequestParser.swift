@@ -24,45 +24,24 @@ public struct HTTPRequestParser: Sendable {
         }
     }
 
-    /// The outcome of feeding the bytes received so far.
-    public enum Result: Sendable {
-        /// The head is not complete yet.
-        case incomplete
-        /// The head is complete; the bytes after `head.size` belong to what follows (frames, after an upgrade).
-        case complete(HTTPRequestHead)
-        /// The request is malformed or over a limit; answer with this status and close.
-        case failure(HTTPStatus)
-    }
+    /// The outcome of feeding the bytes received so far; a failure carries the status to answer with before
+    /// closing.
+    public typealias Result = HTTPHeadParseResult<HTTPRequestHead, HTTPStatus>
 
     public let limits: Limits
-    private var scannedUpTo = 0
+    private var scanner: HTTPHeadScanner
 
     /// - Parameter limits: the limits to enforce.
     public init(limits: Limits = Limits()) {
         self.limits = limits
+        self.scanner = HTTPHeadScanner(limit: limits.maximumHeadSize)
     }
 
     /// Scans `bytes`, everything received for this request so far (previous calls' bytes included).
     ///
     /// - Parameter bytes: the received bytes, from the start of the request.
     public mutating func parse(_ bytes: UnsafeRawBufferPointer) -> Result {
-        // Resume three bytes back, so a CRLFCRLF split across reads is found; never rescan further.
-        var index = max(0, self.scannedUpTo - 3)
-        var headEnd: Int?
-        let searchLimit = min(bytes.count, self.limits.maximumHeadSize)
-        while index + 3 < searchLimit {
-            if bytes[index + 3] != 0x0A {
-                index += bytes[index + 3] == 0x0D ? 1 : 4
-                continue
-            }
-            if bytes[index] == 0x0D && bytes[index + 1] == 0x0A && bytes[index + 2] == 0x0D {
-                headEnd = index + 4
-                break
-            }
-            index += 1
-        }
-        guard let headEnd else {
-            self.scannedUpTo = searchLimit
+        guard let headEnd = self.scanner.findHeadEnd(bytes) else {
             let lineEnd = Self.firstLineFeed(bytes, upTo: min(bytes.count, self.limits.maximumRequestLineLength + 2))
             // A request line ended by a bare LF can never start a valid head: refuse it instead of waiting for a
             // CRLF CRLF that a client using bare line feeds will not send.
@@ -100,7 +79,7 @@ public struct HTTPRequestParser: Sendable {
         // Request line: method SP request-target SP HTTP-version CRLF.
         var index = 0
         let methodStart = index
-        while index < size && isTokenCharacter(bytes[index]) { index += 1 }
+        while index < size && HTTPHeadScanner.isTokenCharacter(bytes[index]) { index += 1 }
         guard index > methodStart, index < size, bytes[index] == 0x20 else { return .failure(.badRequest) }
         let method = methodStart..<index
         index += 1
@@ -114,36 +93,17 @@ public struct HTTPRequestParser: Sendable {
         let version = versionStart..<index
         guard index + 1 < size, bytes[index + 1] == 0x0A else { return .failure(.badRequest) }
         // HTTP-version = "HTTP/" DIGIT "." DIGIT; checking the last byte too keeps a bare LF out of the request line.
-        guard version.count == 8, matches(bytes, version, prefix: "HTTP/1."), isDigit(bytes[version.upperBound - 1])
+        guard version.count == 8, HTTPHeadScanner.matches(bytes, version, prefix: "HTTP/1."),
+            HTTPHeadScanner.isDigit(bytes[version.upperBound - 1])
         else { return .failure(.badRequest) }
         guard index <= limits.maximumRequestLineLength else { return .failure(.uriTooLong) }
         index += 2
 
-        var fields: [HTTPRequestHead.Field] = []
-        while index < size - 2 {
-            guard fields.count < limits.maximumHeaderCount else { return .failure(.requestHeaderFieldsTooLarge) }
-            let nameStart = index
-            while index < size && isTokenCharacter(bytes[index]) { index += 1 }
-            // No empty names, no whitespace before the colon, no obsolete line folding (RFC 9112 §5).
-            guard index > nameStart, index < size, bytes[index] == UInt8(ascii: ":") else {
-                return .failure(.badRequest)
-            }
-            let name = nameStart..<index
-            index += 1
-            while index < size && (bytes[index] == 0x20 || bytes[index] == 0x09) { index += 1 }
-            let valueStart = index
-            while index < size && bytes[index] != 0x0D {
-                let byte = bytes[index]
-                guard byte >= 0x20 || byte == 0x09, byte != 0x7F else { return .failure(.badRequest) }
-                index += 1
-            }
-            guard index + 1 < size, bytes[index + 1] == 0x0A else { return .failure(.badRequest) }
-            var valueEnd = index
-            while valueEnd > valueStart && (bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09) {
-                valueEnd -= 1
-            }
-            fields.append(HTTPRequestHead.Field(name: name, value: valueStart..<valueEnd))
-            index += 2
+        let fields: [HTTPHeaderField]
+        switch HTTPHeadScanner.parseFields(bytes, from: index, size: size, maximumCount: limits.maximumHeaderCount) {
+        case .fields(let parsed): fields = parsed
+        case .tooMany: return .failure(.requestHeaderFieldsTooLarge)
+        case .malformed: return .failure(.badRequest)
         }
         let head = HTTPRequestHead(
             bytes: Array(bytes[0..<size]),
@@ -153,32 +113,5 @@ public struct HTTPRequestParser: Sendable {
             fields: fields
         )
         return .complete(head)
-    }
-
-    private static func matches(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, prefix: StaticString) -> Bool {
-        let count = prefix.utf8CodeUnitCount
-        guard range.count >= count else { return false }
-        let start = prefix.utf8Start
-        for index in 0..<count where bytes[range.lowerBound + index] != start[index] { return false }
-        return true
-    }
-
-    private static func isDigit(_ byte: UInt8) -> Bool {
-        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-    }
-
-    /// RFC 9110 §5.6.2 tchar.
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
-        default:
-            return false
-        }
     }
 }

@@ -78,7 +78,12 @@ public enum WebSocketFrameEncoder {
     /// - Parameters:
     ///   - code: the status code; nil sends an empty Close frame.
     ///   - reason: a short human-readable reason.
-    public static func encodeClose(code: WebSocketCloseCode?, reason: String = "") -> WebSocketOutboundFrame {
+    ///   - maskingKey: the key for client frames; nil for server frames.
+    public static func encodeClose(
+        code: WebSocketCloseCode?,
+        reason: String = "",
+        maskingKey: WebSocketMaskingKey? = nil
+    ) -> WebSocketOutboundFrame {
         var payload: [UInt8] = []
         if let code {
             payload.append(UInt8(code.rawValue >> 8))
@@ -92,7 +97,7 @@ public enum WebSocketFrameEncoder {
             }
             payload.append(contentsOf: reasonBytes)
         }
-        return payload.withUnsafeBytes { Self.encode(opcode: .connectionClose, payload: $0) }
+        return payload.withUnsafeBytes { Self.encode(opcode: .connectionClose, payload: $0, maskingKey: maskingKey) }
     }
 }
 

@@ -1,4 +1,5 @@
 import Cluster
+import TestSupport
 import Testing
 
 @Suite struct RESPEncoderTests {
@@ -69,7 +70,7 @@ import Testing
             RESPEncoder.encode(value, into: &buffer)
             expected.append(.value(value, consumed: buffer.count - start))
         }
-        for mode in [FeedingMode.whole, .byteByByte, .randomChunks(seed: seed)] {
+        for mode in [FeedingMode.whole, .byteByByte, .respChunks(seed: seed)] {
             let feeder = RESPFeeder.feed(buffer, mode)
             #expect(feeder.results == expected, "\(mode)")
         }

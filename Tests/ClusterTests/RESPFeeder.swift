@@ -1,4 +1,5 @@
 import Cluster
+import TestSupport
 
 /// Feeds bytes to a parser the way a connection does: unconsumed bytes stay at the front of the receive buffer,
 /// new bytes are appended behind them, and `parse` runs again over the whole buffer until it wants more.
@@ -35,13 +36,25 @@ struct RESPFeeder {
     /// Feeds `bytes` in the reads of `mode` to a fresh feeder, and returns it.
     static func feed(_ bytes: [UInt8], _ mode: FeedingMode, parser: RESPParser = RESPParser()) -> RESPFeeder {
         var feeder = RESPFeeder(parser: parser)
-        var offset = 0
-        for size in mode.chunkSizes(for: bytes.count) {
-            feeder.receive(bytes[offset..<(offset + size)])
-            offset += size
+        for read in mode.reads(of: bytes) {
+            feeder.receive(read)
         }
         return feeder
     }
+}
+
+extension FeedingMode {
+    /// Reads of random chunks are mostly short enough (four bytes at most) to cut a RESP type byte, a length and its
+    /// CRLF apart.
+    static let respSmallRead = 4
+
+    /// A RESP stream with random chunks from `seed`.
+    static func respChunks(seed: UInt64) -> FeedingMode {
+        .randomChunks(seed: seed, smallRead: respSmallRead)
+    }
+
+    /// Every mode a vector is fed in: whole, byte by byte, and several seeds of random chunks.
+    static let all = FeedingMode.allModes(seeds: 1...6, smallRead: respSmallRead)
 }
 
 extension Array where Element == UInt8 {

@@ -1,4 +1,5 @@
 import Cluster
+import TestSupport
 import Testing
 
 private func bulk(_ text: String) -> RESPValue {

@@ -1,4 +1,5 @@
 import Cluster
+import TestSupport
 import Testing
 
 private let rejections: [RESPRejection] = [

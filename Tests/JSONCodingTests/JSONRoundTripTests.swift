@@ -1,4 +1,5 @@
 import JSONCoding
+import TestSupport
 import Testing
 
 @Suite struct JSONRoundTripTests {

@@ -1,4 +1,5 @@
 import JSONCoding
+import TestSupport
 
 extension SplitMix64 {
     /// A random value at most `depth` containers deep, using every case and the awkward corners of each.

@@ -1,6 +1,7 @@
 import JSONCoding
 import RollcallClient
 import RoomsTesting
+import TestSupport
 import Testing
 import TokenAuth
 

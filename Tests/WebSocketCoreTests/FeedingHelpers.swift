@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import WebSocketCore
 
@@ -31,46 +32,6 @@ enum RecordedEvent: Hashable, Sendable, CustomStringConvertible {
         case .pong(let bytes): return "pong(\(bytes))"
         case .close(let code, let reason): return "close(\(code.map(String.init) ?? "nil"), \(reason.debugDescription))"
         case .violation(let code): return "violation(\(code))"
-        }
-    }
-}
-
-/// How the bytes reach the processor.
-enum FeedingMode: Hashable, Sendable, CustomStringConvertible {
-    /// Everything in one read.
-    case whole
-    /// One byte per read.
-    case byteByByte
-    /// Reads of random sizes, reproducible from the seed.
-    case randomChunks(seed: UInt64)
-
-    var description: String {
-        switch self {
-        case .whole: return "whole"
-        case .byteByByte: return "byte by byte"
-        case .randomChunks(let seed): return "random chunks (seed \(seed))"
-        }
-    }
-
-    /// Splits `count` bytes into the read sizes of this mode.
-    func chunkSizes(for count: Int) -> [Int] {
-        switch self {
-        case .whole:
-            return count == 0 ? [] : [count]
-        case .byteByByte:
-            return Array(repeating: 1, count: count)
-        case .randomChunks(let seed):
-            var generator = SplitMix64(seed: seed)
-            var sizes: [Int] = []
-            var remaining = count
-            while remaining > 0 {
-                // Mostly small reads that cut headers apart, sometimes large ones that hold several frames.
-                let largest = Bool.random(using: &generator) ? 8 : max(1, count / 3)
-                let size = min(remaining, Int.random(in: 1...largest, using: &generator))
-                sizes.append(size)
-                remaining -= size
-            }
-            return sizes
         }
     }
 }
@@ -133,17 +94,15 @@ struct InboundFeeder {
     )
         -> [RecordedEvent]
     {
-        var start = 0
-        for size in mode.chunkSizes(for: bytes.count) {
-            self.feed(bytes[start..<(start + size)], sourceLocation: sourceLocation)
-            start += size
+        for read in mode.reads(of: bytes) {
+            self.feed(read, sourceLocation: sourceLocation)
         }
         return self.events
     }
 }
 
 /// The feeding modes every stream is checked in: whole, byte by byte, and random chunks from several seeds.
-let allFeedingModes: [FeedingMode] = [.whole, .byteByByte] + (1...6).map { .randomChunks(seed: 0x5EED_0000 + $0) }
+let allFeedingModes = FeedingMode.allModes(seeds: (1...6).map { 0x5EED_0000 + $0 })
 
 /// Feeds `bytes` in every feeding mode, each to a fresh processor, expects identical events, and returns them.
 ///
@@ -306,6 +265,14 @@ func patternBytes(count: Int) -> [UInt8] {
         #expect(sizes.allSatisfy { $0 > 0 })
         if mode == .byteByByte { #expect(sizes.count == 1000) }
         if mode == .whole { #expect(sizes == [1000]) }
+    }
+
+    @Test(arguments: allFeedingModes)
+    func readsHoldEveryByteInOrder(mode: FeedingMode) {
+        let bytes = patternBytes(count: 1000)
+        let reads = mode.reads(of: bytes)
+        #expect(reads.map(\.count) == mode.chunkSizes(for: 1000))
+        #expect(Array(reads.joined()) == bytes)
     }
 
     @Test func randomChunksDependOnTheSeed() {

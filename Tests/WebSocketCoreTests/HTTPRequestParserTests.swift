@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import WebSocketCore
 
@@ -92,10 +93,8 @@ func parseIncrementally(
     var parser = HTTPRequestParser(limits: limits)
     var received: [UInt8] = []
     var outcomes: [ParseOutcome] = []
-    var start = 0
-    for size in mode.chunkSizes(for: bytes.count) {
-        received += bytes[start..<(start + size)]
-        start += size
+    for read in mode.reads(of: bytes) {
+        received += read
         let outcome = ParseOutcome(received.withUnsafeBytes { parser.parse($0) })
         outcomes.append(outcome)
         if outcome != .incomplete { break }

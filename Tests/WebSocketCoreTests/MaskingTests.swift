@@ -1,26 +1,6 @@
+import TestSupport
 import Testing
 import WebSocketCore
-
-/// SplitMix64: a tiny seeded generator, so every randomized case can be reproduced from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        self.state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func bytes(count: Int) -> [UInt8] {
-        (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &self) }
-    }
-}
 
 /// The byte-by-byte definition of masking (RFC 6455 §5.3), to check the fast path against.
 private func referenceMask(_ bytes: [UInt8], key: [UInt8], offset: Int) -> [UInt8] {

@@ -1,22 +1,6 @@
+import TestSupport
 import WebSocketCore
 import WebSocketDeflate
-
-/// A small deterministic generator (SplitMix64), so that random-looking inputs are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        self.state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// A deflater with zlib's default memory level.
 func makeDeflater(windowBits: Int = 15, level: Int = 6, resets: Bool = false) -> PerMessageDeflater {
@@ -67,7 +51,7 @@ func decompress(
 }
 
 /// Splits `bytes` into fragments of random lengths (some empty).
-func randomSplit(_ bytes: [UInt8], using generator: inout SeededGenerator) -> [[UInt8]] {
+func randomSplit(_ bytes: [UInt8], using generator: inout SplitMix64) -> [[UInt8]] {
     var fragments: [[UInt8]] = []
     var index = 0
     while index < bytes.count {
@@ -81,7 +65,7 @@ func randomSplit(_ bytes: [UInt8], using generator: inout SeededGenerator) -> [[
 
 /// Text that compresses like chat or JSON traffic.
 func sampleText(count: Int, seed: UInt64) -> [UInt8] {
-    var generator = SeededGenerator(seed: seed)
+    var generator = SplitMix64(seed: seed)
     let words = ["{\"user\":", "\"alice\"", ",\"text\":", "\"hello\"", "world", " ", "rollcall", "}", "42", "\n"]
     var bytes: [UInt8] = []
     while bytes.count < count {
@@ -92,6 +76,6 @@ func sampleText(count: Int, seed: UInt64) -> [UInt8] {
 
 /// Random bytes, which do not compress.
 func randomBytes(count: Int, seed: UInt64) -> [UInt8] {
-    var generator = SeededGenerator(seed: seed)
+    var generator = SplitMix64(seed: seed)
     return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
 }

@@ -1,4 +1,5 @@
 import CWebSocket
+import TestSupport
 import Testing
 import WebSocketCore
 import WebSocketDeflate
@@ -7,7 +8,7 @@ import WebSocketDeflate
 @Suite struct WindowBitsTests {
     /// Bytes that repeat earlier bytes at distances from 256 to 511 only, between random bytes.
     static let farRepeats: [UInt8] = {
-        var generator = SeededGenerator(seed: 2024)
+        var generator = SplitMix64(seed: 2024)
         var data = randomBytes(count: 512, seed: 77)
         while data.count < 60_000 {
             let distance = Int.random(in: 256...511, using: &generator)
@@ -89,7 +90,7 @@ import WebSocketDeflate
     @Test func anEightBitClientWindowInflates() throws {
         let deflater = makeDeflater(windowBits: 8)
         let inflater = PerMessageInflater(windowBits: 8, resetsAfterEachMessage: false)
-        var generator = SeededGenerator(seed: 8)
+        var generator = SplitMix64(seed: 8)
         for message in [Self.farRepeats, sampleText(count: 5000, seed: 9), Self.farRepeats] {
             let compressed = compress(message, with: deflater)
             #expect(try decompress(randomSplit(compressed, using: &generator), with: inflater).get() == message)
