@@ -26,7 +26,6 @@ export declare class Rollcall {
     private readonly policy;
     private readonly pingIntervalMs;
     private readonly pongTimeoutMs;
-    private readonly refreshMarginMs;
     private readonly WebSocketClass;
     private readonly watchPage;
     private readonly emitter;
@@ -46,8 +45,7 @@ export declare class Rollcall {
     private heartbeat;
     private welcomeTimer;
     private reconnectTimer;
-    private refreshTimer;
-    private refreshDueAt;
+    private readonly refresher;
     private stopWatchingPage;
     /**
      * Creates a client; nothing happens on the network until `connect()`.
@@ -128,6 +126,4 @@ export declare class Rollcall {
     private pingWithin;
     /** Joins a room again: after a reconnect (resuming) or after drift. */
     private rejoin;
-    private scheduleRefresh;
-    private refreshFromSource;
 }

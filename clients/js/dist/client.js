@@ -7,7 +7,7 @@ import { readAcknowledgement, readEvent } from "./protocol.js";
 import { ReconnectPolicy } from "./reconnect-policy.js";
 import { RequestTracker } from "./requests.js";
 import { RoomSubscription } from "./room.js";
-import { fetchToken, refreshDelay } from "./token.js";
+import { TokenRefresher, fetchToken } from "./token.js";
 import { defaultDevice, resolveUrl, withQueryParameter } from "./endpoint.js";
 /**
  * A Rollcall client: one authenticated connection to the gateway, the rooms joined over it, and requests.
@@ -36,7 +36,6 @@ export class Rollcall {
         this.hasConnected = false;
         this.attempt = 0;
         this.closing = false;
-        this.refreshDueAt = Infinity;
         if (options.token === undefined && options.getToken === undefined) {
             throw new RollcallError("protocol", "a Rollcall client needs a token or getToken");
         }
@@ -51,10 +50,10 @@ export class Rollcall {
                 : new ReconnectPolicy({ maxAttempts: Infinity, ...options.reconnect });
         this.pingIntervalMs = options.pingIntervalMs ?? 25000;
         this.pongTimeoutMs = options.pongTimeoutMs ?? 10000;
-        this.refreshMarginMs = options.tokenRefreshMarginMs ?? 60000;
         this.WebSocketClass = options.WebSocket ?? globalThis.WebSocket;
         this.watchPage = options.watchPage ?? true;
         this.requests = new RequestTracker(this.requestTimeoutMs);
+        this.refresher = new TokenRefresher(options.tokenRefreshMarginMs ?? 60000, () => this.refreshToken(), (error) => this.emitter.emit("error", asRollcallError(error, "token")), () => this.welcomed);
         this.channel = {
             request: (type, fields, requestOptions) => this.request(type, fields, requestOptions),
             send: (type, fields) => this.send(type, fields),
@@ -299,9 +298,7 @@ export class Rollcall {
         this.welcomeTimer = undefined;
         this.heartbeat?.stop();
         this.heartbeat = undefined;
-        if (this.refreshTimer !== undefined)
-            clearTimeout(this.refreshTimer);
-        this.refreshTimer = undefined;
+        this.refresher.stop();
         const wasWelcomed = this.welcomed;
         this.welcomed = false;
         const closedError = info.code === undefined
@@ -356,8 +353,8 @@ export class Rollcall {
     pageVisible() {
         this.reconnectNow();
         this.heartbeat?.checkNow();
-        if (this.welcomed && Date.now() >= this.refreshDueAt)
-            void this.refreshFromSource();
+        if (this.welcomed && this.refresher.overdue)
+            void this.refresher.runNow();
     }
     finish(error) {
         if (this.currentStatus === "closed")
@@ -377,14 +374,13 @@ export class Rollcall {
         this.emitter.emit("closed", error);
     }
     clearTimers() {
-        for (const timer of [this.welcomeTimer, this.reconnectTimer, this.refreshTimer]) {
+        for (const timer of [this.welcomeTimer, this.reconnectTimer]) {
             if (timer !== undefined)
                 clearTimeout(timer);
         }
         this.welcomeTimer = undefined;
         this.reconnectTimer = undefined;
-        this.refreshTimer = undefined;
-        this.refreshDueAt = Infinity;
+        this.refresher.stop();
         this.heartbeat?.stop();
         this.heartbeat = undefined;
     }
@@ -452,7 +448,8 @@ export class Rollcall {
             expiresAt: typeof message.expiresAt === "number" ? message.expiresAt : 0,
         };
         this.currentIdentity = identity;
-        this.scheduleRefresh(identity.expiresAt);
+        if (typeof this.tokenSource !== "string")
+            this.refresher.schedule(identity.expiresAt);
         if (this.welcomed) {
             if (id !== undefined)
                 this.requests.resolve(id, message);
@@ -504,35 +501,6 @@ export class Rollcall {
                 return;
             subscription.end(failure);
         });
-    }
-    // Token refresh
-    scheduleRefresh(expiresAt) {
-        if (this.refreshTimer !== undefined)
-            clearTimeout(this.refreshTimer);
-        this.refreshTimer = undefined;
-        this.refreshDueAt = Infinity;
-        if (typeof this.tokenSource === "string" || !(expiresAt > 0))
-            return;
-        const delay = refreshDelay(expiresAt, this.refreshMarginMs, Date.now());
-        this.refreshDueAt = Date.now() + delay;
-        this.refreshTimer = setTimeout(() => void this.refreshFromSource(), delay);
-    }
-    async refreshFromSource() {
-        if (this.refreshTimer !== undefined)
-            clearTimeout(this.refreshTimer);
-        this.refreshTimer = undefined;
-        this.refreshDueAt = Infinity;
-        try {
-            await this.refreshToken();
-        }
-        catch (error) {
-            const failure = asRollcallError(error, "token");
-            this.emitter.emit("error", failure);
-            if (this.welcomed && this.refreshTimer === undefined) {
-                this.refreshDueAt = Date.now() + 5000;
-                this.refreshTimer = setTimeout(() => void this.refreshFromSource(), 5000);
-            }
-        }
     }
 }
 function asRollcallError(error, kind = "protocol") {

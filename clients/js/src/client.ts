@@ -12,7 +12,7 @@ import { RequestTracker } from "./requests.js";
 import type { RequestOptions } from "./requests.js";
 import { RoomSubscription } from "./room.js";
 import type { JoinOptions, RoomChannel } from "./room.js";
-import { fetchToken, refreshDelay } from "./token.js";
+import { TokenRefresher, fetchToken } from "./token.js";
 import type { TokenSource } from "./token.js";
 import type {
     ClientStatus,
@@ -47,7 +47,6 @@ export class Rollcall {
     private readonly policy: ReconnectPolicy;
     private readonly pingIntervalMs: number;
     private readonly pongTimeoutMs: number;
-    private readonly refreshMarginMs: number;
     private readonly WebSocketClass: WebSocketConstructor | undefined;
     private readonly watchPage: boolean;
 
@@ -68,8 +67,7 @@ export class Rollcall {
     private heartbeat: Heartbeat | undefined;
     private welcomeTimer: ReturnType<typeof setTimeout> | undefined;
     private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
-    private refreshTimer: ReturnType<typeof setTimeout> | undefined;
-    private refreshDueAt = Infinity;
+    private readonly refresher: TokenRefresher;
     private stopWatchingPage: (() => void) | undefined;
 
     /**
@@ -91,10 +89,15 @@ export class Rollcall {
                 : new ReconnectPolicy({ maxAttempts: Infinity, ...options.reconnect });
         this.pingIntervalMs = options.pingIntervalMs ?? 25_000;
         this.pongTimeoutMs = options.pongTimeoutMs ?? 10_000;
-        this.refreshMarginMs = options.tokenRefreshMarginMs ?? 60_000;
         this.WebSocketClass = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
         this.watchPage = options.watchPage ?? true;
         this.requests = new RequestTracker(this.requestTimeoutMs);
+        this.refresher = new TokenRefresher(
+            options.tokenRefreshMarginMs ?? 60_000,
+            () => this.refreshToken(),
+            (error) => this.emitter.emit("error", asRollcallError(error, "token")),
+            () => this.welcomed,
+        );
         this.channel = {
             request: (type, fields, requestOptions) => this.request(type, fields, requestOptions),
             send: (type, fields) => this.send(type, fields),
@@ -345,8 +348,7 @@ export class Rollcall {
         this.welcomeTimer = undefined;
         this.heartbeat?.stop();
         this.heartbeat = undefined;
-        if (this.refreshTimer !== undefined) clearTimeout(this.refreshTimer);
-        this.refreshTimer = undefined;
+        this.refresher.stop();
         const wasWelcomed = this.welcomed;
         this.welcomed = false;
         const closedError =
@@ -402,7 +404,7 @@ export class Rollcall {
     private pageVisible(): void {
         this.reconnectNow();
         this.heartbeat?.checkNow();
-        if (this.welcomed && Date.now() >= this.refreshDueAt) void this.refreshFromSource();
+        if (this.welcomed && this.refresher.overdue) void this.refresher.runNow();
     }
 
     private finish(error: RollcallError | undefined): void {
@@ -422,13 +424,12 @@ export class Rollcall {
     }
 
     private clearTimers(): void {
-        for (const timer of [this.welcomeTimer, this.reconnectTimer, this.refreshTimer]) {
+        for (const timer of [this.welcomeTimer, this.reconnectTimer]) {
             if (timer !== undefined) clearTimeout(timer);
         }
         this.welcomeTimer = undefined;
         this.reconnectTimer = undefined;
-        this.refreshTimer = undefined;
-        this.refreshDueAt = Infinity;
+        this.refresher.stop();
         this.heartbeat?.stop();
         this.heartbeat = undefined;
     }
@@ -493,7 +494,7 @@ export class Rollcall {
             expiresAt: typeof message.expiresAt === "number" ? message.expiresAt : 0,
         };
         this.currentIdentity = identity;
-        this.scheduleRefresh(identity.expiresAt);
+        if (typeof this.tokenSource !== "string") this.refresher.schedule(identity.expiresAt);
         if (this.welcomed) {
             if (id !== undefined) this.requests.resolve(id, message);
             this.emitter.emit("welcome", identity);
@@ -550,34 +551,6 @@ export class Rollcall {
             if (failure.isConnectionFailure || failure.isTimeout) return;
             subscription.end(failure);
         });
-    }
-
-    // Token refresh
-
-    private scheduleRefresh(expiresAt: number): void {
-        if (this.refreshTimer !== undefined) clearTimeout(this.refreshTimer);
-        this.refreshTimer = undefined;
-        this.refreshDueAt = Infinity;
-        if (typeof this.tokenSource === "string" || !(expiresAt > 0)) return;
-        const delay = refreshDelay(expiresAt, this.refreshMarginMs, Date.now());
-        this.refreshDueAt = Date.now() + delay;
-        this.refreshTimer = setTimeout(() => void this.refreshFromSource(), delay);
-    }
-
-    private async refreshFromSource(): Promise<void> {
-        if (this.refreshTimer !== undefined) clearTimeout(this.refreshTimer);
-        this.refreshTimer = undefined;
-        this.refreshDueAt = Infinity;
-        try {
-            await this.refreshToken();
-        } catch (error) {
-            const failure = asRollcallError(error, "token");
-            this.emitter.emit("error", failure);
-            if (this.welcomed && this.refreshTimer === undefined) {
-                this.refreshDueAt = Date.now() + 5000;
-                this.refreshTimer = setTimeout(() => void this.refreshFromSource(), 5000);
-            }
-        }
     }
 }
 

@@ -24,3 +24,64 @@ export async function fetchToken(source: TokenSource): Promise<string> {
     if (typeof token !== "string" || token.length === 0) throw new Error("the token source gave no token");
     return token;
 }
+
+/**
+ * Refreshes a token before it expires: `schedule` after each `welcome` sets the time, `refresh` gets a new token
+ * to the gateway, and a failed refresh is tried again every five seconds while `shouldRetry` says so.
+ */
+export class TokenRefresher {
+    private timer: ReturnType<typeof setTimeout> | undefined;
+    private dueAt = Infinity;
+
+    /**
+     * Creates a refresher that does nothing until `schedule`.
+     * @param marginMs how long before expiry to refresh.
+     * @param refresh fetches a new token and sends it; rejects when that failed.
+     * @param failed told about each failed refresh.
+     * @param shouldRetry whether a failed refresh is worth another try (the connection is still up).
+     */
+    constructor(
+        private readonly marginMs: number,
+        private readonly refresh: () => Promise<unknown>,
+        private readonly failed: (error: unknown) => void,
+        private readonly shouldRetry: () => boolean,
+    ) {}
+
+    /** Whether a refresh is due and has not run (timers run late or not at all in a hidden page). */
+    get overdue(): boolean {
+        return Date.now() >= this.dueAt;
+    }
+
+    /**
+     * Plans the next refresh for a token that expires at `expiresAt` (seconds since the epoch; 0 for unknown).
+     * @param expiresAt the expiry from the gateway's `welcome`.
+     */
+    schedule(expiresAt: number): void {
+        this.stop();
+        if (!(expiresAt > 0)) return;
+        this.plan(refreshDelay(expiresAt, this.marginMs, Date.now()));
+    }
+
+    /** Refreshes now. */
+    async runNow(): Promise<void> {
+        this.stop();
+        try {
+            await this.refresh();
+        } catch (error) {
+            this.failed(error);
+            if (this.shouldRetry() && this.timer === undefined) this.plan(5000);
+        }
+    }
+
+    /** Cancels the planned refresh. */
+    stop(): void {
+        if (this.timer !== undefined) clearTimeout(this.timer);
+        this.timer = undefined;
+        this.dueAt = Infinity;
+    }
+
+    private plan(delayMs: number): void {
+        this.dueAt = Date.now() + delayMs;
+        this.timer = setTimeout(() => void this.runNow(), delayMs);
+    }
+}
