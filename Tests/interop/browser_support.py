@@ -27,7 +27,8 @@ class PageServer:
                     uid = parse_qs(target.query).get("uid", ["page-user"])[0]
                     self.answer(200, "text/plain; charset=utf-8", token_for(uid).encode())
                 elif target.path in outer.pages:
-                    self.answer(200, "text/html; charset=utf-8", outer.pages[target.path].encode())
+                    kind = "application/json" if target.path.endswith(".json") else "text/html; charset=utf-8"
+                    self.answer(200, kind, outer.pages[target.path].encode())
                 else:
                     self.answer(404, "text/plain", b"not found\n")
 

@@ -189,3 +189,57 @@ def test_the_module_is_served_cacheable_and_importable_from_other_origins(rollca
         raise AssertionError("expected 404")
     except urllib.error.HTTPError as missing:
         assert missing.code == 404
+
+
+VECTORS_PAGE = """<!doctype html>
+<meta charset="utf-8">
+<script type="module">
+  const gateway = new URLSearchParams(location.search).get("gateway");
+  const { applyMergePatch, diffMergePatch, parseJson, rosterChecksum, canonicalJson } =
+    await import(`${gateway}/client/rollcall.js`);
+  const load = async (name) => parseJson(await (await fetch(`/vectors/${name}`)).text());
+  const checksums = (await load("roster-checksum.json")).cases;
+  const patches = await load("merge-patch.json");
+  window.vectorResults = {
+    checksums: checksums.map((vector) => [vector.name, rosterChecksum(vector.roster), vector.checksum]),
+    apply: patches.apply.map((vector) =>
+      [canonicalJson(applyMergePatch(vector.target, vector.patch)), canonicalJson(vector.result)]),
+    diff: patches.diff.map((vector) => [vector.name, canonicalJson(diffMergePatch(vector.before, vector.after) ?? {}),
+      canonicalJson(vector.patch), canonicalJson(applyMergePatch(vector.before, vector.patch)), canonicalJson(vector.after)]),
+  };
+</script>
+"""
+
+
+def test_the_browser_agrees_with_every_shared_vector(rollcall):
+    server = rollcall()
+    vectors = PROJECT_ROOT / "Tests" / "Vectors"
+    pages = PageServer({"/vectors.html": VECTORS_PAGE,
+                        "/vectors/roster-checksum.json": (vectors / "roster-checksum.json").read_text(),
+                        "/vectors/merge-patch.json": (vectors / "merge-patch.json").read_text()},
+                       lambda uid: "")
+    browser = Browser()
+
+    async def scenario():
+        try:
+            await browser.open(f"{pages.origin}/vectors.html?{urlencode({'gateway': http_origin(server)})}")
+            await browser.wait_for("window.vectorResults !== undefined", True, "the vector results")
+            results = await browser.evaluate("window.vectorResults")
+            assert len(results["checksums"]) >= 9
+            for name, computed, expected in results["checksums"]:
+                assert computed == expected, name
+            assert len(results["apply"]) == 15
+            for computed, expected in results["apply"]:
+                assert computed == expected
+            for name, computed, expected, applied, after in results["diff"]:
+                assert computed == expected, name
+                assert applied == after, name
+        finally:
+            if browser.socket is not None:
+                await browser.socket.close()
+
+    try:
+        asyncio.run(asyncio.wait_for(scenario(), 60))
+    finally:
+        browser.close()
+        pages.close()
