@@ -1,0 +1,265 @@
+import Foundation
+import JSONCoding
+
+/// The client's thread: the connection loop, what arrives from the gateway, the deadlines and reconnects.
+extension Rollcall {
+    func setStatus(_ status: RollcallClientStatus) {
+        self.lock.withLock { self.currentStatus = status }
+        self.statusBroadcaster.publish(status)
+    }
+
+    /// Connects, runs, and reconnects until closed or out of attempts.
+    func runConnections() {
+        var attempt = 0
+        var hasConnected = false
+        var lastClose: RollcallCloseInfo?
+        while !self.lock.withLock({ self.stopRequested }) {
+            var options = self.configuration.connection
+            var endpoint = self.configuration.endpoint
+            let token = self.lock.withLock { self.token }
+            switch self.configuration.authentication {
+            case .queryParameter:
+                let parameter = "token=" + Self.percentEncoded(token)
+                endpoint.query = endpoint.query.map { "\($0)&\(parameter)" } ?? parameter
+            case .header:
+                options.extraHeaders.append((name: "Authorization", value: "Bearer \(token)"))
+            case .message:
+                break
+            }
+            let connection = RollcallConnection(endpoint: endpoint, options: options)
+            self.lock.withLock {
+                self.connection = connection
+                self.welcomed = false
+                self.authenticationFailure = nil
+                self.welcomeDeadline = MonotonicClock.now() + self.configuration.requestTimeout
+            }
+            var failure: RollcallError?
+            var info: RollcallCloseInfo?
+            do {
+                try connection.open()
+                if self.configuration.authentication == .message {
+                    var auth = JSONObject()
+                    auth["type"] = "auth"
+                    auth["token"] = .string(token)
+                    try connection.send(text: JSONWriter.string(.object(auth)))
+                }
+                info = connection.run(onText: { self.received($0) }, onTick: { self.tick() })
+            } catch {
+                failure = error
+                connection.finish()
+            }
+            lastClose = info
+            let (wasWelcomed, authFailure, requests, subscriptions) = self.lock.withLock {
+                self.connection = nil
+                let requests = Array(self.pending.values)
+                self.pending = [:]
+                return (self.welcomed, self.authenticationFailure, requests, Array(self.subscriptions.values))
+            }
+            let closedError = failure ?? RollcallError(.connectionClosed(code: info?.code, reason: info?.reason ?? ""))
+            for request in requests { request.completion(.failure(closedError)) }
+            if wasWelcomed {
+                hasConnected = true
+                attempt = 0
+                for subscription in subscriptions { subscription.connectionLost() }
+            }
+            if self.lock.withLock({ self.stopRequested }) { break }
+            if !hasConnected {
+                let waiter = self.lock.withLock {
+                    defer { self.connectWaiter = nil }
+                    return self.connectWaiter
+                }
+                waiter?(.failure(authFailure ?? closedError))
+                break
+            }
+            if let code = info?.code, (4001...4005).contains(code) { break }
+            attempt += 1
+            guard attempt <= self.configuration.reconnect.maximumAttempts else { break }
+            self.setStatus(.reconnecting(attempt: attempt))
+            let wakeAt = Date().addingTimeInterval(self.configuration.reconnect.delay(beforeAttempt: attempt))
+            self.sleeper.lock()
+            while !self.lock.withLock({ self.stopRequested }) && Date() < wakeAt {
+                _ = self.sleeper.wait(until: wakeAt)
+            }
+            self.sleeper.unlock()
+        }
+        self.finish(lastClose)
+    }
+
+    func finish(_ info: RollcallCloseInfo?) {
+        let (subscriptions, waiter) = self.lock.withLock {
+            let all = Array(self.subscriptions.values)
+            self.subscriptions = [:]
+            defer { self.connectWaiter = nil }
+            return (all, self.connectWaiter)
+        }
+        waiter?(.failure(RollcallError(.connectionClosed(code: info?.code, reason: info?.reason ?? ""))))
+        let error = RollcallError(.connectionClosed(code: info?.code, reason: info?.reason ?? ""))
+        for subscription in subscriptions { subscription.end(error) }
+        self.setStatus(.closed(info))
+        self.statusBroadcaster.finish()
+        self.meetingBroadcaster.finish()
+        self.errorBroadcaster.finish()
+        let waiters = self.lock.withLock {
+            self.isFinished = true
+            defer { self.finishWaiters = [] }
+            return self.finishWaiters
+        }
+        for waiter in waiters { waiter() }
+    }
+
+    /// Closes a client that never connected.
+    func finishIfIdle() {
+        let idle = self.lock.withLock {
+            guard case .idle = self.currentStatus, !self.isFinished else { return false }
+            self.isFinished = true
+            return true
+        }
+        if idle {
+            self.setStatus(.closed(nil))
+            self.statusBroadcaster.finish()
+            self.meetingBroadcaster.finish()
+            self.errorBroadcaster.finish()
+        }
+    }
+
+    /// Times out requests and a missing welcome.
+    func tick() {
+        let now = MonotonicClock.now()
+        let (expired, lateWelcome, connection) = self.lock.withLock {
+            var expired: [PendingRequest] = []
+            for (id, request) in self.pending where request.deadline < now {
+                expired.append(request)
+                self.pending[id] = nil
+            }
+            let late = !self.welcomed && now > self.welcomeDeadline
+            if late { self.welcomeDeadline = .infinity }
+            return (expired, late, self.connection)
+        }
+        for request in expired { request.completion(.failure(RollcallError(.timedOut(request.what)))) }
+        if lateWelcome {
+            self.lock.withLock { self.authenticationFailure = RollcallError(.timedOut("the welcome")) }
+            connection?.close(code: 1000, reason: "no welcome")
+        }
+    }
+
+    /// Handles one text message from the gateway.
+    func received(_ text: String) {
+        guard let message = try? JSONParser.parse(text), let type = message["type"]?.stringValue else { return }
+        let id = message["id"]?.intValue
+        switch type {
+        case "welcome":
+            self.welcome(message, id: id)
+        case "ack":
+            guard let id else { return }
+            let completeNow = self.lock.withLock { () -> Bool in
+                guard var request = self.pending[id] else { return false }
+                guard request.completesOnRoster else { return true }
+                request.acknowledgement = message
+                self.pending[id] = request
+                return false
+            }
+            if completeNow { self.complete(id, .success(message)) }
+        case "result", "pong":
+            if let id { self.complete(id, .success(message)) }
+        case "error":
+            let error = RollcallError(
+                .server(
+                    code: message["code"]?.stringValue ?? "ERR_UNKNOWN", message: message["message"]?.stringValue ?? ""
+                ))
+            if let id, self.complete(id, .failure(error)) { return }
+            self.lock.withLock { if !self.welcomed { self.authenticationFailure = error } }
+            self.errorBroadcaster.publish(error)
+        case "snapshot", "patch", "event", "resumed":
+            guard let room = message["room"]?.stringValue else { return }
+            guard let subscription = self.lock.withLock({ self.subscriptions[room] }) else {
+                if type == "event", let event = RollcallEvent(message: message), event.name == "meeting.message" {
+                    self.meetingBroadcaster.publish(event)
+                }
+                return
+            }
+            let followUp = subscription.handle(message)
+            if type == "snapshot" || type == "resumed" {
+                self.completeRoster(room: room)
+            }
+            if case .rejoin(let resume) = followUp {
+                self.rejoin(subscription, resume: resume)
+            }
+        default:
+            break
+        }
+    }
+
+    func welcome(_ message: JSONValue, id: Int64?) {
+        let identity = (
+            uid: message["uid"]?.stringValue ?? "", name: message["name"]?.stringValue ?? "",
+            expiresAt: message["expiresAt"]?.intValue ?? 0
+        )
+        let (first, waiter, subscriptions) = self.lock.withLock {
+            self.identity = identity
+            let first = !self.welcomed
+            self.welcomed = true
+            defer { self.connectWaiter = nil }
+            return (first, self.connectWaiter, Array(self.subscriptions.values))
+        }
+        if let id, !first {
+            self.complete(id, .success(message))
+            return
+        }
+        guard first else { return }
+        self.setStatus(.connected)
+        if let waiter {
+            waiter(.success(()))
+        } else {
+            for subscription in subscriptions { self.rejoin(subscription, resume: true) }
+        }
+    }
+
+    /// Joins a subscription's room again: after a reconnect or drift.
+    func rejoin(_ subscription: RoomSubscription, resume: Bool) {
+        self.send(
+            "join", subscription.joinFields(resume: resume), room: subscription.room, completesOnRoster: true
+        ) { [weak self, weak subscription] result in
+            guard case .failure(let error) = result, let subscription else { return }
+            // A connection that dropped meanwhile rejoins again on the next welcome.
+            if error.isConnectionFailure || error.isTimeout { return }
+            self?.removeSubscription(subscription)
+            subscription.end(error)
+        }
+    }
+
+    /// Completes a request; false when no request had that id.
+    @discardableResult
+    func complete(_ id: Int64, _ result: Result<JSONValue, RollcallError>) -> Bool {
+        guard let request = self.lock.withLock({ self.pending.removeValue(forKey: id) }) else { return false }
+        request.completion(result)
+        return true
+    }
+
+    /// Completes the join or view request waiting for a room's roster.
+    func completeRoster(room: String) {
+        let request: PendingRequest? = self.lock.withLock {
+            guard
+                let (id, _) = self.pending.first(where: {
+                    $0.value.room == room && $0.value.completesOnRoster && $0.value.acknowledgement != nil
+                })
+            else { return nil }
+            return self.pending.removeValue(forKey: id)
+        }
+        if let request { request.completion(.success(request.acknowledgement ?? .null)) }
+    }
+
+    private static func percentEncoded(_ text: String) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
+                UInt8(ascii: "~"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                result += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return result
+    }
+}
