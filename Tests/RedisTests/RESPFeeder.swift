@@ -1,4 +1,4 @@
-import Cluster
+import Redis
 import TestSupport
 
 /// Feeds bytes to a parser the way a connection does: unconsumed bytes stay at the front of the receive buffer,

@@ -1,5 +1,5 @@
-import Cluster
 import ClusterTesting
+import Redis
 
 /// A real `redis-server` and an event loop for one test, and the client probes made on them: `tearDown` stops the
 /// probes, the loop and the server, in that order.

@@ -1,6 +1,7 @@
-import Cluster
+import ClusterTesting
 import EventIO
 import Foundation
+import Redis
 import Testing
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import Cluster
+import Redis
 import Testing
 
 /// A reply the parser must accept, and the value it must read from it.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Cluster
+@testable import Redis
 
 @Suite struct RedisClientConfigurationTests {
     @Test func aFullURLSetsEveryPart() throws {

@@ -1,4 +1,4 @@
-import Cluster
+import Redis
 
 extension RESPValue {
     /// The text of a bulk or simple string reply, nil for anything else.

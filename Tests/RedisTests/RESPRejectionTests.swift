@@ -1,4 +1,4 @@
-import Cluster
+import Redis
 import TestSupport
 import Testing
 

@@ -1,7 +1,7 @@
-import Cluster
 import ClusterTesting
 import EventIO
 import Foundation
+import Redis
 import Testing
 
 /// The client against a real `redis-server`, one server per test.

@@ -1,6 +1,7 @@
-import Cluster
+import ClusterTesting
 import EventIO
 import Foundation
+import Redis
 
 /// A `RedisClient` on a test loop, recording what it reports, with blocking helpers for the test's thread.
 final class ClientProbe: @unchecked Sendable {

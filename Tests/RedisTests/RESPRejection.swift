@@ -1,4 +1,4 @@
-import Cluster
+import Redis
 import Testing
 
 /// Bytes the parser must refuse, with the parser's limits, the kind of failure and the offset it must report.

@@ -6,8 +6,9 @@ import Glibc
 
 /// A TCP listener on 127.0.0.1 that plays a script on every accepted connection, on its own thread: for replies
 /// a real Redis never sends.
-final class ScriptedServer: @unchecked Sendable {
-    let port: Int
+public final class ScriptedServer: @unchecked Sendable {
+    /// The port it listens on.
+    public let port: Int
     private let listener: Int32
     private let lock = NSLock()
     private var accepted = 0
@@ -15,7 +16,10 @@ final class ScriptedServer: @unchecked Sendable {
     private var thread: Thread?
 
     /// Listens on a free port and runs `script` with each accepted socket (closed after it returns).
-    init(script: @escaping @Sendable (Int32) -> Void) throws {
+    ///
+    /// - Parameter script: what to do with each accepted socket, on the listener's thread.
+    /// - Throws: `ScriptedServerError` when it cannot listen.
+    public init(script: @escaping @Sendable (Int32) -> Void) throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -46,10 +50,10 @@ final class ScriptedServer: @unchecked Sendable {
     }
 
     /// How many connections were accepted.
-    var acceptedCount: Int { self.lock.withLock { self.accepted } }
+    public var acceptedCount: Int { self.lock.withLock { self.accepted } }
 
     /// Stops accepting: the accept loop ends when the listener is shut down.
-    func close() {
+    public func close() {
         guard
             !self.lock.withLock({ () -> Bool in
                 defer { self.isClosed = true }
@@ -61,7 +65,11 @@ final class ScriptedServer: @unchecked Sendable {
     }
 
     /// Reads until `count` bytes arrived or the peer closed; returns what was read.
-    static func read(_ fd: Int32, atLeast count: Int) -> [UInt8] {
+    ///
+    /// - Parameters:
+    ///   - fd: the socket.
+    ///   - count: how many bytes to wait for.
+    public static func read(_ fd: Int32, atLeast count: Int) -> [UInt8] {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while received.count < count {
@@ -73,7 +81,11 @@ final class ScriptedServer: @unchecked Sendable {
     }
 
     /// Writes all of `text`.
-    static func write(_ fd: Int32, _ text: String) {
+    ///
+    /// - Parameters:
+    ///   - fd: the socket.
+    ///   - text: what to write, as UTF-8.
+    public static func write(_ fd: Int32, _ text: String) {
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
