@@ -54,9 +54,13 @@ export class Rollcall {
         this.watchPage = options.watchPage ?? true;
         this.requests = new RequestTracker(this.requestTimeoutMs);
         this.refresher = new TokenRefresher(options.tokenRefreshMarginMs ?? 60000, () => this.refreshToken(), (error) => this.emitter.emit("error", asRollcallError(error, "token")), () => this.welcomed);
+        const client = this;
         this.channel = {
             request: (type, fields, requestOptions) => this.request(type, fields, requestOptions),
             send: (type, fields) => this.send(type, fields),
+            get uid() {
+                return client.currentIdentity?.uid;
+            },
             forget: (subscription) => {
                 if (this.subscriptions.get(subscription.room) === subscription) {
                     this.subscriptions.delete(subscription.room);

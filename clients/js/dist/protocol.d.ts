@@ -57,6 +57,8 @@ export interface Participant {
     readonly mutedByModerator: boolean;
     /** `front` or `back`. */
     readonly cameraFacing?: string;
+    /** The device's audio output: `speaker`, `earpiece`, `bluetooth` or `headphones`. */
+    readonly audioMode?: string;
     /** In the `banned` view: always true. */
     readonly banned?: boolean;
     /** Any field a newer gateway adds. */
@@ -72,9 +74,7 @@ export interface RoomState {
     readonly initiator?: string;
     /** Whether the call is recorded. */
     readonly recording?: boolean;
-    /** The audio mode set with `media`. */
-    readonly audioMode?: string;
-    /** The active speaker as shown (held so it does not flicker). */
+    /** The active speaker as shown, by the room's speaker rule (so it does not flicker). */
     readonly activeSpeaker?: string;
     /** The room's seats. */
     readonly capacity?: number;

@@ -9,6 +9,8 @@ export interface RoomChannel {
     request(type: string, fields: JsonObject, options?: RequestOptions): Promise<ServerMessage>;
     /** Sends a message that gets no answer. */
     send(type: string, fields: JsonObject): void;
+    /** The authenticated user's uid, once welcomed. */
+    readonly uid: string | undefined;
     /** The subscription ended: forget it. */
     forget(subscription: RoomSubscription): void;
 }
@@ -125,7 +127,14 @@ export declare class RoomSubscription {
     /** Raises or lowers the hand. */
     setHandRaised(raised: boolean): Promise<Acknowledgement>;
     /**
-     * Reports the active speaker as the calls SDK reports it (no answer comes).
+     * Reports whether this participant speaks, as its media stack detects it (no answer comes). The roster shows
+     * the active speaker by the room's speaker rule.
+     * @param speaking true when it starts speaking, false when it stops.
+     */
+    reportSpeaking(speaking: boolean): void;
+    /**
+     * Reports who speaks, for a bot with the `speaker` capability: anyone in the call, or null for nobody.
+     * Participants report themselves with `reportSpeaking`. No answer comes.
      * @param uid the speaker, or null for nobody.
      */
     reportActiveSpeaker(uid: string | null): void;
@@ -135,8 +144,8 @@ export declare class RoomSubscription {
      */
     setRecording(recording: boolean): Promise<Acknowledgement>;
     /**
-     * Sets the audio mode.
-     * @param mode for example `speaker`.
+     * Sets this participant's audio output (its own device's; nobody else's changes).
+     * @param mode `speaker`, `earpiece`, `bluetooth` or `headphones`.
      */
     setAudioMode(mode: string): Promise<Acknowledgement>;
     /**

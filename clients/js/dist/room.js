@@ -80,7 +80,16 @@ export class RoomSubscription {
         return this.setState({ handRaised: raised });
     }
     /**
-     * Reports the active speaker as the calls SDK reports it (no answer comes).
+     * Reports whether this participant speaks, as its media stack detects it (no answer comes). The roster shows
+     * the active speaker by the room's speaker rule.
+     * @param speaking true when it starts speaking, false when it stops.
+     */
+    reportSpeaking(speaking) {
+        this.channel.send("speaker", { room: this.room, uid: speaking ? (this.channel.uid ?? null) : null });
+    }
+    /**
+     * Reports who speaks, for a bot with the `speaker` capability: anyone in the call, or null for nobody.
+     * Participants report themselves with `reportSpeaking`. No answer comes.
      * @param uid the speaker, or null for nobody.
      */
     reportActiveSpeaker(uid) {
@@ -94,8 +103,8 @@ export class RoomSubscription {
         return this.acknowledged("media", { recording });
     }
     /**
-     * Sets the audio mode.
-     * @param mode for example `speaker`.
+     * Sets this participant's audio output (its own device's; nobody else's changes).
+     * @param mode `speaker`, `earpiece`, `bluetooth` or `headphones`.
      */
     setAudioMode(mode) {
         return this.acknowledged("media", { audioMode: mode });

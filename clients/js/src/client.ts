@@ -98,9 +98,13 @@ export class Rollcall {
             (error) => this.emitter.emit("error", asRollcallError(error, "token")),
             () => this.welcomed,
         );
+        const client = this;
         this.channel = {
             request: (type, fields, requestOptions) => this.request(type, fields, requestOptions),
             send: (type, fields) => this.send(type, fields),
+            get uid() {
+                return client.currentIdentity?.uid;
+            },
             forget: (subscription) => {
                 if (this.subscriptions.get(subscription.room) === subscription) {
                     this.subscriptions.delete(subscription.room);

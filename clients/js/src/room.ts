@@ -20,6 +20,8 @@ export interface RoomChannel {
     request(type: string, fields: JsonObject, options?: RequestOptions): Promise<ServerMessage>;
     /** Sends a message that gets no answer. */
     send(type: string, fields: JsonObject): void;
+    /** The authenticated user's uid, once welcomed. */
+    readonly uid: string | undefined;
     /** The subscription ended: forget it. */
     forget(subscription: RoomSubscription): void;
 }
@@ -184,7 +186,17 @@ export class RoomSubscription {
     }
 
     /**
-     * Reports the active speaker as the calls SDK reports it (no answer comes).
+     * Reports whether this participant speaks, as its media stack detects it (no answer comes). The roster shows
+     * the active speaker by the room's speaker rule.
+     * @param speaking true when it starts speaking, false when it stops.
+     */
+    reportSpeaking(speaking: boolean): void {
+        this.channel.send("speaker", { room: this.room, uid: speaking ? (this.channel.uid ?? null) : null });
+    }
+
+    /**
+     * Reports who speaks, for a bot with the `speaker` capability: anyone in the call, or null for nobody.
+     * Participants report themselves with `reportSpeaking`. No answer comes.
      * @param uid the speaker, or null for nobody.
      */
     reportActiveSpeaker(uid: string | null): void {
@@ -200,8 +212,8 @@ export class RoomSubscription {
     }
 
     /**
-     * Sets the audio mode.
-     * @param mode for example `speaker`.
+     * Sets this participant's audio output (its own device's; nobody else's changes).
+     * @param mode `speaker`, `earpiece`, `bluetooth` or `headphones`.
      */
     setAudioMode(mode: string): Promise<Acknowledgement> {
         return this.acknowledged("media", { audioMode: mode });
