@@ -30,6 +30,8 @@ public struct RosterParticipant: Identifiable, Hashable, Sendable {
     public var presenting: Bool
     /// Whether the hand is raised.
     public var handRaised: Bool
+    /// When the hand went up (milliseconds since the epoch), while it is up: the hand queue's order.
+    public var raisedAt: Int64?
     /// Whether a moderator spotlighted the participant.
     public var pinned: Bool
     /// Whether the last mute came from a moderator.
@@ -57,6 +59,7 @@ public struct RosterParticipant: Identifiable, Hashable, Sendable {
         self.videoPaused = entry["videoPaused"]?.boolValue ?? false
         self.presenting = entry["presenting"]?.boolValue ?? false
         self.handRaised = entry["handRaised"]?.boolValue ?? false
+        self.raisedAt = entry["raisedAt"]?.intValue
         self.pinned = entry["pinned"]?.boolValue ?? false
         self.mutedByModerator = entry["mutedByModerator"]?.boolValue ?? false
         self.cameraFacing = entry["cameraFacing"]?.stringValue

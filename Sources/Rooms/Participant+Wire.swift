@@ -55,6 +55,7 @@ extension Participant {
             optional("leftAt", self.leftAt.map { .int($0) })
         }
         for flag in ParticipantFlag.ordered { object[flag.rawValue] = .bool(self.flags.contains(flag)) }
+        optional("raisedAt", self.raisedAt.map { .int($0) })
         object["mutedByModerator"] = .bool(self.mutedByModerator)
         optional("cameraFacing", self.cameraFacing.map { .string($0) })
         optional("audioMode", self.audioMode.map { .string($0) })
@@ -99,6 +100,7 @@ extension Participant {
         }
         self.leftAt = value["leftAt"]?.intValue
         for flag in ParticipantFlag.ordered { self.flags[flag] = fields.bool(flag.rawValue) }
+        self.raisedAt = value["raisedAt"]?.intValue
         self.mutedByModerator = fields.bool("mutedByModerator")
         self.cameraFacing = value["cameraFacing"]?.stringValue
         self.audioMode = value["audioMode"]?.stringValue

@@ -132,6 +132,8 @@ public struct RoomState: Hashable, Sendable {
         case .flagChanged(let uid, let flag, let value):
             guard var participant = self.participants[uid] else { return }
             participant.account(until: now)
+            // The hand queue keeps when each hand went up; a hand raised again keeps its place.
+            if flag == .handRaised { participant.raisedAt = value ? (participant.raisedAt ?? now) : nil }
             participant.flags[flag] = value
             // Unmuting ends a moderator's mute.
             if flag == .audioMuted && !value { participant.mutedByModerator = false }

@@ -32,6 +32,14 @@ struct RosterView: Equatable {
                 else { continue }
                 uids.append(uid)
             }
+            if spec.filter == .raisedHands {
+                // The hand queue: whose hand went up first (join order among hands raised at the same moment).
+                uids.sort { lhs, rhs in
+                    let left = state.participants[lhs]!
+                    let right = state.participants[rhs]!
+                    return (left.raisedAt ?? 0, left.order) < (right.raisedAt ?? 0, right.order)
+                }
+            }
         }
         if let limit = spec.limit, uids.count > limit { uids.removeLast(uids.count - limit) }
         return uids

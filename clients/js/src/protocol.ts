@@ -78,6 +78,8 @@ export interface Participant {
     readonly presenting: boolean;
     /** Whether the hand is raised. */
     readonly handRaised: boolean;
+    /** When the hand went up (milliseconds since the epoch), while it is up: the hand queue's order. */
+    readonly raisedAt?: number;
     /** Whether a moderator spotlighted the participant. */
     readonly pinned: boolean;
     /** Whether the last mute came from a moderator. */
