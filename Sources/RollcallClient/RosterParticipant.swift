@@ -40,6 +40,8 @@ public struct RosterParticipant: Identifiable, Hashable, Sendable {
     public var cameraFacing: String?
     /// The device's audio output: `speaker`, `earpiece`, `bluetooth` or `headphones`.
     public var audioMode: String?
+    /// What the app attached to the participant (from the token, the participant, bots or the backend).
+    public var attributes: [String: String]
     /// Set in the banned view.
     public var isBanned: Bool
 
@@ -64,6 +66,11 @@ public struct RosterParticipant: Identifiable, Hashable, Sendable {
         self.mutedByModerator = entry["mutedByModerator"]?.boolValue ?? false
         self.cameraFacing = entry["cameraFacing"]?.stringValue
         self.audioMode = entry["audioMode"]?.stringValue
+        var attributes: [String: String] = [:]
+        for (key, value) in entry["attributes"]?.objectValue?.entries ?? [] {
+            if let text = value.stringValue { attributes[key] = text }
+        }
+        self.attributes = attributes
         self.isBanned = entry["banned"]?.boolValue ?? false
     }
 }

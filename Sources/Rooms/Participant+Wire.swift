@@ -59,6 +59,7 @@ extension Participant {
         object["mutedByModerator"] = .bool(self.mutedByModerator)
         optional("cameraFacing", self.cameraFacing.map { .string($0) })
         optional("audioMode", self.audioMode.map { .string($0) })
+        if !self.attributes.isEmpty || !omitsNulls { object["attributes"] = ServerMessages.strings(self.attributes) }
         switch form {
         case .roster:
             break
@@ -104,6 +105,9 @@ extension Participant {
         self.mutedByModerator = fields.bool("mutedByModerator")
         self.cameraFacing = value["cameraFacing"]?.stringValue
         self.audioMode = value["audioMode"]?.stringValue
+        for (key, item) in value["attributes"]?.objectValue?.entries ?? [] {
+            if let text = item.stringValue { self.attributes[key] = text }
+        }
         self.audioMilliseconds = try fields.int("audioMs")
         self.videoMilliseconds = try fields.int("videoMs")
         self.durationMilliseconds = try fields.int("durationMs")

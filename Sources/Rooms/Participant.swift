@@ -42,6 +42,8 @@ public struct Participant: Hashable, Sendable {
     public var audioMode: String?
     /// When the hand went up (log time), while it is up: the hand queue's order.
     public var raisedAt: Int64?
+    /// What the app attached to the participant (bounded by `AttributeLimits.participant`).
+    public var attributes: [String: String]
     /// Accumulated time with audio unmuted, video on and in the call, in milliseconds, up to `accountedUntil`.
     public var audioMilliseconds: Int64
     public var videoMilliseconds: Int64
@@ -64,6 +66,7 @@ public struct Participant: Hashable, Sendable {
         self.cameraFacing = nil
         self.audioMode = nil
         self.raisedAt = nil
+        self.attributes = [:]
         self.audioMilliseconds = 0
         self.videoMilliseconds = 0
         self.durationMilliseconds = 0

@@ -64,6 +64,7 @@ struct RosterView: Equatable {
         if let initiator = state.initiator { object["initiator"] = .string(initiator) }
         object["recording"] = .bool(state.isRecording)
         if let speaker { object["activeSpeaker"] = .string(speaker) }
+        if !state.metadata.isEmpty { object["metadata"] = ServerMessages.strings(state.metadata) }
         object["capacity"] = .int(Int64(capacity))
         object["participantCount"] = .int(Int64(state.joinedParticipants.count))
         if let meeting = state.activeMeeting, case .object(var entry) = ServerMessages.meeting(meeting) {

@@ -88,6 +88,8 @@ export interface Participant {
     readonly cameraFacing?: string;
     /** The device's audio output: `speaker`, `earpiece`, `bluetooth` or `headphones`. */
     readonly audioMode?: string;
+    /** What the app attached to the participant (from the token, the participant, bots or the backend). */
+    readonly attributes?: { readonly [key: string]: string };
     /** In the `banned` view: always true. */
     readonly banned?: boolean;
     /** Any field a newer gateway adds. */
@@ -110,6 +112,8 @@ export interface RoomState {
     readonly capacity?: number;
     /** How many are in the call. */
     readonly participantCount?: number;
+    /** What moderators, bots and the backend attached to the room. */
+    readonly metadata?: { readonly [key: string]: string };
     /** Any field a newer gateway adds. */
     readonly [field: string]: JsonValue | readonly JsonValue[] | undefined;
 }
