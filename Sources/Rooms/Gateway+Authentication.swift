@@ -35,8 +35,7 @@ extension Gateway {
         }
         self.reply(
             session,
-            ServerMessages.welcome(
-                id: requestID, uid: claims.subject, name: claims.name ?? claims.subject, expiresAt: claims.expiresAt))
+            ServerMessages.welcome(id: requestID, claims: claims))
         return true
     }
 

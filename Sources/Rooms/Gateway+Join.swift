@@ -147,7 +147,15 @@ extension Gateway {
             room.subscribers.append(session.id)  // Also drops room.subscriberEventModes.
             self.publisher.subscribe(session.id, to: view, in: room)
         }
-        self.ack(session, requestID, room: room, changed: !alreadySubscribed)
+        let rights = RoomActor(claims: claims, role: self.role(of: claims, in: roomID)).rights(in: room.state)
+        self.reply(
+            session,
+            ServerMessages.ack(
+                id: requestID,
+                [
+                    ("room", .string(roomID)), ("seq", .int(Int64(room.state.sequence))),
+                    ("changed", .bool(!alreadySubscribed)), ("rights", ServerMessages.rights(rights)),
+                ]))
         let subscription = session.subscriptions[roomID]!
         if let resume, self.publisher.resume(session, room: room, subscription: subscription, from: resume) {
             self.statistics.resumesRecovered += 1
