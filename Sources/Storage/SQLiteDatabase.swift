@@ -64,6 +64,7 @@ final class SQLiteDatabase {
     func integer(_ sql: String, _ bindings: [SQLiteValue] = []) throws(SQLiteError) -> Int64? {
         let statement = try self.statement(sql)
         try statement.bind(bindings)
+        defer { statement.reset() }
         guard try statement.step() else { return nil }
         return statement.isNull(0) ? nil : statement.integer(0)
     }
@@ -71,6 +72,7 @@ final class SQLiteDatabase {
     /// The first column of the first row of a query, as text.
     func text(_ sql: String) throws(SQLiteError) -> String? {
         let statement = try self.statement(sql)
+        defer { statement.reset() }
         guard try statement.step() else { return nil }
         return statement.isNull(0) ? nil : statement.text(0)
     }

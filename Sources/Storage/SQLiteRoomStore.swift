@@ -1,6 +1,5 @@
 import JSONCoding
 import Rooms
-import Synchronization
 
 /// The embedded store of a single-process gateway: one SQLite file in WAL mode holding each room's log entries
 /// (with the messages subscribers got), checkpoints, the rooms it knows and the webhooks' cursors.
@@ -23,7 +22,7 @@ public final class SQLiteRoomStore: RoomStore {
     /// Called on the first write buffered after a commit, so the runner can make sure a commit follows.
     public var onFirstPendingWrite: (() -> Void)?
     /// The id of the newest committed entry (the order in which webhooks read the log); readable from any thread.
-    public let committedPosition = Atomic<Int64>(0)
+    public let committedPosition = CommitPosition()
     /// Commits, failed commits, and entries written, for metrics.
     public internal(set) var statistics = StorageStatistics()
 
@@ -36,7 +35,7 @@ public final class SQLiteRoomStore: RoomStore {
         self.configuration = configuration
         self.database = try SQLiteSchema.open(path: configuration.path, sync: configuration.sync)
         do {
-            self.committedPosition.store(try self.database.integer("SELECT MAX(id) FROM entries") ?? 0, ordering: .relaxed)
+            self.committedPosition.advance(to: try self.database.integer("SELECT MAX(id) FROM entries") ?? 0)
         } catch {
             throw RoomStoreFailure("\(configuration.path): \(SQLiteSchema.explain(error))")
         }
@@ -108,7 +107,7 @@ public final class SQLiteRoomStore: RoomStore {
         self.pending.removeAll(keepingCapacity: true)
         self.touchedRooms.removeAll(keepingCapacity: true)
         self.statistics.commits += 1
-        if let lastID { self.committedPosition.store(lastID, ordering: .releasing) }
+        if let lastID { self.committedPosition.advance(to: lastID) }
     }
 
     /// Copies the database into `path` with SQLite's online backup while the gateway keeps writing.
