@@ -44,7 +44,8 @@ let package = Package(
         // The embedded store of a single process: rooms' logs, checkpoints and webhook cursors in SQLite (WAL).
         .target(name: "Storage", dependencies: ["CSQLite", "Rooms", "JSONCoding"]),
         // Signed, ordered webhook deliveries read from the store's log, with cursors, retries and dead letters.
-        .target(name: "Webhooks", dependencies: ["Storage", "Rooms", "JSONCoding", "TokenAuth", "EventIO", "WebSocketCore"]),
+        .target(
+            name: "Webhooks", dependencies: ["Storage", "Rooms", "JSONCoding", "TokenAuth", "EventIO", "WebSocketCore"]),
         // Connects the gateway to WebSocket connections on the server's event loops.
         .target(
             name: "GatewayWebSocket",

@@ -95,7 +95,8 @@ enum APIRoute: Sendable {
                         ]))))
         case .audit:
             let limit = try query.limit()
-            let actions = try gateway.auditLog(room: query.string("room"), before: try query.integer("before"), limit: limit)
+            let actions = try gateway.auditLog(
+                room: query.string("room"), before: try query.integer("before"), limit: limit)
             let last = actions.last?["time"]?.intValue
             completion(
                 .success(

@@ -148,17 +148,17 @@ public final class GatewayOperations: Sendable {
         _ route: APIRoute, _ result: Result<JSONValue, GatewayError>, _ responder: HTTPResponder, key: APIKey,
         logger: GatewayLogger
     ) {
-                    switch result {
-                    case .success(let value):
-                        if case .disconnect(let uid) = route {
-                            logger.log(.info, "api disconnect", [("uid", uid), ("actor", key.actor)])
-                        }
-                        responder.respond(
-                            status: .ok, body: JSONWriter.bytes(value) + [0x0A],
-                            contentType: "application/json")
-                    case .failure(let error):
-                        Self.respond(responder, Self.status(for: error), error)
-                    }
+        switch result {
+        case .success(let value):
+            if case .disconnect(let uid) = route {
+                logger.log(.info, "api disconnect", [("uid", uid), ("actor", key.actor)])
+            }
+            responder.respond(
+                status: .ok, body: JSONWriter.bytes(value) + [0x0A],
+                contentType: "application/json")
+        case .failure(let error):
+            Self.respond(responder, Self.status(for: error), error)
+        }
     }
 
     private func authenticate(_ request: HTTPRequest) -> APIKey? {

@@ -3,10 +3,10 @@ import Rooms
 import Storage
 import Synchronization
 import TokenAuth
-import Webhooks
 import WebSocketCore
 import WebSocketDeflate
 import WebSocketServer
+import Webhooks
 
 #if canImport(Glibc)
 import Glibc
@@ -135,7 +135,8 @@ public final class GatewayRuntime: @unchecked Sendable {
             guard let committer else { return }
             loop.scheduleTimer(afterNanoseconds: Self.retentionIntervalNanoseconds) {
                 do {
-                    try committer.value.store.trim(now: GatewayRuntime.wallClockMilliseconds(), webhookEndpoints: endpoints)
+                    try committer.value.store.trim(
+                        now: GatewayRuntime.wallClockMilliseconds(), webhookEndpoints: endpoints)
                 } catch {
                     logger.log(.error, "store retention failed", [("error", "\(error)")])
                 }

@@ -1,7 +1,7 @@
 import Rooms
 import Storage
-import Webhooks
 import WebSocketServer
+import Webhooks
 
 /// Everything `/metrics` shows, gathered at one scrape, and its rendering in the Prometheus text format.
 struct MetricsReport {

@@ -3,9 +3,9 @@ import Foundation
 import GatewayWebSocket
 import Storage
 import TokenAuth
-import Webhooks
 import WebSocketCore
 import WebSocketServer
+import Webhooks
 
 #if canImport(Glibc)
 import Glibc
@@ -57,7 +57,8 @@ enum ServeCommand {
                         configuration: hooks, storePath: storage.path,
                         committedPosition: { [position = opened.committedPosition] in position.current },
                         log: { message, fields in Log.gatewayLogger.log(.warn, message, fields) })
-                    storeFields.append(("webhooks", hooks.endpoints.map { "\($0.name)=\($0.url)" }.joined(separator: " ")))
+                    storeFields.append(
+                        ("webhooks", hooks.endpoints.map { "\($0.name)=\($0.url)" }.joined(separator: " ")))
                 }
             }
         } catch let error as ConfigError {

@@ -1,7 +1,7 @@
 import EventIO
-import Storage
 import GatewayWebSocket
 import Rooms
+import Storage
 import WebSocketCore
 import WebSocketDeflate
 import WebSocketServer
@@ -218,7 +218,8 @@ enum Settings {
             \.storage.moderationRetention.maximumAgeMilliseconds, 0...315_360_000_000),
 
         list(
-            "webhooks.endpoints", "webhook endpoints as name=http(s)://host[:port]/path, comma-separated; needs storage",
+            "webhooks.endpoints",
+            "webhook endpoints as name=http(s)://host[:port]/path, comma-separated; needs storage",
             \.webhooks.endpoints),
         list("webhooks.secrets", "signing secrets as name:secret (>= 16 bytes), one per endpoint", \.webhooks.secrets),
         list("webhooks.events", "optional event filters as name=event|event", \.webhooks.events),

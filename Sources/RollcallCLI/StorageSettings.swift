@@ -86,7 +86,9 @@ extension RollcallConfiguration {
         let secrets = try pairs(hooks.secrets, "webhooks.secrets", separator: ":")
         let events = try pairs(hooks.events, "webhooks.events", separator: "=")
         let rooms = try pairs(hooks.rooms, "webhooks.rooms", separator: "=")
-        for (key, names) in [("webhooks.secrets", secrets.keys), ("webhooks.events", events.keys), ("webhooks.rooms", rooms.keys)] {
+        for (key, names) in [
+            ("webhooks.secrets", secrets.keys), ("webhooks.events", events.keys), ("webhooks.rooms", rooms.keys),
+        ] {
             for name in names where urls[name] == nil { throw ConfigError("\(key): no endpoint named '\(name)'") }
         }
         var endpoints: [WebhookEndpoint] = []
@@ -111,7 +113,8 @@ extension RollcallConfiguration {
         }
         return WebhookConfiguration(
             endpoints: endpoints, maximumBatch: hooks.maximumBatch, timeoutMilliseconds: hooks.timeoutMilliseconds,
-            retryBaseMilliseconds: hooks.retryBaseMilliseconds, retryMaximumMilliseconds: hooks.retryMaximumMilliseconds,
+            retryBaseMilliseconds: hooks.retryBaseMilliseconds,
+            retryMaximumMilliseconds: hooks.retryMaximumMilliseconds,
             deadLetterAfterMilliseconds: hooks.deadLetterAfterMilliseconds)
     }
 }

@@ -113,11 +113,13 @@ extension Gateway {
         }
         if let room {
             for entry in room.log.entries where entry.sequence > after && events.count < limit {
-                let message = room.messages[entry.sequence] ?? JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
+                let message =
+                    room.messages[entry.sequence] ?? JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
                 if let names = eventNames, let value = try? JSONParser.parse(message, limits: Self.storedMessageLimits)
                 {
                     if case .string(let name)? = value["event"], names.contains(name) { events.append(value) }
-                } else if eventNames == nil, let value = try? JSONParser.parse(message, limits: Self.storedMessageLimits)
+                } else if eventNames == nil,
+                    let value = try? JSONParser.parse(message, limits: Self.storedMessageLimits)
                 {
                     events.append(value)
                 }

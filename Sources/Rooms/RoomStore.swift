@@ -54,7 +54,9 @@ public protocol RoomStore: AnyObject {
     ///   - before: only entries older than this time, in milliseconds (for paging); nil for the newest.
     ///   - limit: the most entries to return.
     /// - Throws: `RoomStoreError` when the store cannot be read.
-    func audit(room: String?, before: Int64?, limit: Int) throws(RoomStoreError) -> [(room: String, entry: StoredLogEntry)]
+    func audit(
+        room: String?, before: Int64?, limit: Int
+    ) throws(RoomStoreError) -> [(room: String, entry: StoredLogEntry)]
 
     /// The rooms the store knows with their last committed sequence number, ordered by id, for listings.
     ///

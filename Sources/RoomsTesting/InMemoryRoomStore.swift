@@ -60,7 +60,10 @@ public final class InMemoryRoomStore: RoomStore {
         }
         let start = run.first?.entry.sequence ?? ((stored.checkpoints.last?.state.sequence ?? 0) + 1)
         let checkpoint =
-            stored.checkpoints.first { $0.state.sequence + 1 >= start && $0.state.sequence + UInt64(maximumEntries) >= (run.last?.entry.sequence ?? 0) }
+            stored.checkpoints.first {
+                $0.state.sequence + 1 >= start
+                    && $0.state.sequence + UInt64(maximumEntries) >= (run.last?.entry.sequence ?? 0)
+            }
             ?? stored.checkpoints.last
         let base = checkpoint?.state.sequence ?? 0
         guard base + 1 >= start else { throw RoomStoreError("room '\(room)': no checkpoint covers \(start - 1)") }

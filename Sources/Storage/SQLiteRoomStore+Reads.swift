@@ -25,7 +25,9 @@ extension SQLiteRoomStore {
                 let sequence = UInt64(select.integer(0))
                 if let previous = entries.last?.entry.sequence, sequence != previous + 1 { entries.removeAll() }
                 let entry = try RoomLogEntry(wireValue: try JSONParser.parse(select.text(2), limits: Self.storedLimits))
-                guard entry.sequence == sequence else { throw RoomStoreFailure("entry \(sequence) holds \(entry.sequence)") }
+                guard entry.sequence == sequence else {
+                    throw RoomStoreFailure("entry \(sequence) holds \(entry.sequence)")
+                }
                 entries.append(StoredLogEntry(entry: entry, eventName: select.text(1), message: select.bytes(3)))
             }
             select.reset()
@@ -100,7 +102,8 @@ extension SQLiteRoomStore {
 
     public func rooms(after: String?, limit: Int) throws(RoomStoreError) -> [(room: String, sequence: UInt64)] {
         do {
-            let statement = try self.database.statement("SELECT room, seq FROM rooms WHERE room > ? ORDER BY room LIMIT ?")
+            let statement = try self.database.statement(
+                "SELECT room, seq FROM rooms WHERE room > ? ORDER BY room LIMIT ?")
             try statement.bind([.text(after ?? ""), .integer(Int64(limit))])
             defer { statement.reset() }
             var rooms: [(room: String, sequence: UInt64)] = []
@@ -120,7 +123,8 @@ extension SQLiteRoomStore {
         while try statement.step() {
             let entry = try RoomLogEntry(wireValue: try JSONParser.parse(statement.text(2), limits: Self.storedLimits))
             let room = statement.columnCount > 4 ? statement.text(4) : ""
-            found.append((room, StoredLogEntry(entry: entry, eventName: statement.text(1), message: statement.bytes(3))))
+            found.append(
+                (room, StoredLogEntry(entry: entry, eventName: statement.text(1), message: statement.bytes(3))))
         }
         return found
     }

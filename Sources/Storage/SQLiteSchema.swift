@@ -41,13 +41,16 @@ enum SQLiteSchema {
         do {
             let database = try SQLiteDatabase(path: path)
             let mode = try database.text("PRAGMA journal_mode = WAL")
-            guard mode == "wal" else { throw RoomStoreFailure("\(path): cannot switch to WAL mode (got \(mode ?? "nothing"))") }
+            guard mode == "wal" else {
+                throw RoomStoreFailure("\(path): cannot switch to WAL mode (got \(mode ?? "nothing"))")
+            }
             try database.execute("PRAGMA synchronous = \(sync.rawValue.uppercased())")
             let check = try database.text("PRAGMA quick_check")
             guard check == "ok" else { throw RoomStoreFailure("\(path) is damaged: \(check ?? "no answer")") }
             let version = try database.integer("PRAGMA user_version") ?? 0
             guard version <= Self.version else {
-                throw RoomStoreFailure("\(path) was written by a newer version (schema \(version), this one reads \(Self.version))")
+                throw RoomStoreFailure(
+                    "\(path) was written by a newer version (schema \(version), this one reads \(Self.version))")
             }
             // Also proves the file is writable: a read-only file or directory fails here, at start.
             try database.execute("BEGIN IMMEDIATE")

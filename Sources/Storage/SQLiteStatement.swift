@@ -34,12 +34,14 @@ final class SQLiteStatement {
                         // SQLite reads nothing through the pointer of an empty text, but it must not be NULL.
                         characters.isEmpty
                             ? CSQLite_bind_text_transient(self.pointer, index, "", 0)
-                            : CSQLite_bind_text_transient(self.pointer, index, characters.baseAddress, Int32(characters.count))
+                            : CSQLite_bind_text_transient(
+                                self.pointer, index, characters.baseAddress, Int32(characters.count))
                     }
                 }
             case .blob(let bytes):
                 result = bytes.withUnsafeBytes {
-                    CSQLite_bind_blob_transient(self.pointer, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count))
+                    CSQLite_bind_blob_transient(
+                        self.pointer, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count))
                 }
             }
             guard result == SQLITE_OK else {

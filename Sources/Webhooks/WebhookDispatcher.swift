@@ -63,7 +63,8 @@ public final class WebhookDispatcher: Sendable {
                 poster: WebhookPoster(
                     url: endpoint.url, timeoutMilliseconds: self.configuration.timeoutMilliseconds,
                     tlsContext: endpoint.url.isSecure ? self.tlsContext : nil),
-                storePath: self.path, committedPosition: self.committedPosition, isRunning: { [self] in
+                storePath: self.path, committedPosition: self.committedPosition,
+                isRunning: { [self] in
                     self.isRunning.load(ordering: .relaxed)
                 }, log: self.log)
             let thread = EventLoopThread(name: "rollcall-hook") { worker.run() }

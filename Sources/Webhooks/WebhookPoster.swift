@@ -48,7 +48,8 @@ struct WebhookPoster {
     /// The receiver's address: an IP address as written, or the first address the resolver gives for a name.
     private func resolve() throws(WebhookDeliveryError) -> SocketAddress {
         let host = self.url.host == "localhost" ? "127.0.0.1" : self.url.host
-        if let address = SocketAddress(ipv4: host, port: self.url.port) ?? SocketAddress(ipv6: host, port: self.url.port)
+        if let address = SocketAddress(ipv4: host, port: self.url.port)
+            ?? SocketAddress(ipv6: host, port: self.url.port)
         {
             return address
         }
@@ -63,7 +64,9 @@ struct WebhookPoster {
         var node: UnsafeMutablePointer<addrinfo>? = first
         while let current = node {
             if current.pointee.ai_family == AF_INET {
-                var address = current.pointee.ai_addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+                var address = current.pointee.ai_addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    $0.pointee.sin_addr
+                }
                 inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
                 if let found = SocketAddress(ipv4: String(cString: text), port: self.url.port) { return found }
             } else if current.pointee.ai_family == AF_INET6 {
@@ -118,7 +121,9 @@ struct WebhookPoster {
             var offset = 0
             while offset < bytes.count {
                 do {
-                    offset += try bytes.withUnsafeBytes { try tls.writePlaintext(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+                    offset += try bytes.withUnsafeBytes {
+                        try tls.writePlaintext(UnsafeRawBufferPointer(rebasing: $0[offset...]))
+                    }
                 } catch {
                     throw WebhookDeliveryError("TLS write failed: \(error)")
                 }
@@ -176,7 +181,9 @@ struct WebhookPoster {
                 let count = chunk.withUnsafeMutableBytes { Glibc.recv(self.fd, $0.baseAddress, $0.count, 0) }
                 if count >= 0 { return Array(chunk[..<count]) }
                 if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { throw WebhookDeliveryError("the receiver did not answer in time") }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    throw WebhookDeliveryError("the receiver did not answer in time")
+                }
                 throw WebhookDeliveryError("receive failed: \(String(cString: strerror(errno)))")
             }
         }

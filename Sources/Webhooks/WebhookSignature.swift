@@ -25,8 +25,9 @@ public enum WebhookSignature {
     ///   - secret: the endpoint's secret.
     ///   - now: the receiver's time, in seconds since the epoch.
     ///   - tolerance: the largest accepted difference between `t` and `now`, in seconds.
-    public static func verify(header: String, body: [UInt8], secret: [UInt8], now: Int64, tolerance: Int64 = 300) -> Bool
-    {
+    public static func verify(
+        header: String, body: [UInt8], secret: [UInt8], now: Int64, tolerance: Int64 = 300
+    ) -> Bool {
         var timestamp: Int64?
         var signatures: [String] = []
         for part in header.split(separator: ",") {

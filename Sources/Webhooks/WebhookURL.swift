@@ -37,7 +37,9 @@ public struct WebhookURL: Hashable, Sendable, CustomStringConvertible {
             host = rest[rest.index(after: rest.startIndex)..<close]
             let after = rest[rest.index(after: close)...]
             if after.hasPrefix(":") {
-                guard let number = UInt16(after.dropFirst()) else { throw WebhookConfigurationError("'\(text)': bad port") }
+                guard let number = UInt16(after.dropFirst()) else {
+                    throw WebhookConfigurationError("'\(text)': bad port")
+                }
                 port = number
             }
         } else if let colon = rest.lastIndex(of: ":") {

@@ -93,7 +93,10 @@ final class WebhookWorker {
             let now = Self.now()
             self.statistics.lagMilliseconds.store(Int(max(0, now - first.time)), ordering: .relaxed)
             let headers = [
-                (WebhookSignature.headerName, WebhookSignature.header(body: body, secret: self.endpoint.secret, timestamp: now / 1000)),
+                (
+                    WebhookSignature.headerName,
+                    WebhookSignature.header(body: body, secret: self.endpoint.secret, timestamp: now / 1000)
+                ),
                 ("Rollcall-Endpoint", self.endpoint.name),
                 ("Rollcall-Delivery", "\(self.endpoint.name)-\(first.position)-\(end)"),
             ]

@@ -36,7 +36,8 @@ import Testing
         harness.send(call.alice, ["type": "action", "room": "r", "action": "promote", "target": "u-bob"])
         let carol = try harness.connect("u-carol", rooms: ["r": .participant])
         try harness.join(carol, "r")
-        harness.send(call.alice, ["type": "action", "room": "r", "action": "ban", "target": "u-carol", "reason": "spam"])
+        harness.send(
+            call.alice, ["type": "action", "room": "r", "action": "ban", "target": "u-carol", "reason": "spam"])
         let before = harness.sequence("r")
         #expect(before > 4)
 
@@ -71,12 +72,14 @@ import Testing
     @Test func aClientResumesAcrossARestartWithExactlyWhatItMissed() throws {
         let call = try Call()
         let harness = call.harness
-        harness.send(call.alice, ["type": "meeting", "group": "r", "sessionId": "s", "callType": "audio", "text": "one"])
+        harness.send(
+            call.alice, ["type": "meeting", "group": "r", "sessionId": "s", "callType": "audio", "text": "one"])
         _ = harness.drain(call.bob)
         _ = harness.drain(call.alice)
         let lastSeen = harness.sequence("r")
         harness.close(call.bob, cleanly: false)
-        harness.send(call.alice, ["type": "meeting", "group": "r", "sessionId": "s", "callType": "audio", "text": "two"])
+        harness.send(
+            call.alice, ["type": "meeting", "group": "r", "sessionId": "s", "callType": "audio", "text": "two"])
         harness.send(call.alice, ["type": "state", "room": "r", "audioMuted": true])
         let missedLive = harness.drain(call.alice).filter { $0["type"] == "event" }
 
@@ -123,7 +126,8 @@ import Testing
         let call = try Call { $0.history.maximumEntries = 5 }
         let harness = call.harness
         harness.gateway.storeCheckpointInterval = 5
-        harness.send(call.alice, ["type": "meeting", "group": "r", "sessionId": "s", "callType": "audio", "text": "hi"])
+        harness.send(
+            call.alice, ["type": "meeting", "group": "r", "sessionId": "s", "callType": "audio", "text": "hi"])
         let meetingSeq = harness.sequence("r")
         for index in 0..<20 {
             harness.send(call.bob, ["type": "state", "room": "r", "handRaised": .bool(index % 2 == 0)])
@@ -139,7 +143,8 @@ import Testing
         // After a restart too, through the checkpoint the room is read back from.
         let restarted = try call.restart { $0.history.maximumEntries = 5 }
         let bob = try restarted.connect("u-bob", rooms: ["r": .participant])
-        let again = restarted.request(bob, ["type": "query", "query": "history", "room": "r", "after": 0, "limit": 100])
+        let again = restarted.request(
+            bob, ["type": "query", "query": "history", "room": "r", "after": 0, "limit": 100])
         #expect(again.first?["events"]?.arrayValue?.first?["data"]?["text"] == "hi")
     }
 

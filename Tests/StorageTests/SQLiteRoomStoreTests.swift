@@ -17,7 +17,9 @@ import Testing
         var database: String { self.path + "/rollcall.db" }
     }
 
-    static func entry(_ sequence: UInt64, _ event: RoomEvent, time: Int64 = 1_000, actor: String? = "u-a") -> StoredLogEntry {
+    static func entry(
+        _ sequence: UInt64, _ event: RoomEvent, time: Int64 = 1_000, actor: String? = "u-a"
+    ) -> StoredLogEntry {
         let entry = RoomLogEntry(sequence: sequence, time: time, actor: actor, reason: nil, event: event)
         return StoredLogEntry(entry: entry, eventName: "e.\(sequence)", message: Array("{\"seq\":\(sequence)}".utf8))
     }
@@ -114,7 +116,11 @@ import Testing
         }
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA user_version=99'); c.commit()", directory.database]
+        probe.arguments = [
+            "python3", "-c",
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA user_version=99'); c.commit()",
+            directory.database,
+        ]
         try probe.run()
         probe.waitUntilExit()
         #expect {

@@ -20,8 +20,10 @@ import Testing
         let secret = Array("0123456789abcdef".utf8)
         let header = WebhookSignature.header(body: body, secret: secret, timestamp: 1000)
         #expect(WebhookSignature.verify(header: header, body: body, secret: secret, now: 1000))
-        #expect(!WebhookSignature.verify(header: header, body: Array(#"{"events":[2]}"#.utf8), secret: secret, now: 1000))
-        #expect(!WebhookSignature.verify(header: header, body: body, secret: Array("another-secret-xx".utf8), now: 1000))
+        #expect(
+            !WebhookSignature.verify(header: header, body: Array(#"{"events":[2]}"#.utf8), secret: secret, now: 1000))
+        #expect(
+            !WebhookSignature.verify(header: header, body: body, secret: Array("another-secret-xx".utf8), now: 1000))
         #expect(!WebhookSignature.verify(header: header, body: body, secret: secret, now: 1000 + 301))
         #expect(!WebhookSignature.verify(header: "t=1000", body: body, secret: secret, now: 1000))
     }
@@ -31,7 +33,9 @@ import Testing
         ("https://example.com/a?b=c", true, "example.com", UInt16(443), "/a?b=c"),
         ("http://[::1]:81", false, "::1", UInt16(81), "/"),
     ])
-    func urlsAreReadIntoSchemeHostPortAndPath(text: String, secure: Bool, host: String, port: UInt16, path: String)
+    func urlsAreReadIntoSchemeHostPortAndPath(
+        text: String, secure: Bool, host: String, port: UInt16, path: String
+    )
         throws
     {
         let url = try WebhookURL(text)
@@ -94,7 +98,11 @@ import Testing
     static func opensslHMAC(_ message: String, key: String) -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import hmac,hashlib,sys; print(hmac.new(sys.argv[1].encode(), sys.argv[2].encode(), hashlib.sha256).hexdigest())", key, message]
+        process.arguments = [
+            "python3", "-c",
+            "import hmac,hashlib,sys; print(hmac.new(sys.argv[1].encode(), sys.argv[2].encode(), hashlib.sha256).hexdigest())",
+            key, message,
+        ]
         let pipe = Pipe()
         process.standardOutput = pipe
         try? process.run()
