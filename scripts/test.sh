@@ -2,9 +2,11 @@
 # The whole test suite, as CI runs it:
 #   0. the format check (scripts/format.sh; .swift-format),
 #   1. the Swift tests (unit, byte-level and live tests on 127.0.0.1),
-#   2. interoperability tests with the Python `websockets` client (installed into .venv), and the dashboard in a
-#      headless Chromium,
-#   3. the Autobahn|Testsuite conformance cases 1-11 against a freshly started server (scripts/autobahn.sh).
+#   2. the browser client (clients/js): its committed build matches the TypeScript sources, and its unit and live
+#      tests run under Node's test runner (scripts/test-js-client.sh),
+#   3. interoperability tests with the Python `websockets` client (installed into .venv), and the dashboard and
+#      the browser client in a headless Chromium,
+#   4. the Autobahn|Testsuite conformance cases 1-11 against a freshly started server (scripts/autobahn.sh).
 # Needs nothing beside the repository: missing Debian packages are installed first (scripts/install-test-deps.sh,
 # as root), the Python client into .venv, and the Autobahn fuzzing client into ${XDG_CACHE_HOME:-~/.cache}/rollcall
 # on its first run (scripts/autobahn/install.sh). The first run needs Debian's archive and PyPI, later ones do not.
@@ -25,6 +27,9 @@ swift build -c release --product rollcall -Xswiftc -warnings-as-errors
 
 echo "== swift tests"
 swift test --skip-build
+
+echo "== browser client (build check, node --test unit and live tests)"
+ROLLCALL_BIN=.build/debug/rollcall scripts/test-js-client.sh
 
 echo "== interoperability tests (Python websockets client, headless Chromium)"
 scripts/python-venv.sh
