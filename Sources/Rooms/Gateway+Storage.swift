@@ -28,7 +28,7 @@ extension Gateway {
         var log = RoomLog(retention: self.configuration.history, after: base.state.sequence)
         for stored in stored.entries where stored.entry.sequence == log.lastSequence + 1 {
             log.insert(stored.entry)
-            replica.apply(stored.entry, speakerHold: self.speakerHold)
+            replica.apply(stored.entry, speakerRule: self.speakerRule)
             room.messages[stored.entry.sequence] = stored.message
         }
         room.base = base

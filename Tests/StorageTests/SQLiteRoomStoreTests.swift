@@ -51,7 +51,7 @@ import Testing
         var replica = RoomReplica(state: RoomState(id: "r"))
         for sequence in UInt64(1)...30 {
             let stored = Self.entry(sequence, Self.hand)
-            replica.apply(stored.entry, speakerHold: 0)
+            replica.apply(stored.entry, speakerRule: .hold(milliseconds: 0))
             store.append(stored, room: "r")
             if sequence % 10 == 0 { store.writeCheckpoint(replica) }
         }
@@ -69,7 +69,7 @@ import Testing
         var replica = RoomReplica(state: RoomState(id: "r"))
         for sequence in UInt64(1)...40 {
             let stored = Self.entry(sequence, sequence == 3 ? Self.meeting : Self.hand)
-            replica.apply(stored.entry, speakerHold: 0)
+            replica.apply(stored.entry, speakerRule: .hold(milliseconds: 0))
             store.append(stored, room: "r")
             if sequence == 30 { store.writeCheckpoint(replica) }
         }
