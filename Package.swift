@@ -150,7 +150,7 @@ let package = Package(
             name: "WebSocketServerTests",
             dependencies: [
                 "WebSocketServer", "WebSocketCore", "WebSocketDeflate", "EventIO", "Rooms", "GatewayWebSocket",
-                "TokenAuth", "JSONCoding",
+                "TokenAuth", "JSONCoding", "Storage",
             ]
         ),
     ],
