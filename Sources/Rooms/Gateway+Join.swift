@@ -69,11 +69,13 @@ extension Gateway {
                     // In a cluster the shared log checks the seats, atomically for every node.
                     try self.checkCapacity(room, role: role)
                 }
+                _ = try AttributeLimits.participant.checked(claims.attributes, what: "the token's attrs")
                 proposed.append(
                     ProposedEvent(
                         .participantJoined(
                             uid: uid, deviceID: deviceID, name: claims.name ?? uid, avatar: claims.avatar,
-                            role: role, callType: callType),
+                            role: role, callType: callType, attributes: claims.attributes,
+                            hidden: role == .bot && claims.capabilities.contains("hidden")),
                         actor: uid
                     ))
             }

@@ -12,12 +12,14 @@ enum ModeratorAction: String, Hashable, CaseIterable {
     case spotlight
     case unspotlight
     case lowerHand = "lower_hand"
+    case lowerAllHands = "lower_all_hands"
+    case askUnmute = "ask_unmute"
     case endSession = "end_session"
 
     /// The capability a bot token needs in `caps` to perform the action.
     var capability: String {
         switch self {
-        case .mute, .muteAll, .lowerHand: return "mute"
+        case .mute, .muteAll, .lowerHand, .lowerAllHands, .askUnmute: return "mute"
         case .remove: return "remove"
         case .ban, .unban: return "ban"
         case .promote, .demote: return "promote"
@@ -29,8 +31,9 @@ enum ModeratorAction: String, Hashable, CaseIterable {
     /// Whether the action names a target participant.
     var needsTarget: Bool {
         switch self {
-        case .mute, .remove, .ban, .unban, .promote, .demote, .spotlight, .unspotlight, .lowerHand: return true
-        case .muteAll, .endSession: return false
+        case .mute, .remove, .ban, .unban, .promote, .demote, .spotlight, .unspotlight, .lowerHand, .askUnmute:
+            return true
+        case .muteAll, .lowerAllHands, .endSession: return false
         }
     }
 
@@ -38,8 +41,8 @@ enum ModeratorAction: String, Hashable, CaseIterable {
     /// who are not.
     var needsTargetInCall: Bool {
         switch self {
-        case .mute, .remove, .spotlight, .unspotlight, .lowerHand: return true
-        case .ban, .unban, .promote, .demote, .muteAll, .endSession: return false
+        case .mute, .remove, .spotlight, .unspotlight, .lowerHand, .askUnmute: return true
+        case .ban, .unban, .promote, .demote, .muteAll, .lowerAllHands, .endSession: return false
         }
     }
 
@@ -47,7 +50,9 @@ enum ModeratorAction: String, Hashable, CaseIterable {
     var protectsAdmins: Bool {
         switch self {
         case .remove, .ban, .demote: return true
-        case .mute, .muteAll, .unban, .promote, .spotlight, .unspotlight, .lowerHand, .endSession: return false
+        case .mute, .muteAll, .unban, .promote, .spotlight, .unspotlight, .lowerHand, .lowerAllHands, .askUnmute,
+            .endSession:
+            return false
         }
     }
 
@@ -70,6 +75,21 @@ enum ModeratorAction: String, Hashable, CaseIterable {
         case .lowerHand:
             guard let target, participant?.handRaised == true else { return [] }
             return [.flagChanged(uid: target, flag: .handRaised, value: false)]
+        case .askUnmute:
+            // Lifts a hard mute's restriction and asks; the participant answers by unmuting itself.
+            guard let target, let participant, participant.audioMuted else { return [] }
+            var events: [RoomEvent] = []
+            if !participant.permissions.mayUnmute {
+                var permissions = participant.permissions
+                permissions.mayUnmute = true
+                permissions.restrictedUntil = nil
+                events.append(.permissionsChanged(uid: target, permissions: permissions))
+            }
+            return events + [.unmuteRequested(uid: target)]
+        case .lowerAllHands:
+            return state.joinedParticipants.filter(\.handRaised).map {
+                .flagChanged(uid: $0.uid, flag: .handRaised, value: false)
+            }
         case .spotlight, .unspotlight:
             let value = self == .spotlight
             guard let target, participant?.pinned != value else { return [] }

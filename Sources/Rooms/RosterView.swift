@@ -27,10 +27,18 @@ struct RosterView: Equatable {
         } else {
             uids = []
             for uid in state.joinOrder {
-                guard let participant = state.participants[uid], participant.isJoined,
+                guard let participant = state.participants[uid], participant.isJoined, !participant.permissions.hidden,
                     spec.includes(participant, in: state, speaker: speaker)
                 else { continue }
                 uids.append(uid)
+            }
+            if spec.filter == .raisedHands {
+                // The hand queue: whose hand went up first (join order among hands raised at the same moment).
+                uids.sort { lhs, rhs in
+                    let left = state.participants[lhs]!
+                    let right = state.participants[rhs]!
+                    return (left.raisedAt ?? 0, left.order) < (right.raisedAt ?? 0, right.order)
+                }
             }
         }
         if let limit = spec.limit, uids.count > limit { uids.removeLast(uids.count - limit) }
@@ -56,8 +64,9 @@ struct RosterView: Equatable {
         if let initiator = state.initiator { object["initiator"] = .string(initiator) }
         object["recording"] = .bool(state.isRecording)
         if let speaker { object["activeSpeaker"] = .string(speaker) }
+        if !state.metadata.isEmpty { object["metadata"] = ServerMessages.strings(state.metadata) }
         object["capacity"] = .int(Int64(capacity))
-        object["participantCount"] = .int(Int64(state.joinedParticipants.count))
+        object["participantCount"] = .int(Int64(state.listedParticipants.count))
         if let meeting = state.activeMeeting, case .object(var entry) = ServerMessages.meeting(meeting) {
             // A view holds no nulls: a null in a merge patch removes the member, so it could not be sent.
             if meeting.text == nil { entry["text"] = nil }

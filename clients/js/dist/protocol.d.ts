@@ -18,7 +18,7 @@ export declare type EventMode = "all" | "notable" | "none";
 /** A participant's role in a room. */
 export declare type Role = "admin" | "moderator" | "participant" | "viewer" | "bot";
 /** The moderator actions (docs/PROTOCOL.md, "action"). */
-export declare type ModeratorAction = "mute" | "mute_all" | "lower_hand" | "spotlight" | "unspotlight" | "promote" | "demote" | "remove" | "ban" | "unban" | "end_session";
+export declare type ModeratorAction = "mute" | "mute_all" | "lower_hand" | "lower_all_hands" | "ask_unmute" | "spotlight" | "unspotlight" | "promote" | "demote" | "remove" | "ban" | "unban" | "end_session";
 /** The queries the gateway answers (docs/PROTOCOL.md, "query"). */
 export declare type QueryName = "rooms" | "active_meeting" | "members" | "operators" | "muted" | "banned" | "history";
 /** One participant's entry in a roster view, as the gateway sends it; fields without a value are absent. */
@@ -51,6 +51,8 @@ export interface Participant {
     readonly presenting: boolean;
     /** Whether the hand is raised. */
     readonly handRaised: boolean;
+    /** When the hand went up (milliseconds since the epoch), while it is up: the hand queue's order. */
+    readonly raisedAt?: number;
     /** Whether a moderator spotlighted the participant. */
     readonly pinned: boolean;
     /** Whether the last mute came from a moderator. */
@@ -59,6 +61,21 @@ export interface Participant {
     readonly cameraFacing?: string;
     /** The device's audio output: `speaker`, `earpiece`, `bluetooth` or `headphones`. */
     readonly audioMode?: string;
+    /** What the app attached to the participant (from the token, the participant, bots or the backend). */
+    readonly attributes?: {
+        readonly [key: string]: string;
+    };
+    /** The permissions a moderator changed (absent while all are at their default: everything allowed). */
+    readonly permissions?: {
+        /** False after a hard mute: the participant cannot unmute itself. */
+        readonly unmute?: boolean;
+        /** When a timed hard mute lifts (milliseconds since the epoch). */
+        readonly restrictedUntil?: number;
+        /** Whether it may share its screen. */
+        readonly share?: boolean;
+        /** Whether it may send group meeting messages. */
+        readonly meetings?: boolean;
+    };
     /** In the `banned` view: always true. */
     readonly banned?: boolean;
     /** Any field a newer gateway adds. */
@@ -80,6 +97,10 @@ export interface RoomState {
     readonly capacity?: number;
     /** How many are in the call. */
     readonly participantCount?: number;
+    /** What moderators, bots and the backend attached to the room. */
+    readonly metadata?: {
+        readonly [key: string]: string;
+    };
     /** Any field a newer gateway adds. */
     readonly [field: string]: JsonValue | readonly JsonValue[] | undefined;
 }

@@ -149,6 +149,38 @@ export declare class RoomSubscription {
      */
     setAudioMode(mode: string): Promise<Acknowledgement>;
     /**
+     * Sets or removes this participant's attributes (null removes a key); keys its token set are the backend's.
+     * @param changes the keys to set, and null for those to remove.
+     */
+    setAttributes(changes: {
+        readonly [key: string]: string | null;
+    }): Promise<Acknowledgement>;
+    /**
+     * Sets or removes the room's metadata (moderators, bots with the `metadata` capability).
+     * @param changes the keys to set, and null for those to remove.
+     */
+    setMetadata(changes: {
+        readonly [key: string]: string | null;
+    }): Promise<Acknowledgement>;
+    /**
+     * Hard-mutes a participant (moderators, bots with `mute`): muted, and unable to unmute itself for `durationMs`,
+     * or until `ask_unmute` or a permission change gives the right back.
+     * @param uid the participant.
+     * @param durationMs how long (1 s to a day), or none until lifted.
+     */
+    hardMute(uid: string, durationMs?: number): Promise<Acknowledgement>;
+    /**
+     * Changes a participant's permissions (moderators, bots with `permissions`): those given, the others as they are.
+     * @param uid the participant.
+     * @param permissions `unmute`, `share`, `meetings`, `hidden`.
+     */
+    setPermissions(uid: string, permissions: {
+        unmute?: boolean;
+        share?: boolean;
+        meetings?: boolean;
+        hidden?: boolean;
+    }): Promise<Acknowledgement>;
+    /**
      * Performs a moderator action. Refusals reject with `ERR_FORBIDDEN` (not allowed) or `ERR_NOT_FOUND` (the
      * target is not in the call); repeating an action resolves with `changed: false`.
      * @param action the action.
