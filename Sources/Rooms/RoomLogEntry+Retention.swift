@@ -15,7 +15,8 @@ extension RoomLogEntry {
         switch self.event {
         case .meetingMessage:
             return .meeting
-        case .banChanged, .operatorChanged, .mutedByModerator, .sessionEnded:
+        case .banChanged, .operatorChanged, .mutedByModerator, .sessionEnded, .hardMuted, .permissionsChanged,
+            .unmuteRequested:
             return .moderation
         case .participantLeft(_, _, let reason):
             return reason == .removed || reason == .banned ? .moderation : .roster
@@ -32,7 +33,8 @@ extension RoomLogEntry {
     public var target: String? {
         switch self.event {
         case .banChanged(let uid, _), .operatorChanged(let uid, _), .mutedByModerator(let uid),
-            .participantLeft(let uid, _, _), .flagChanged(let uid, _, _):
+            .participantLeft(let uid, _, _), .flagChanged(let uid, _, _), .hardMuted(let uid, _),
+            .permissionsChanged(let uid, _), .unmuteRequested(let uid):
             return uid
         default:
             return nil
