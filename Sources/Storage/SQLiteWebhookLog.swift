@@ -8,7 +8,9 @@ public final class SQLiteWebhookLog {
     public struct Item: Hashable, Sendable {
         /// Its position in commit order.
         public var position: Int64
+        /// The room it belongs to.
         public var room: String
+        /// Its sequence number in the room.
         public var sequence: UInt64
         /// When it was applied, in milliseconds since the epoch.
         public var time: Int64

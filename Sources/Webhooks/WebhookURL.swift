@@ -5,6 +5,7 @@ public struct WebhookURL: Hashable, Sendable, CustomStringConvertible {
     public var isSecure: Bool
     /// The host as written (without brackets for IPv6).
     public var host: String
+    /// The TCP port: as written, else 80 or 443.
     public var port: UInt16
     /// The request target, `/` at least.
     public var path: String
