@@ -85,21 +85,12 @@ extension Gateway {
             fields.append(("uids", .array(uids.map { .string($0) })))
         case .history(let roomID, let after, let limit):
             _ = try requireAccess(roomID)
-            let room = self.rooms[roomID]
-            let entries = room?.log.entries.filter { $0.sequence > after }.prefix(limit) ?? []
+            // From memory, and with a store what memory no longer holds (meeting messages outlive roster churn).
+            let found = try self.storedHistory(roomID, after: after, eventNames: nil, limit: limit)
             name = "history"
             fields.append(("room", .string(roomID)))
-            fields.append(("firstRetained", .int(Int64(room?.log.entries.first?.sequence ?? 0))))
-            let events = entries.map { entry -> JSONValue in
-                // Each event as it was sent live.
-                if let bytes = room!.messages[entry.sequence],
-                    let value = try? JSONParser.parse(bytes, limits: Self.storedMessageLimits)
-                {
-                    return value
-                }
-                return ServerMessages.event(entry, room: room!.state)
-            }
-            fields.append(("events", .array(events)))
+            fields.append(("firstRetained", .int(Int64(found.firstRetained))))
+            fields.append(("events", .array(found.events)))
         }
         self.reply(session, ServerMessages.result(id: requestID, query: name, fields))
     }
