@@ -127,8 +127,9 @@ extension Gateway {
 
     /// Drops what the retention no longer keeps, moving the base replica forward over it.
     func trimLog(of room: GatewayRoom, now: Int64) {
-        for entry in room.log.trim(now: now) where entry.sequence == room.base.state.sequence + 1 {
-            room.base.apply(entry, speakerRule: self.speakerRule)
+        let rule = self.speakerRule
+        room.log.trim(now: now) { entry in
+            if entry.sequence == room.base.state.sequence + 1 { room.base.apply(entry, speakerRule: rule) }
         }
         self.forgetTrimmedMessages(room)
     }

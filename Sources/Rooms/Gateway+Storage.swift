@@ -112,7 +112,7 @@ extension Gateway {
             }
         }
         if let room {
-            for entry in room.log.entries where entry.sequence > after && events.count < limit {
+            for entry in room.log.retained(after: after) where events.count < limit {
                 let message =
                     room.messages[entry.sequence] ?? JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
                 if let names = eventNames, let value = try? JSONParser.parse(message, limits: Self.storedMessageLimits)

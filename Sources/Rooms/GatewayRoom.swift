@@ -101,7 +101,8 @@ final class GatewayRoom {
         guard sequence >= self.base.state.sequence, sequence <= self.replica.state.sequence else { return nil }
         if sequence == self.replica.state.sequence { return self.replica }
         var replica = self.base
-        for entry in self.log.entries where entry.sequence > replica.state.sequence && entry.sequence <= sequence {
+        for entry in self.log.retained(after: replica.state.sequence) {
+            guard entry.sequence <= sequence else { break }
             replica.apply(entry, speakerRule: speakerRule)
         }
         return replica

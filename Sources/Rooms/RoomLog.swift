@@ -17,10 +17,11 @@ public struct HistoryRetention: Hashable, Sendable {
 /// The ordered event log of one room: appending gives each event the next sequence number.
 ///
 /// This is the embedded, in-memory log; a cluster keeps the same log in a shared store so that every node assigns
-/// the same numbers.
+/// the same numbers. The retained entries are a ring: once the retention is reached, each append drops the oldest
+/// entry in O(1), without moving or copying the others.
 public struct RoomLog: Sendable {
-    /// The retained entries, oldest first.
-    public private(set) var entries: [RoomLogEntry] = []
+    /// The retained entries, oldest first; their sequence numbers are contiguous.
+    public private(set) var entries = RingBuffer<RoomLogEntry>()
     /// The sequence number of the last appended entry (0 when none).
     public private(set) var lastSequence: UInt64 = 0
     public let retention: HistoryRetention
@@ -57,17 +58,20 @@ public struct RoomLog: Sendable {
         self.entries.append(entry)
     }
 
-    /// Drops entries beyond the retention count or age and returns them, oldest first.
-    @discardableResult
-    public mutating func trim(now: Int64) -> ArraySlice<RoomLogEntry> {
-        var drop = max(0, self.entries.count - self.retention.maximumEntries)
-        while drop < self.entries.count && now - self.entries[drop].time > self.retention.maximumAgeMilliseconds {
-            drop += 1
+    /// Drops the entries beyond the retention count or age, oldest first, handing each to `dropped` as it goes.
+    /// Each dropped entry costs O(1): nothing else moves.
+    ///
+    /// - Parameters:
+    ///   - now: now, in milliseconds since the epoch.
+    ///   - dropped: called with each dropped entry, oldest first.
+    public mutating func trim(now: Int64, dropped: (RoomLogEntry) -> Void = { _ in }) {
+        while let oldest = self.entries.first,
+            self.entries.count > self.retention.maximumEntries
+                || now - oldest.time > self.retention.maximumAgeMilliseconds
+        {
+            self.entries.popFirst()
+            dropped(oldest)
         }
-        guard drop > 0 else { return [] }
-        let dropped = self.entries[..<drop]
-        self.entries.removeFirst(drop)
-        return dropped
     }
 
     /// Every entry after `sequence`, or nil when some of them are no longer retained (a resume must then start
@@ -77,7 +81,16 @@ public struct RoomLog: Sendable {
     public func entries(after sequence: UInt64) -> [RoomLogEntry]? {
         if sequence >= self.lastSequence { return sequence == self.lastSequence ? [] : nil }
         guard let first = self.entries.first, first.sequence <= sequence + 1 else { return nil }
-        let start = Int(sequence + 1 - first.sequence)
-        return Array(self.entries[start...])
+        return Array(self.retained(after: sequence))
+    }
+
+    /// The retained entries after `sequence`, oldest first: all of them when `sequence` is before the first, none
+    /// when it is at or after the last. Found by position (the sequence numbers are contiguous), not by a scan.
+    ///
+    /// - Parameter sequence: a sequence number.
+    public func retained(after sequence: UInt64) -> Slice<RingBuffer<RoomLogEntry>> {
+        guard let first = self.entries.first?.sequence, sequence >= first else { return self.entries[...] }
+        let start = min(Int(sequence - first) + 1, self.entries.count)
+        return self.entries[start...]
     }
 }
