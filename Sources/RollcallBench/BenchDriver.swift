@@ -9,6 +9,10 @@ class BenchDriver: BenchConnectionDelegate {
     let tlsContext: TLSContext?
     /// Latency samples (echo round trips, fanout deliveries, connect handshakes), in nanoseconds.
     var histogram = LatencyHistogram()
+    /// When deliveries arrived, and how late those after the load were (fanout, pubsub).
+    var deliveries = DeliveryTiming()
+    /// When this loop stopped the load (monotonic nanoseconds); deliveries after it are late.
+    private(set) var loadEndedAt = UInt64.max
     /// The first few error messages, for the report.
     private(set) var errorSamples: [String] = []
     /// The buffers this loop's connections share for compressed messages.
@@ -50,6 +54,18 @@ class BenchDriver: BenchConnectionDelegate {
     /// Stops producing load; in-flight work drains.
     func stopLoad() {
         self.isLoading = false
+        self.loadEndedAt = EventLoop.monotonicNow()
+    }
+
+    /// Records a fan-out delivery: its latency, and when it arrived.
+    ///
+    /// - Parameters:
+    ///   - latency: receive time minus send time, in nanoseconds.
+    ///   - now: the receive time, in monotonic nanoseconds.
+    @inline(__always)
+    func recordDelivery(latency: UInt64, at now: UInt64) {
+        self.histogram.record(latency)
+        self.deliveries.record(at: now, latency: latency, afterLoad: now > self.loadEndedAt)
     }
 
     /// Closes every connection.

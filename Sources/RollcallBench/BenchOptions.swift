@@ -109,6 +109,9 @@ public struct BenchOptions: Sendable {
         case idle
         /// Open, upgrade and close, as fast as possible.
         case connect
+        /// Raw publish and subscribe against any WebSocket server: subscribers (each sending an optional subscribe
+        /// message) and one publisher sending a template at a fixed rate; deliveries are found by a marker.
+        case pubsub
     }
 
     /// The longest run accepted, in seconds.
@@ -149,6 +152,14 @@ public struct BenchOptions: Sendable {
     /// and text and binary messages of at least 64 bytes go out compressed; where it declines, the connection runs
     /// uncompressed.
     public var compression = false
+    /// Where the pubsub publisher connects; nil: `target`.
+    public var publishTarget: BenchTarget?
+    /// The text message each pubsub subscriber sends once upgraded (what subscribes it), if any.
+    public var subscribeMessage: String?
+    /// The pubsub publisher's text message, with `{payload}` where the payload goes.
+    public var publishTemplate = PubSubDriver.placeholder
+    /// Seconds between the subscribers' upgrades and the first publish (pubsub), for subscriptions to take effect.
+    public var settle: Double = 1
 
     public init(scenario: Scenario, target: BenchTarget) {
         self.scenario = scenario
@@ -170,6 +181,15 @@ public struct BenchOptions: Sendable {
         guard (1...1000).contains(self.participants) else { throw BenchError("--participants must be 1...1000") }
         guard self.replyTimeout > 0, self.replyTimeout <= 60 else {
             throw BenchError("--timeout must be in (0, 60] seconds")
+        }
+        if self.scenario == .pubsub {
+            guard self.size >= PubSubDriver.minimumPayloadSize else {
+                throw BenchError("--size must be at least \(PubSubDriver.minimumPayloadSize) bytes for pubsub")
+            }
+            let parts = self.publishTemplate.split(
+                separator: PubSubDriver.placeholder, omittingEmptySubsequences: false)
+            guard parts.count == 2 else { throw BenchError("--publish-template needs exactly one {payload}") }
+            guard self.settle >= 0, self.settle <= 60 else { throw BenchError("--settle must be in [0, 60] seconds") }
         }
         for address in self.sourceAddresses where !BenchTarget.isLoopback(address) {
             throw BenchError("source address \(address.host) is not a loopback address")

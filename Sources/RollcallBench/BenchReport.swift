@@ -19,6 +19,8 @@ public struct BenchReport: Sendable {
     /// Whether the connections offered permessage-deflate (`--compression`); the compression counts are reported
     /// only then.
     public var compressionOffered = false
+    /// When the deliveries arrived (fanout, pubsub): the span they took and those after the load ended.
+    public var deliveries = DeliveryTiming()
 
     /// The observers' final rosters compared (roster).
     public struct Convergence: Sendable {
@@ -38,15 +40,27 @@ public struct BenchReport: Sendable {
         public var isConverged: Bool { self.divergent == 0 && self.stateMismatches == 0 && self.converged > 0 }
     }
 
-    /// Messages (echo replies, deliveries) or handshakes per second.
+    /// Whether the scenario fans messages out to subscribers (fanout, pubsub).
+    public var isFanOut: Bool { self.scenario == .fanout || self.scenario == .pubsub }
+
+    /// Messages (echo replies, deliveries) or handshakes per second. Deliveries are counted over the span from the
+    /// first to the last one, drain included, not over the load's duration: a server that falls behind and
+    /// delivers during the drain gets the rate it really kept.
     public var ratePerSecond: Double {
-        self.elapsedSeconds > 0 ? Double(self.counters.received) / self.elapsedSeconds : 0
+        if self.isFanOut, self.deliveries.spanSeconds > 0 {
+            return Double(self.counters.received) / self.deliveries.spanSeconds
+        }
+        return self.elapsedSeconds > 0 ? Double(self.counters.received) / self.elapsedSeconds : 0
     }
 
-    /// Lost messages: for fanout, deliveries expected and never received.
+    /// Lost messages: for fanout and pubsub, deliveries expected and never received.
     public var lost: Int {
-        self.scenario == .fanout
-            ? max(0, self.counters.expected - self.counters.received) : self.counters.lost
+        self.isFanOut ? max(0, self.counters.expected - self.counters.received) : self.counters.lost
+    }
+
+    /// The share of the deliveries received that arrived after the load ended, in percent with one decimal.
+    public var latePercent: Double {
+        Self.percent(self.deliveries.lateCount, of: self.counters.received) ?? 0
     }
 
     /// Server memory per open connection, in bytes (idle).
@@ -132,7 +146,8 @@ public struct BenchReport: Sendable {
                 ("mismatched", .int(Int64(self.counters.mismatched))),
                 ("messagesPerSecond", .double(self.ratePerSecond.rounded())),
             ]
-        case .fanout:
+        case .fanout, .pubsub:
+            let late = self.deliveries.late
             fields += [
                 ("published", .int(Int64(self.counters.sent))),
                 ("expectedDeliveries", .int(Int64(self.counters.expected))),
@@ -140,6 +155,19 @@ public struct BenchReport: Sendable {
                 ("lost", .int(Int64(self.lost))),
                 ("mismatched", .int(Int64(self.counters.mismatched))),
                 ("deliveriesPerSecond", .double(self.ratePerSecond.rounded())),
+                ("deliverySpanSeconds", .double((self.deliveries.spanSeconds * 1000).rounded() / 1000)),
+                ("lateDeliveries", .int(Int64(self.deliveries.lateCount))),
+                ("latePercent", .double(self.latePercent)),
+                (
+                    "lateLatencyMicroseconds",
+                    .object(
+                        JSONObject(uniqueKeysWithValues: [
+                            ("p50", .double(self.microseconds(late.value(atQuantile: 0.5)))),
+                            ("p99", .double(self.microseconds(late.value(atQuantile: 0.99)))),
+                            ("max", .double(self.microseconds(late.maximum))),
+                        ])
+                    )
+                ),
             ]
         case .idle:
             fields += [
@@ -192,6 +220,15 @@ public struct BenchReport: Sendable {
         return .object(JSONObject(uniqueKeysWithValues: fields))
     }
 
+    /// The line about deliveries after the load ended (fanout, pubsub).
+    private var lateText: String {
+        let late = self.deliveries.late
+        guard late.count > 0 else { return "after the load ended: no deliveries" }
+        return "after the load ended: \(late.count) deliveries (\(self.latePercent) % of those received), latency "
+            + "(µs) p50 \(self.microseconds(late.value(atQuantile: 0.5))), "
+            + "p99 \(self.microseconds(late.value(atQuantile: 0.99))), max \(self.microseconds(late.maximum))"
+    }
+
     /// The report for people.
     public var text: String {
         var lines = ["\(self.scenario.rawValue) \(self.target): \(String(format3: self.elapsedSeconds)) s"]
@@ -205,12 +242,14 @@ public struct BenchReport: Sendable {
                 "messages: \(self.counters.sent) sent, \(self.counters.received) received, \(self.lost) lost, "
                     + "\(self.counters.mismatched) mismatched; \(Int(self.ratePerSecond.rounded())) msgs/s"
             )
-        case .fanout:
+        case .fanout, .pubsub:
             lines.append(
                 "published \(self.counters.sent); deliveries: \(self.counters.expected) expected, "
                     + "\(self.counters.received) received, \(self.lost) lost, \(self.counters.mismatched) mismatched; "
-                    + "\(Int(self.ratePerSecond.rounded())) deliveries/s"
+                    + "\(Int(self.ratePerSecond.rounded())) deliveries/s over "
+                    + "\(String(format3: self.deliveries.spanSeconds)) s from the first delivery to the last"
             )
+            lines.append(self.lateText)
         case .idle:
             if let before = self.serverRSSBefore, let after = self.serverRSSAfter {
                 let perConnection = self.bytesPerConnection.map { String(Int($0.rounded())) } ?? "-"

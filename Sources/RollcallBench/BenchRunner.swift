@@ -30,6 +30,7 @@ public enum BenchRunner {
         switch options.scenario {
         case .fanout: totalConnections = options.rooms * (options.subscribers + 1)
         case .roster: totalConnections = options.participants + options.subscribers
+        case .pubsub: totalConnections = options.subscribers + 1
         default: totalConnections = options.connections
         }
         let fileLimit = System.raiseOpenFileLimit()
@@ -65,7 +66,8 @@ public enum BenchRunner {
                 throw BenchError("cannot create an event loop: \(error)")
             }
             let loopCounters = BenchCounters()
-            let share = options.connections / options.threads + (index < options.connections % options.threads ? 1 : 0)
+            let spread = options.scenario == .pubsub ? options.subscribers : options.connections
+            let share = spread / options.threads + (index < spread % options.threads ? 1 : 0)
             let driver: BenchDriver
             switch options.scenario {
             case .echo:
@@ -85,12 +87,17 @@ public enum BenchRunner {
                 driver = FanoutDriver(
                     loop: loop, options: options, counters: loopCounters, tlsContext: tlsContext,
                     rooms: mine)
+            case .pubsub:
+                // The publisher takes the index after the last subscriber's.
+                driver = PubSubDriver(
+                    loop: loop, options: options, counters: loopCounters, tlsContext: tlsContext,
+                    subscribers: share, firstIndex: firstIndex + (index == 0 ? 0 : 1), publishes: index == 0)
             case .roster:
                 driver = RosterDriver(
                     loop: loop, options: options, counters: loopCounters, tlsContext: tlsContext,
                     spec: rosterSpec!, loopIndex: index, loopCount: options.threads)
             }
-            firstIndex += share
+            firstIndex += share + (options.scenario == .pubsub && index == 0 ? 1 : 0)
             loops.append(loop)
             drivers.append(driver)
             counters.append(loopCounters)
@@ -156,6 +163,29 @@ public enum BenchRunner {
                 let values = total()
                 return values.received + values.mismatched >= values.expected
             }
+        case .pubsub:
+            wait(seconds: Self.setupLimit) {
+                let values = total()
+                return values.opened + values.connectFailures >= totalConnections
+            }
+            // Subscriptions take effect; then every subscriber still open expects every message.
+            wait(seconds: options.settle)
+            let subscribers = total().ready
+            let started = Atomic<Int>(0)
+            onEachLoop { driver in
+                (driver as! PubSubDriver).subscribersAtStart = subscribers
+                started.add(1, ordering: .releasing)
+            }
+            wait(seconds: 5) { started.load(ordering: .acquiring) == loops.count }
+            loadStart = EventLoop.monotonicNow()
+            onEachLoop { $0.startLoad() }
+            wait(seconds: options.duration)
+            loadEnd = EventLoop.monotonicNow()
+            stopLoadEverywhere()
+            wait(seconds: options.replyTimeout) {
+                let values = total()
+                return values.received + values.mismatched >= values.expected
+            }
         case .roster:
             wait(seconds: Self.setupLimit) {
                 let values = total()
@@ -204,9 +234,11 @@ public enum BenchRunner {
         for thread in threads { thread.join() }
 
         var latency = LatencyHistogram()
+        var deliveries = DeliveryTiming()
         var errors: [String] = []
         for driver in drivers {
             latency.merge(driver.histogram)
+            deliveries.merge(driver.deliveries)
             errors += driver.errorSamples
         }
         let convergence = options.scenario == .roster ? Self.convergence(drivers.map { $0 as! RosterDriver }) : nil
@@ -220,7 +252,8 @@ public enum BenchRunner {
             serverRSSBefore: serverRSSBefore,
             serverRSSAfter: serverRSSAfter,
             convergence: convergence,
-            compressionOffered: options.compression
+            compressionOffered: options.compression,
+            deliveries: deliveries
         )
     }
 
@@ -400,7 +433,7 @@ struct ProgressReporter {
         let unit: String
         switch self.scenario {
         case .echo: unit = "msgs/s"
-        case .fanout: unit = "deliveries/s"
+        case .fanout, .pubsub: unit = "deliveries/s"
         case .roster: unit = "patches/s"
         case .connect: unit = "handshakes/s"
         case .idle: unit = "-"

@@ -230,7 +230,7 @@ final class FanoutDriver: BenchDriver {
         }
         self.rooms[local].nextExpected[observer] = sequence + 1
         self.counters.add(.received)
-        self.histogram.record(now &- sentAt)
+        self.recordDelivery(latency: now &- sentAt, at: now)
     }
 }
 

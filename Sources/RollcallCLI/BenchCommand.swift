@@ -23,7 +23,15 @@ enum BenchCommand {
                     (duplicated, out of order or corrupted)
           fanout    through the rooms protocol (URL e.g. ws://127.0.0.1:8080/v1/ws): per room, --subscribers
                     observers join with "as":"observer" and one publisher sends meeting messages at --rate per
-                    second; reports deliveries/s, expected vs received deliveries, and delivery latency
+                    second; reports expected vs received deliveries, delivery latency, deliveries/s over the span
+                    from the first delivery to the last (drain included, so a server that falls behind does not
+                    look fast), and how many deliveries arrived after the load ended, with their latency
+          pubsub    raw publish and subscribe against any WebSocket server: --subscribers connections to URL,
+                    each sending --subscribe-message (if given) once upgraded; after --settle seconds one
+                    publisher (at --publish-url, default URL) sends --publish-template as text at --rate per
+                    second, its {payload} replaced by "rollcall-bench SEQUENCE SENDTIME" padded to --size
+                    bytes. Subscribers find the payload anywhere in what they receive (a server may wrap it)
+                    and ignore messages without it; reported like fanout
           roster    through the rooms protocol: --participants join one room and change their state (mute,
                     hand, video, presenting) at --rate changes per second in total, while --subscribers
                     observers mirror the roster from its snapshot and patches (checksums verified on every
@@ -46,13 +54,14 @@ enum BenchCommand {
         OPTIONS:
           --connections N          connections (echo, idle) or parallel handshakes (connect) (default 10)
           --duration SECONDS       length of the load, at most 600 (default 5)
-          --size BYTES             echo message size, at least 16 (default 64)
+          --size BYTES             echo message size, at least 16; pubsub payload size, at least 46
+                                   (default 64)
           --in-flight N            echo messages in flight per connection (default 1)
-          --rate N                 meeting messages per second per room (fanout), or state changes per
-                                   second in total (roster) (default 10)
+          --rate N                 meeting messages per second per room (fanout), messages per second
+                                   (pubsub), or state changes per second in total (roster) (default 10)
           --participants N         participants changing their state (roster, default 50)
           --rooms N                rooms (fanout, default 1)
-          --subscribers N          observers per room (fanout, roster, default 10)
+          --subscribers N          observers per room (fanout, roster), subscribers (pubsub) (default 10)
           --key KID:SECRET         token signing key (fanout, roster, default the development key)
           --threads N              client event loop threads (default 1)
           --timeout SECONDS        wait for an echo before counting it lost, and for the drain (default 2)
@@ -69,6 +78,12 @@ enum BenchCommand {
                                    connection runs uncompressed. The summary adds the connections that
                                    agreed, the compressed messages received (bytes on the wire against
                                    bytes inflated) and sent (bytes before compression against on the wire)
+          --publish-url URL        pubsub: where the publisher connects (default URL)
+          --subscribe-message TEXT pubsub: the text message each subscriber sends once upgraded
+          --publish-template TEXT  pubsub: the publisher's text message, with one {payload} (default
+                                   {payload}); e.g. a Rollcall meeting message:
+                                   {"type":"meeting","group":"G","sessionId":"s","text":"{payload}"}
+          --settle SECONDS         pubsub: pause between the upgrades and the first publish (default 1)
           --interval SECONDS       soak: seconds between samples (default 10)
           --seed N                 soak: seed of the action sequence (default 1)
           --json                   print the summary as one JSON object on stdout
@@ -118,7 +133,7 @@ enum BenchCommand {
         }
         guard positional.count == 2, let scenario = BenchOptions.Scenario(rawValue: positional[0]) else {
             return CommandRunner.fail(
-                "expected a scenario (echo, fanout, roster, idle, connect, soak) and a URL\n\n\(Self.help)"
+                "expected a scenario (echo, fanout, pubsub, roster, idle, connect, soak) and a URL\n\n\(Self.help)"
             )
         }
         do {
@@ -148,6 +163,10 @@ enum BenchCommand {
                         try BenchTarget(url: String(url))
                     }
                 case "--compression": options.compression = true
+                case "--publish-url": options.publishTarget = try BenchTarget(url: text)
+                case "--subscribe-message": options.subscribeMessage = text
+                case "--publish-template": options.publishTemplate = text
+                case "--settle": options.settle = try seconds()
                 default: throw BenchError("unknown option '\(flag)'")
                 }
             }

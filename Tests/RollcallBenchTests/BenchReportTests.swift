@@ -29,6 +29,74 @@ struct BenchReportTests {
         )
     }
 
+    /// A fan-out run of 5 s whose 1,000 deliveries spread over 8 s, the last 400 after the load ended.
+    private func lateFanOutReport() -> BenchReport {
+        var counters = BenchCounterValues()
+        counters.opened = 11
+        counters.sent = 100
+        counters.expected = 1_000
+        counters.received = 1_000
+        var timing = DeliveryTiming()
+        let start: UInt64 = 7_000_000_000
+        for index in 0..<1_000 {
+            let at = start + UInt64(index) * 8_000_000_000 / 999
+            let late = index >= 600
+            timing.record(at: at, latency: late ? 2_000_000_000 : 1_000_000, afterLoad: late)
+        }
+        return BenchReport(
+            scenario: .fanout, target: "ws://127.0.0.1:9001/v1/ws", elapsedSeconds: 5, counters: counters,
+            latency: LatencyHistogram(), errorSamples: [], deliveries: timing)
+    }
+
+    @Test("Fan-out deliveries are counted over the span from the first to the last, not over the load")
+    func fanOutRateOverTheDeliverySpan() {
+        let report = self.lateFanOutReport()
+        #expect(report.deliveries.spanSeconds == 8)
+        #expect(report.ratePerSecond == 125)
+        #expect(report.json["deliveriesPerSecond"]?.doubleValue == 125)
+        #expect(report.json["deliverySpanSeconds"]?.doubleValue == 8)
+        #expect(report.text.contains("125 deliveries/s over 8.000 s from the first delivery to the last"))
+    }
+
+    @Test("Fan-out deliveries after the load ended are counted, with their share and latency")
+    func fanOutLateDeliveries() throws {
+        let report = self.lateFanOutReport()
+        #expect(report.deliveries.lateCount == 400)
+        #expect(report.latePercent == 40)
+        let json = report.json
+        #expect(json["lateDeliveries"]?.intValue == 400)
+        #expect(json["latePercent"]?.doubleValue == 40)
+        let late = try #require(json["lateLatencyMicroseconds"])
+        let p50 = try #require(late["p50"]?.doubleValue)
+        #expect(abs(p50 - 2_000_000) / 2_000_000 < 0.02)
+        #expect(report.text.contains("after the load ended: 400 deliveries (40.0 % of those received), latency (µs)"))
+    }
+
+    @Test("Timings from several loops merge: the earliest first, the latest last, every late delivery")
+    func deliveryTimingsMerge() {
+        var first = DeliveryTiming()
+        first.record(at: 2_000, latency: 10, afterLoad: false)
+        first.record(at: 9_000, latency: 30, afterLoad: true)
+        var second = DeliveryTiming()
+        second.record(at: 1_000, latency: 10, afterLoad: false)
+        second.record(at: 5_000, latency: 20, afterLoad: true)
+        first.merge(second)
+        first.merge(DeliveryTiming())
+        #expect(first.first == 1_000 && first.last == 9_000 && first.count == 4 && first.lateCount == 2)
+        #expect(first.spanSeconds == 8e-6)
+        #expect(DeliveryTiming().spanSeconds == 0)
+    }
+
+    @Test("A fan-out run with every delivery on time says so")
+    func fanOutWithoutLateDeliveries() {
+        var report = self.lateFanOutReport()
+        report.deliveries = DeliveryTiming()
+        report.deliveries.record(at: 1_000_000_000, latency: 1_000, afterLoad: false)
+        #expect(report.text.contains("after the load ended: no deliveries"))
+        // With a single delivery there is no span: the rate falls back to the load's duration.
+        #expect(report.ratePerSecond == 200)
+    }
+
     @Test("The summary shows the bytes on the sockets and their rates, in the text and the JSON")
     func bytesOnTheSockets() {
         let report = self.report(compressionOffered: false)
