@@ -127,11 +127,13 @@ extension Gateway {
 
     /// Drops what the retention no longer keeps, moving the base replica forward over it.
     func trimLog(of room: GatewayRoom, now: Int64) {
-        let rule = self.speakerRule
-        room.log.trim(now: now) { entry in
-            if entry.sequence == room.base.state.sequence + 1 { room.base.apply(entry, speakerRule: rule) }
+        if room.log.isOverRetention(now: now) {
+            let rule = self.speakerRule
+            room.log.trim(now: now) { entry in
+                if entry.sequence == room.base.state.sequence + 1 { room.base.apply(entry, speakerRule: rule) }
+            }
         }
-        self.forgetTrimmedMessages(room)
+        if room.messages.count > room.log.entries.count { self.forgetTrimmedMessages(room) }
     }
 
     /// Builds and keeps `room.subscriberEventModes`: the subscribers that have a session and a subscription to
@@ -151,7 +153,7 @@ extension Gateway {
     /// Drops the live messages of entries the log no longer retains.
     func forgetTrimmedMessages(_ room: GatewayRoom) {
         // The messages' sequence numbers are contiguous and end at the log's last: drop from below its first.
-        var sequence = room.log.entries.first?.sequence ?? room.log.lastSequence + 1
+        var sequence = room.log.firstSequence
         while room.messages.count > room.log.entries.count, sequence > 1 {
             sequence -= 1
             room.messages[sequence] = nil

@@ -9,67 +9,88 @@ public struct RingBuffer<Element> {
     /// The smallest buffer allocated.
     static var minimumCapacity: Int { 8 }
 
-    /// The slots; `slots[(head + i) % slots.count]` holds element `i`, and every other slot is nil.
-    private var slots: [Element?] = []
-    /// Where the front element is.
-    private var head = 0
-    /// How many elements there are.
-    public private(set) var count = 0
-    /// Elements moved into a new buffer (when it grew or shrank) since this value was made: what the buffer costs
-    /// beyond one write per append, for tests that appending and trimming stay O(1).
+    /// The buffer; nil while nothing was ever appended (or after `removeAll`).
+    private var storage: RingStorage<Element>?
+    /// Elements moved into a new buffer (when it grew, shrank or was copied before a change) since this value was
+    /// made: what the buffer costs beyond one write per append, for tests that appending and trimming stay O(1).
     public private(set) var relocatedElements = 0
 
     /// An empty buffer.
     public init() {}
 
+    /// How many elements there are.
+    public var count: Int { self.storage?.header.count ?? 0 }
+
     /// The slots allocated.
-    public var capacity: Int { self.slots.count }
+    public var capacity: Int { self.storage?.header.capacity ?? 0 }
 
     /// Appends an element at the back.
     ///
     /// - Parameter element: the element.
     public mutating func append(_ element: Element) {
-        if self.count == self.slots.count { self.relocate(capacity: Swift.max(Self.minimumCapacity, self.count * 2)) }
-        self.slots[self.slot(self.count)] = element
-        self.count += 1
+        let count = self.count
+        if count == self.capacity {
+            self.relocate(capacity: Swift.max(Self.minimumCapacity, count * 2))
+        } else if !isKnownUniquelyReferenced(&self.storage) {
+            self.relocate(capacity: self.capacity)
+        }
+        let storage = self.storage.unsafelyUnwrapped
+        storage.withUnsafeMutablePointers { header, elements in
+            (elements + header.pointee.slot(header.pointee.count)).initialize(to: element)
+            header.pointee.count += 1
+        }
     }
 
     /// Removes the front element and returns it, or nil when the buffer is empty.
     @discardableResult
     public mutating func popFirst() -> Element? {
         guard self.count > 0 else { return nil }
-        let element = self.slots[self.head].take()
-        self.head = self.head + 1 == self.slots.count ? 0 : self.head + 1
-        self.count -= 1
-        if self.count == 0 { self.head = 0 }
-        if self.slots.count > Self.minimumCapacity && self.count * 4 < self.slots.count {
-            self.relocate(capacity: Swift.max(Self.minimumCapacity, self.slots.count / 2))
+        if !isKnownUniquelyReferenced(&self.storage) { self.relocate(capacity: self.capacity) }
+        let storage = self.storage.unsafelyUnwrapped
+        let element = storage.withUnsafeMutablePointers { header, elements in
+            let element = (elements + header.pointee.head).move()
+            header.pointee.head = header.pointee.slot(1)
+            header.pointee.count -= 1
+            if header.pointee.count == 0 { header.pointee.head = 0 }
+            return element
+        }
+        let (count, capacity) = (self.count, self.capacity)
+        if capacity > Self.minimumCapacity && count * 4 < capacity {
+            self.relocate(capacity: Swift.max(Self.minimumCapacity, capacity / 2))
         }
         return element
     }
 
     /// Removes every element and releases the buffer.
     public mutating func removeAll() {
-        self.slots = []
-        self.head = 0
-        self.count = 0
+        self.storage = nil
     }
 
-    @inline(__always)
-    private func slot(_ offset: Int) -> Int {
-        let slot = self.head + offset
-        return slot < self.slots.count ? slot : slot - self.slots.count
-    }
-
-    /// Moves the elements, in order, to the front of a new buffer of `capacity` slots.
+    /// Moves (or, when the buffer is shared, copies) the elements, in order, to the front of a new buffer of
+    /// `capacity` slots.
     private mutating func relocate(capacity: Int) {
-        var slots = [Element?](repeating: nil, count: capacity)
-        for offset in 0..<self.count {
-            slots[offset] = self.slots[self.slot(offset)].take()
+        let count = self.count
+        let new = RingStorage<Element>.make(capacity: capacity)
+        let unique = isKnownUniquelyReferenced(&self.storage)
+        if let old = self.storage {
+            old.withUnsafeMutablePointers { oldHeader, oldElements in
+                new.withUnsafeMutablePointers { _, newElements in
+                    for offset in 0..<count {
+                        let source = oldElements + oldHeader.pointee.slot(offset)
+                        if unique {
+                            (newElements + offset).moveInitialize(from: source, count: 1)
+                        } else {
+                            (newElements + offset).initialize(to: source.pointee)
+                        }
+                    }
+                }
+                // Moved out: the old buffer has nothing left to release.
+                if unique { oldHeader.pointee.count = 0 }
+            }
         }
-        self.relocatedElements += self.count
-        self.slots = slots
-        self.head = 0
+        new.header.count = count
+        self.relocatedElements += count
+        self.storage = new
     }
 }
 
@@ -77,10 +98,16 @@ extension RingBuffer: RandomAccessCollection {
     public var startIndex: Int { 0 }
     public var endIndex: Int { self.count }
 
-    /// The element at `position`, counted from the front.
+    /// The element at `position`, counted from the front. Read in place: `ring[0].time` copies the time, not the
+    /// element.
     public subscript(position: Int) -> Element {
-        precondition(position >= 0 && position < self.count, "ring buffer index out of range")
-        return self.slots[self.slot(position)].unsafelyUnwrapped
+        unsafeAddress {
+            precondition(position >= 0 && position < self.count, "ring buffer index out of range")
+            // The elements live inside the buffer object, which `self` keeps alive while the access lasts.
+            return self.storage.unsafelyUnwrapped.withUnsafeMutablePointers { header, elements in
+                UnsafePointer(elements + header.pointee.slot(position))
+            }
+        }
     }
 }
 
@@ -91,4 +118,36 @@ extension RingBuffer: Equatable where Element: Equatable {
     }
 }
 
-extension RingBuffer: Sendable where Element: Sendable {}
+// The storage is only mutated through a uniquely referenced buffer (copy on write), like `Array`'s.
+extension RingBuffer: @unchecked Sendable where Element: Sendable {}
+
+/// Where a ring's elements are: `count` of them from `head`, wrapping at `capacity`.
+struct RingStorageHeader {
+    let capacity: Int
+    var head = 0
+    var count = 0
+
+    /// The slot of the element `offset` places from the front.
+    @inline(__always)
+    func slot(_ offset: Int) -> Int {
+        let slot = self.head + offset
+        return slot < self.capacity ? slot : slot - self.capacity
+    }
+}
+
+/// A ring's buffer; it releases the elements it still holds when it goes away.
+final class RingStorage<Element>: ManagedBuffer<RingStorageHeader, Element> {
+    /// A buffer of `capacity` slots, empty.
+    static func make(capacity: Int) -> RingStorage<Element> {
+        let buffer = self.create(minimumCapacity: capacity) { _ in RingStorageHeader(capacity: capacity) }
+        return unsafeDowncast(buffer, to: RingStorage<Element>.self)
+    }
+
+    deinit {
+        self.withUnsafeMutablePointers { header, elements in
+            let front = Swift.min(header.pointee.count, header.pointee.capacity - header.pointee.head)
+            (elements + header.pointee.head).deinitialize(count: front)
+            elements.deinitialize(count: header.pointee.count - front)
+        }
+    }
+}

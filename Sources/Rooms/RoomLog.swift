@@ -58,6 +58,19 @@ public struct RoomLog: Sendable {
         self.entries.append(entry)
     }
 
+    /// The sequence number of the oldest retained entry; `lastSequence + 1` when none is retained.
+    public var firstSequence: UInt64 { self.lastSequence + 1 - UInt64(self.entries.count) }
+
+    /// Whether the oldest retained entry is beyond the retention count or age (`trim` would drop it).
+    ///
+    /// - Parameter now: now, in milliseconds since the epoch.
+    public func isOverRetention(now: Int64) -> Bool {
+        // The count first, then the oldest entry's time, read in place.
+        !self.entries.isEmpty
+            && (self.entries.count > self.retention.maximumEntries
+                || now - self.entries[0].time > self.retention.maximumAgeMilliseconds)
+    }
+
     /// Drops the entries beyond the retention count or age, oldest first, handing each to `dropped` as it goes.
     /// Each dropped entry costs O(1): nothing else moves.
     ///
@@ -65,11 +78,7 @@ public struct RoomLog: Sendable {
     ///   - now: now, in milliseconds since the epoch.
     ///   - dropped: called with each dropped entry, oldest first.
     public mutating func trim(now: Int64, dropped: (RoomLogEntry) -> Void = { _ in }) {
-        while let oldest = self.entries.first,
-            self.entries.count > self.retention.maximumEntries
-                || now - oldest.time > self.retention.maximumAgeMilliseconds
-        {
-            self.entries.popFirst()
+        while self.isOverRetention(now: now), let oldest = self.entries.popFirst() {
             dropped(oldest)
         }
     }
@@ -80,7 +89,7 @@ public struct RoomLog: Sendable {
     /// - Parameter sequence: the last sequence number the client saw.
     public func entries(after sequence: UInt64) -> [RoomLogEntry]? {
         if sequence >= self.lastSequence { return sequence == self.lastSequence ? [] : nil }
-        guard let first = self.entries.first, first.sequence <= sequence + 1 else { return nil }
+        guard !self.entries.isEmpty, self.firstSequence <= sequence + 1 else { return nil }
         return Array(self.retained(after: sequence))
     }
 
@@ -89,7 +98,8 @@ public struct RoomLog: Sendable {
     ///
     /// - Parameter sequence: a sequence number.
     public func retained(after sequence: UInt64) -> Slice<RingBuffer<RoomLogEntry>> {
-        guard let first = self.entries.first?.sequence, sequence >= first else { return self.entries[...] }
+        let first = self.firstSequence
+        guard sequence >= first else { return self.entries[...] }
         let start = min(Int(sequence - first) + 1, self.entries.count)
         return self.entries[start...]
     }

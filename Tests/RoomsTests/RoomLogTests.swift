@@ -97,6 +97,33 @@ struct RoomLogTests {
         #expect(copy.entries != log.entries)
     }
 
+    /// Counts the instances alive, to check that the ring releases what it drops and what it holds at the end.
+    private final class Tracked {
+        nonisolated(unsafe) static var alive = 0
+        init() { Self.alive += 1 }
+        deinit { Self.alive -= 1 }
+    }
+
+    @Test("The ring releases each element it drops, each one a copy replaced, and the rest when it goes away")
+    func ringBufferReleasesItsElements() {
+        do {
+            var ring = RingBuffer<Tracked>()
+            for _ in 0..<100 { ring.append(Tracked()) }
+            #expect(Tracked.alive == 100)
+            for _ in 0..<60 { ring.popFirst() }
+            #expect(Tracked.alive == 40)
+            for _ in 0..<30 { ring.append(Tracked()) }
+            var copy = ring
+            copy.popFirst()
+            // The copy has its own buffer now; the element it dropped is still in the original.
+            #expect(Tracked.alive == 70)
+            #expect(copy.count == 69 && ring.count == 70)
+            ring.removeAll()
+            #expect(Tracked.alive == 69)
+        }
+        #expect(Tracked.alive == 0)
+    }
+
     @Test("The ring buffer is a queue: appends at the back, pops from the front, equal by contents")
     func ringBufferIsAQueue() {
         var ring = RingBuffer<Int>()
