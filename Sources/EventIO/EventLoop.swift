@@ -148,8 +148,11 @@ public final class EventLoop {
     public func register(_ fd: Int32, for events: EventSet, handler: any EventLoopHandler) throws(IOError) {
         let index = Int(fd)
         if index >= self.registrations.count {
-            self.registrations.append(
-                contentsOf: repeatElement(nil, count: max(index + 1 - self.registrations.count, 1024)))
+            // Grown by an eighth (at least 1,024 slots), not doubled: one slot per descriptor is held for the
+            // loop's life, and doubling would leave up to half of them unused.
+            let count = max(index + 1, self.registrations.count + max(1024, self.registrations.count / 8))
+            self.registrations.reserveCapacity(count)
+            self.registrations.append(contentsOf: repeatElement(nil, count: count - self.registrations.count))
         }
         let generation = self.nextGeneration
         self.nextGeneration = self.nextGeneration &+ 1 == 0 ? 1 : self.nextGeneration &+ 1

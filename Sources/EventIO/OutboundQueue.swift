@@ -83,6 +83,10 @@ public struct OutboundQueue {
     /// Whether nothing is queued.
     public var isEmpty: Bool { self.byteCount == 0 }
 
+    /// Whether the queue holds storage (chunk slots, or its own buffer kept for reuse); an idle connection's holds
+    /// none once `releaseUnusedStorage` has run.
+    public var holdsStorage: Bool { self.chunks.capacity > 0 || self.owned != nil }
+
     /// Queues `bytes[range]` (the array is shared, not copied).
     ///
     /// - Parameters:

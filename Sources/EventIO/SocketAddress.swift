@@ -4,9 +4,34 @@ internal import Glibc
 
 /// An IPv4 or IPv6 address and port.
 public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
+    /// The host's bytes in network order, held inline (no allocation per address: every connection keeps one).
     enum Storage: Hashable, Sendable {
-        case v4(host: [UInt8], port: UInt16)
-        case v6(host: [UInt8], port: UInt16)
+        case v4(host: UInt32, port: UInt16)
+        case v6(high: UInt64, low: UInt64, port: UInt16)
+
+        /// From the bytes of an `in_addr`.
+        init(v4 address: in_addr, port: UInt16) {
+            self = .v4(host: withUnsafeBytes(of: address) { $0.loadUnaligned(as: UInt32.self) }, port: port)
+        }
+
+        /// From the bytes of an `in6_addr`.
+        init(v6 address: in6_addr, port: UInt16) {
+            self = withUnsafeBytes(of: address) { bytes in
+                .v6(
+                    high: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+                    low: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self), port: port)
+            }
+        }
+
+        /// Calls `body` with the host's bytes, as they go into a `sockaddr`.
+        func withHostBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+            switch self {
+            case .v4(let host, _):
+                return withUnsafeBytes(of: host) { body($0) }
+            case .v6(let high, let low, _):
+                return withUnsafeBytes(of: (high, low)) { body($0) }
+            }
+        }
     }
 
     let storage: Storage
@@ -14,7 +39,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     /// The port number.
     public var port: Int {
         switch self.storage {
-        case .v4(_, let port), .v6(_, let port): return Int(port)
+        case .v4(_, let port), .v6(_, _, let port): return Int(port)
         }
     }
 
@@ -48,7 +73,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     public init?(ipv4 host: String, port: UInt16) {
         var address = in_addr()
         guard inet_pton(AF_INET, host, &address) == 1 else { return nil }
-        self.storage = .v4(host: withUnsafeBytes(of: address) { Array($0) }, port: port)
+        self.storage = Storage(v4: address, port: port)
     }
 
     /// - Parameters:
@@ -57,7 +82,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     public init?(ipv6 host: String, port: UInt16) {
         var address = in6_addr()
         guard inet_pton(AF_INET6, host, &address) == 1 else { return nil }
-        self.storage = .v6(host: withUnsafeBytes(of: address) { Array($0) }, port: port)
+        self.storage = Storage(v6: address, port: port)
     }
 
     init(storage: Storage) {
@@ -69,12 +94,10 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         switch Int32(raw.pointee.ss_family) {
         case AF_INET:
             let address = UnsafeRawPointer(raw).load(as: sockaddr_in.self)
-            let host = withUnsafeBytes(of: address.sin_addr) { Array($0) }
-            self.storage = .v4(host: host, port: UInt16(bigEndian: address.sin_port))
+            self.storage = Storage(v4: address.sin_addr, port: UInt16(bigEndian: address.sin_port))
         case AF_INET6:
             let address = UnsafeRawPointer(raw).load(as: sockaddr_in6.self)
-            let host = withUnsafeBytes(of: address.sin6_addr) { Array($0) }
-            self.storage = .v6(host: host, port: UInt16(bigEndian: address.sin6_port))
+            self.storage = Storage(v6: address.sin6_addr, port: UInt16(bigEndian: address.sin6_port))
         default:
             return nil
         }
@@ -84,18 +107,16 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     public func withPort(_ port: Int) -> SocketAddress {
         switch self.storage {
         case .v4(let host, _): return SocketAddress(storage: .v4(host: host, port: UInt16(port)))
-        case .v6(let host, _): return SocketAddress(storage: .v6(host: host, port: UInt16(port)))
+        case .v6(let high, let low, _): return SocketAddress(storage: .v6(high: high, low: low, port: UInt16(port)))
         }
     }
 
     /// The host part as text, e.g. `127.0.0.1` or `::1`.
     public var host: String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        switch self.storage {
-        case .v4(let host, _):
-            host.withUnsafeBytes { _ = inet_ntop(AF_INET, $0.baseAddress, &text, socklen_t(text.count)) }
-        case .v6(let host, _):
-            host.withUnsafeBytes { _ = inet_ntop(AF_INET6, $0.baseAddress, &text, socklen_t(text.count)) }
+        let family = self.isIPv6 ? AF_INET6 : AF_INET
+        self.storage.withHostBytes { host in
+            _ = inet_ntop(family, host.baseAddress, &text, socklen_t(text.count))
         }
         return String(cString: text)
     }
@@ -114,14 +135,17 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian
-            withUnsafeMutableBytes(of: &address.sin_addr) { $0.copyBytes(from: host) }
+            withUnsafeMutableBytes(of: &address.sin_addr) { $0.storeBytes(of: host, as: UInt32.self) }
             withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in.self) }
             length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        case .v6(let host, let port):
+        case .v6(let high, let low, let port):
             var address = sockaddr_in6()
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_port = port.bigEndian
-            withUnsafeMutableBytes(of: &address.sin6_addr) { $0.copyBytes(from: host) }
+            withUnsafeMutableBytes(of: &address.sin6_addr) {
+                $0.storeBytes(of: high, toByteOffset: 0, as: UInt64.self)
+                $0.storeBytes(of: low, toByteOffset: 8, as: UInt64.self)
+            }
             withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: sockaddr_in6.self) }
             length = socklen_t(MemoryLayout<sockaddr_in6>.size)
         }

@@ -57,19 +57,19 @@ public struct WebSocketInboundProcessor {
 
     private enum MessageState {
         case idle
-        case assembling(opcode: WebSocketOpcode, compressed: Bool, fragments: Int)
+        /// `fragments` counts up to the limit (and at most `UInt32.max`): four bytes, so the processor stays small.
+        case assembling(opcode: WebSocketOpcode, compressed: Bool, fragments: UInt32)
     }
 
-    private let decoder: WebSocketFrameDecoder
+    // One processor per connection: the fields are ordered so that the small ones share a word.
     private let limits: Limits
     private let inflater: (any WebSocketMessageInflater)?
-    private var state: MessageState = .idle
-    private var isFinished = false
+    /// The message being assembled (fragmented or compressed); empty, holding no storage, between messages.
     private var assembled: [UInt8] = []
     private var utf8 = UTF8Validator()
-
-    /// Assembly storage above this capacity is released once its message is delivered.
-    private static let retainedCapacity = 64 * 1024
+    private var state: MessageState = .idle
+    private let expectsMaskedFrames: Bool
+    private var isFinished = false
 
     /// - Parameters:
     ///   - limits: the receive limits.
@@ -79,10 +79,7 @@ public struct WebSocketInboundProcessor {
     public init(limits: Limits, inflater: (any WebSocketMessageInflater)? = nil, expectsMaskedFrames: Bool = true) {
         self.limits = limits
         self.inflater = inflater
-        self.decoder = WebSocketFrameDecoder(
-            maximumFrameSize: limits.maximumFrameSize,
-            expectsMaskedFrames: expectsMaskedFrames
-        )
+        self.expectsMaskedFrames = expectsMaskedFrames
     }
 
     /// Decodes every whole frame in `buffer` and reports each event to `handle`.
@@ -95,9 +92,11 @@ public struct WebSocketInboundProcessor {
         _ buffer: UnsafeMutableRawBufferPointer,
         _ handle: (Event) -> Void
     ) -> Progress {
+        let decoder = WebSocketFrameDecoder(
+            maximumFrameSize: self.limits.maximumFrameSize, expectsMaskedFrames: self.expectsMaskedFrames)
         var offset = 0
         while !self.isFinished {
-            switch self.decoder.decodeFrame(in: buffer, at: offset) {
+            switch decoder.decodeFrame(in: buffer, at: offset) {
             case .needMoreData(let totalFrameSize):
                 return Progress(consumed: offset, nextFrameSize: totalFrameSize, isFinished: false)
             case .violation(let violation):
@@ -134,7 +133,9 @@ public struct WebSocketInboundProcessor {
                 return .unexpectedContinuation
             }
             if header.rsv1 { return .compressedControlOrContinuation }
-            guard fragments < self.limits.maximumFragmentsPerMessage else { return .tooManyFragments }
+            guard Int(fragments) < self.limits.maximumFragmentsPerMessage, fragments < UInt32.max else {
+                return .tooManyFragments
+            }
             self.state = .assembling(opcode: opcode, compressed: compressed, fragments: fragments + 1)
             return self.appendFragment(payload, isFinal: header.fin, opcode: opcode, compressed: compressed, handle)
         }
@@ -193,11 +194,8 @@ public struct WebSocketInboundProcessor {
         self.assembled.withUnsafeBytes { bytes in
             handle(opcode == .text ? .text(bytes) : .binary(bytes))
         }
-        if self.assembled.capacity > Self.retainedCapacity {
-            self.assembled = []
-        } else {
-            self.assembled.removeAll(keepingCapacity: true)
-        }
+        // Released with its message: a connection holds assembly storage only while a message is in pieces.
+        self.assembled = []
         return nil
     }
 

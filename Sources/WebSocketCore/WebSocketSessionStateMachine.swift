@@ -18,16 +18,34 @@ public struct WebSocketSessionStateMachine: Sendable {
         case client
     }
 
-    /// The session's timers, in milliseconds.
+    /// The session's timers, in milliseconds, each at most `UInt32.max` (about 49 days; longer values are cut to
+    /// it). Kept in four bytes each: every connection holds a copy.
     public struct Timeouts: Hashable, Sendable {
+        private var ping: UInt32
+        private var pong: UInt32
+        private var idle: UInt32
+        private var close: UInt32
+
         /// Silence from the peer after which a Ping goes out; 0 sends no pings.
-        public var pingInterval: UInt64
+        public var pingInterval: UInt64 {
+            get { UInt64(self.ping) }
+            set { self.ping = UInt32(clamping: newValue) }
+        }
         /// Time for the peer to send anything after our Ping before the connection is dropped.
-        public var pongTimeout: UInt64
+        public var pongTimeout: UInt64 {
+            get { UInt64(self.pong) }
+            set { self.pong = UInt32(clamping: newValue) }
+        }
         /// Time without a text or binary message from the peer after which we close with 1001; 0 is never.
-        public var idleTimeout: UInt64
+        public var idleTimeout: UInt64 {
+            get { UInt64(self.idle) }
+            set { self.idle = UInt32(clamping: newValue) }
+        }
         /// Time for the close handshake to finish (and, after it, for the TCP connection to close).
-        public var closeTimeout: UInt64
+        public var closeTimeout: UInt64 {
+            get { UInt64(self.close) }
+            set { self.close = UInt32(clamping: newValue) }
+        }
 
         /// - Parameters:
         ///   - pingInterval: silence before a keep-alive Ping, in milliseconds; default 30 s; 0: no pings.
@@ -40,10 +58,10 @@ public struct WebSocketSessionStateMachine: Sendable {
             idleTimeout: UInt64 = 0,
             closeTimeout: UInt64 = 5_000
         ) {
-            self.pingInterval = pingInterval
-            self.pongTimeout = pongTimeout
-            self.idleTimeout = idleTimeout
-            self.closeTimeout = closeTimeout
+            self.ping = UInt32(clamping: pingInterval)
+            self.pong = UInt32(clamping: pongTimeout)
+            self.idle = UInt32(clamping: idleTimeout)
+            self.close = UInt32(clamping: closeTimeout)
         }
     }
 
@@ -120,12 +138,13 @@ public struct WebSocketSessionStateMachine: Sendable {
         }
     }
 
-    /// Which end this is.
-    public let role: Role
+    // One value per connection: the one-byte role goes last, after the state, to share its word.
     /// The timers.
     public let timeouts: Timeouts
     /// Where the session is.
     public private(set) var state: State
+    /// Which end this is.
+    public let role: Role
 
     /// Opens a session.
     ///

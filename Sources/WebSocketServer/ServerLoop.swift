@@ -37,6 +37,18 @@ final class ServerLoop {
     private var isShuttingDown = false
     private var onDrained: (() -> Void)?
 
+    // Settings every connection reads on its own path, held here once instead of in each connection (reading
+    // them through `configuration` would copy, retaining and releasing, the whole configuration).
+    /// The write queue's bounds.
+    let writeQueueLimit: Int
+    let writeQueueHighWatermark: Int
+    let writeQueueLowWatermark: Int
+    /// The peers' message rate.
+    let messageRate: MessageRateLimiter.Rate
+    /// The head of the upgrade request while its endpoint's `connectionDidOpen` runs (see
+    /// `WebSocketConnection.requestHead`): an open connection keeps no copy of its request.
+    private(set) var opening: (connection: ObjectIdentifier, head: HTTPRequestHead)?
+
     init(
         loop: EventLoop,
         configuration: ServerConfiguration,
@@ -52,6 +64,11 @@ final class ServerLoop {
         self.statistics = statistics
         self.loopStatistics = statistics.loops[max(0, loop.index) % statistics.loops.count]
         self.admission = admission
+        self.writeQueueLimit = configuration.writeQueueLimit
+        self.writeQueueHighWatermark = configuration.writeQueueHighWatermark
+        self.writeQueueLowWatermark = configuration.writeQueueLowWatermark
+        self.messageRate = MessageRateLimiter.Rate(
+            perSecond: configuration.maximumMessagesPerSecond, burst: configuration.messageBurst)
         for route in routes { self.endpoints[route.path] = route.makeEndpoint(loop.index) }
         let exact = httpRoutes.filter { !$0.matchesSubpaths }
         self.httpRoutes = Dictionary(exact.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
@@ -119,7 +136,11 @@ final class ServerLoop {
                 Socket.close(fd)
                 continue
             }
-            connection.registryIndex = self.connections.count
+            connection.registryIndex = Int32(self.connections.count)
+            if self.connections.count == self.connections.capacity {
+                // Grown by an eighth, not doubled: the array holds one reference per open connection.
+                self.connections.reserveCapacity(self.connections.count + max(256, self.connections.count / 8))
+            }
             self.connections.append(connection)
             self.loopStatistics.openConnections.add(1, ordering: .relaxed)
             self.count(.accepted(secure: listener.secure))
@@ -128,6 +149,14 @@ final class ServerLoop {
 
     func endpoint(forPath path: String) -> (any WebSocketEndpoint)? {
         self.endpoints[path]
+    }
+
+    /// Tells `endpoint` that `connection` opened, with the request's head readable meanwhile.
+    func open(_ connection: WebSocketConnection, head: HTTPRequestHead, on endpoint: any WebSocketEndpoint) {
+        let outer = self.opening
+        self.opening = (ObjectIdentifier(connection), head)
+        endpoint.connectionDidOpen(connection)
+        self.opening = outer
     }
 
     /// What a plain (non-upgrade) request leads to: a route that takes it, or an answer right away.
@@ -163,12 +192,12 @@ final class ServerLoop {
     }
 
     func connectionDidClose(_ connection: WebSocketConnection) {
-        let index = connection.registryIndex
+        let index = Int(connection.registryIndex)
         guard index >= 0 else { return }
         let last = self.connections.removeLast()
         if index < self.connections.count {
             self.connections[index] = last
-            last.registryIndex = index
+            last.registryIndex = Int32(index)
         }
         connection.registryIndex = -1
         connection.releaseAdmission()

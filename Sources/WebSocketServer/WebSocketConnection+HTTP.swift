@@ -5,7 +5,7 @@ extension WebSocketConnection {
     // MARK: Plain HTTP requests
 
     /// Routes a request that is not an upgrade: answers at once when no route takes it, else reads its body.
-    func startHTTPRequest(_ head: HTTPRequestHead) {
+    func startHTTPRequest(_ head: HTTPRequestHead, startedAt: UInt64) {
         let route: HTTPRoute
         switch self.server.dispatchHTTP(head) {
         case .response(let response):
@@ -23,7 +23,7 @@ extension WebSocketConnection {
         case .length(let value):
             length = value
         }
-        let request = PlainHTTPRequest(head: head, route: route, length: length)
+        let request = PlainHTTPRequest(head: head, route: route, length: length, startedAt: startedAt)
         if length == 0 {
             self.dispatchHTTPRequest(request)
         } else {

@@ -7,9 +7,8 @@ extension WebSocketConnection {
 
     /// Feeds the request head so far to the parser; a complete head is an upgrade or a plain HTTP request.
     func processRequest(_ bytes: UnsafeMutableRawBufferPointer) -> Int {
-        guard case .readingRequest(var parser) = self.phase else { return bytes.count }
-        let result = parser.parse(UnsafeRawBufferPointer(bytes))
-        self.phase = .readingRequest(parser)
+        guard case .readingRequest(let handshake) = self.phase else { return bytes.count }
+        let result = handshake.parser.parse(UnsafeRawBufferPointer(bytes))
         switch result {
         case .incomplete:
             return 0
@@ -19,7 +18,7 @@ extension WebSocketConnection {
             return bytes.count
         case .complete(let head):
             let headSize = head.size
-            self.handleRequest(head)
+            self.handleRequest(head, startedAt: handshake.startedAt)
             switch self.phase {
             case .readingBody:
                 return headSize + self.processBody(UnsafeMutableRawBufferPointer(rebasing: bytes[headSize...]))
@@ -32,10 +31,10 @@ extension WebSocketConnection {
         }
     }
 
-    private func handleRequest(_ head: HTTPRequestHead) {
+    private func handleRequest(_ head: HTTPRequestHead, startedAt: UInt64) {
         let path = head.path
         guard WebSocketHandshake.isUpgradeRequest(head) else {
-            self.startHTTPRequest(head)
+            self.startHTTPRequest(head, startedAt: startedAt)
             return
         }
         guard let endpoint = self.server.endpoint(forPath: path) else {
@@ -61,22 +60,24 @@ extension WebSocketConnection {
             return
         }
         self.subprotocol = request.selectProtocol(from: configuration.subprotocols)
+        var compression: PerMessageDeflateParameters?
         if !request.extensions.isEmpty {
-            self.compression = PerMessageDeflateNegotiator.negotiate(
+            compression = PerMessageDeflateNegotiator.negotiate(
                 headerValue: request.extensions,
                 configuration: configuration.compression
             )
-            self.agreedCompression = self.compression != nil
+            self.compressionParameters = compression.map(CompressionParameters.init)
+            self.agreedCompression = compression != nil
         }
         self.path = path
-        self.query = request.query
-        self.requestHead = head
         let response = WebSocketHandshake.switchingProtocolsResponse(
             key: request.key,
             subprotocol: self.subprotocol,
-            extensions: self.compression?.responseHeaderValue
+            extensions: compression?.responseHeaderValue
         )
-        self.writeRaw(response)
+        self.writeFirst(response)
+        // A failed write has closed the connection already.
+        guard !self.phase.isClosed else { return }
         let now = self.loop.now
         let session = Session(
             machine: WebSocketSessionStateMachine(
@@ -91,17 +92,13 @@ extension WebSocketConnection {
             ),
             processor: WebSocketInboundProcessor(
                 limits: configuration.messageLimits,
-                inflater: self.compression?.makeInflater()
+                inflater: compression?.makeInflater()
             ),
             endpoint: endpoint,
-            rateLimiter: MessageRateLimiter(
-                ratePerSecond: configuration.maximumMessagesPerSecond,
-                burst: configuration.messageBurst,
-                now: now
-            )
+            rateLimiter: MessageRateLimiter(rate: self.server.messageRate, now: now)
         )
         self.enter(.session(session))
         self.server.count(.upgraded)
-        endpoint.connectionDidOpen(self)
+        self.server.open(self, head: head, on: endpoint)
     }
 }

@@ -48,12 +48,12 @@ extension WebSocketConnection {
 
     private func drainTLS(_ tls: TLSConnection) {
         do {
-            if case .tlsHandshake = self.phase {
+            if case .tlsHandshake(let handshake) = self.phase {
                 guard try tls.advanceHandshake() == .complete else {
                     self.takeCiphertext(tls)
                     return
                 }
-                self.enter(.readingRequest(HTTPRequestParser(limits: self.server.configuration.httpLimits)))
+                self.enter(.readingRequest(handshake))
             }
             let plaintext = self.loop.scratchBuffer
             while !self.phase.isClosed {
@@ -77,7 +77,7 @@ extension WebSocketConnection {
 
     /// Handles plaintext bytes from the socket or from TLS.
     private func receive(_ bytes: UnsafeMutableRawBufferPointer) {
-        self.expectedFrameSize = nil
+        self.expectedFrameSize = 0
         if self.pending.isEmpty {
             let consumed = self.process(bytes)
             if consumed < bytes.count && !self.phase.isClosed {
@@ -102,7 +102,7 @@ extension WebSocketConnection {
     /// Keeps the bytes of an unfinished frame or request, with room for the whole frame once its size is known.
     private func keepPending(_ bytes: UnsafeRawBufferPointer) {
         var kept: [UInt8] = []
-        kept.reserveCapacity(max(bytes.count, self.expectedFrameSize ?? 0))
+        kept.reserveCapacity(max(bytes.count, Int(self.expectedFrameSize)))
         kept.append(contentsOf: bytes)
         self.pending = kept
     }

@@ -12,7 +12,8 @@ extension WebSocketConnection {
     ///   - payload: the message.
     public func send(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer) {
         guard self.phase.isSessionOpen else { return }
-        if self.tls == nil && self.compression?.shouldCompress(messageLength: payload.count) != true {
+        let compresses = self.compressionParameters?.parameters.shouldCompress(messageLength: payload.count) == true
+        if self.tls == nil && !compresses {
             // The common case: the frame is written straight into the write queue's own buffer, no allocation.
             let header = WebSocketFrameHeader(opcode: opcode, payloadLength: payload.count)
             let headerSize = header.encodedSize
@@ -28,9 +29,7 @@ extension WebSocketConnection {
             return
         }
         var frame = WebSocketOutboundFrame(payloadCapacity: payload.count)
-        if let compression = self.compression, compression.shouldCompress(messageLength: payload.count),
-            let session = self.phase.session
-        {
+        if compresses, let compression = self.compressionParameters?.parameters, let session = self.phase.session {
             let deflater = session.deflater ?? compression.makeDeflater()
             session.deflater = deflater
             frame.withStorage { deflater.deflate(payload, into: &$0) }
@@ -96,6 +95,33 @@ extension WebSocketConnection {
         bytes.withUnsafeBytes { self.writeRaw($0) }
     }
 
+    /// Writes the first bytes of the connection's output (the upgrade's answer) at once when the socket takes them
+    /// whole, so a connection that goes idle after its handshake never allocates a write queue; what the socket
+    /// does not take is queued as usual.
+    func writeFirst(_ bytes: [UInt8]) {
+        guard self.tls == nil, self.outbound.isEmpty else {
+            self.writeRaw(bytes)
+            return
+        }
+        let written: Int
+        do {
+            guard
+                case .processed(let count) = try bytes.withUnsafeBytes({ buffer throws(IOError) in
+                    try Socket.send(self.fd, buffer)
+                })
+            else {
+                self.writeRaw(bytes)
+                return
+            }
+            written = count
+        } catch {
+            self.abort(detail: "write failed: \(error)")
+            return
+        }
+        self.statistics.bytesSent.add(written, ordering: .relaxed)
+        if written < bytes.count { self.writeRaw(Array(bytes[written...])) }
+    }
+
     private func writeRaw(_ bytes: UnsafeRawBufferPointer) {
         if let tls = self.tls {
             var offset = 0
@@ -129,10 +155,10 @@ extension WebSocketConnection {
 
     private func checkQueueLimits() {
         let queued = self.outbound.byteCount
-        if queued > self.writeQueueLimit && self.phase.isSessionOpen {
+        if queued > self.server.writeQueueLimit && self.phase.isSessionOpen {
             self.server.count(.slowConsumerClosed)
             self.startClose(code: .policyViolation, reason: "write queue limit reached", discardingQueued: true)
-        } else if self.isWritable && queued > self.writeQueueHighWatermark {
+        } else if self.isWritable && queued > self.server.writeQueueHighWatermark {
             self.isWritable = false
             self.phase.session?.endpoint.connection(self, writabilityDidChange: false)
         }
@@ -171,7 +197,7 @@ extension WebSocketConnection {
             // An open session goes on; any other phase may end here.
             if !self.phase.isSessionOpen && !self.finishOutput() { return }
         }
-        if !self.isWritable && self.outbound.byteCount <= self.writeQueueLowWatermark {
+        if !self.isWritable && self.outbound.byteCount <= self.server.writeQueueLowWatermark {
             self.isWritable = true
             self.phase.session?.endpoint.connection(self, writabilityDidChange: true)
         }
@@ -192,7 +218,7 @@ extension WebSocketConnection {
         case nil:
             break
         }
-        guard case .respondingHTTP(var responding) = self.phase else { return true }
+        guard case .respondingHTTP(let responding) = self.phase else { return true }
         guard responding.lingers else {
             self.closeSocket()
             return false
@@ -200,7 +226,6 @@ extension WebSocketConnection {
         // The client may still be sending a body: close our side and read until it closes (or the close timeout),
         // so the kernel does not answer its bytes with a reset that destroys our response.
         responding.lingers = false
-        self.phase = .respondingHTTP(responding)
         Socket.shutdownWrite(self.fd)
         return true
     }

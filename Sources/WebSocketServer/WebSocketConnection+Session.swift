@@ -12,13 +12,16 @@ extension WebSocketConnection {
         let progress = processor.process(bytes) { event in self.handle(event) }
         self.phase.session?.processor = processor
         if progress.isFinished { return bytes.count }
-        self.expectedFrameSize = progress.nextFrameSize
+        self.expectedFrameSize = UInt32(clamping: progress.nextFrameSize ?? 0)
         return progress.consumed
     }
 
     private func handle(_ event: WebSocketInboundProcessor.Event) {
         let now = self.loop.now
-        if event.countsAgainstRate, self.phase.session?.isOverRate(now: now) == true {
+        // The rate before the session: without a limit, the session is not looked at here.
+        if event.countsAgainstRate, self.server.messageRate.isEnabled,
+            self.phase.session?.isOverRate(now: now, rate: self.server.messageRate) == true
+        {
             self.server.count(.rateLimited)
             self.startClose(code: .policyViolation, reason: "rate limit")
             return

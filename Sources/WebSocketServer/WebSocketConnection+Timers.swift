@@ -13,14 +13,14 @@ extension WebSocketConnection {
         let configuration = self.server.configuration
         let handshakeTimeout = UInt64(configuration.handshakeTimeoutMilliseconds) * 1_000_000
         switch self.phase {
-        case .tlsHandshake, .readingRequest:
-            if now &- self.createdAt > handshakeTimeout {
+        case .tlsHandshake(let handshake), .readingRequest(let handshake):
+            if now &- handshake.startedAt > handshakeTimeout {
                 self.server.count(.handshakeTimeout)
                 self.closeSocket()
             }
-        case .readingBody:
+        case .readingBody(let request):
             // The body shares the handshake's time budget, counted from the connection's start.
-            if now &- self.createdAt > handshakeTimeout {
+            if now &- request.startedAt > handshakeTimeout {
                 self.respond(
                     HTTPResponse.error(.requestTimeout, message: "request body not received in time"), lingering: true)
             }
