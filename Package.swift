@@ -111,7 +111,9 @@ let package = Package(
         ),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage", "Webhooks", "Rooms", "RoomsTesting", "JSONCoding", "TokenAuth", "TestSupport"]
+            dependencies: [
+                "Storage", "Webhooks", "Rooms", "RoomsTesting", "JSONCoding", "TokenAuth", "TestSupport", "EventIO",
+            ]
         ),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "ClusterTesting", "EventIO", "TestSupport"]),
         .testTarget(

@@ -149,7 +149,11 @@ public final class GatewayRuntime: @unchecked Sendable {
             scheduleRetention()
         }
         self.thread = EventLoopThread(name: "rollcall-rooms") { loop.run() }
-        self.webhooks?.start()
+        do {
+            try self.webhooks?.start()
+        } catch {
+            self.logger.log(.error, "webhooks cannot start", [("error", error.description)])
+        }
     }
 
     /// How often the store drops what retention no longer keeps.
