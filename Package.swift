@@ -115,6 +115,10 @@ let package = Package(
                 "Storage", "Webhooks", "Rooms", "RoomsTesting", "JSONCoding", "TokenAuth", "TestSupport", "EventIO",
             ]
         ),
+        .testTarget(
+            name: "WebhooksTests",
+            dependencies: ["Webhooks", "Rooms", "RoomsTesting", "EventIO", "ClusterTesting", "WebSocketCore"]
+        ),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "ClusterTesting", "EventIO", "TestSupport"]),
         .testTarget(
             name: "ClusterTests",

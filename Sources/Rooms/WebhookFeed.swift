@@ -15,6 +15,10 @@ public protocol WebhookFeed: AnyObject {
     /// How long an endpoint that found nothing new waits before reading again, in milliseconds.
     var idleWaitMilliseconds: Int64 { get }
 
+    /// How long an endpoint waits after the feed failed, and between claims of an endpoint another process holds,
+    /// in milliseconds.
+    var retryMilliseconds: Int64 { get }
+
     /// Asks to deliver for an endpoint: true when this process holds its lease (it took it, or held it already).
     ///
     /// - Parameters:

@@ -14,6 +14,8 @@ public final class SQLiteWebhookFeed: WebhookFeed {
 
     /// How long an endpoint that is up to date waits before looking again, in milliseconds.
     public let idleWaitMilliseconds: Int64
+    /// How long an endpoint waits after the store failed, in milliseconds.
+    public let retryMilliseconds: Int64 = 1_000
 
     /// - Parameters:
     ///   - path: the store's database file (the gateway's store creates it).

@@ -22,9 +22,6 @@ final class WebhookWorker {
     private var timer: TimerID?
     private var holdsLease = false
     private var pending: Delivery?
-    /// How long the worker waits after the feed failed, and between claims of an endpoint another node holds, in
-    /// milliseconds.
-    private let feedRetryMilliseconds: Int64
 
     /// A batch in flight: what was read and done with, what is sent, and how its tries went.
     private struct Delivery {
@@ -42,11 +39,10 @@ final class WebhookWorker {
     ///   - feed: where entries and the cursor are.
     ///   - client: the endpoint's HTTP client; nil only for tests of the backoff.
     ///   - loop: the delivery loop.
-    ///   - feedRetryMilliseconds: the wait after a feed failure and between claims; default 1 s.
     ///   - log: where failures and dead letters are reported.
     init(
         endpoint: WebhookEndpoint, configuration: WebhookConfiguration, statistics: WebhookStatistics,
-        feed: any WebhookFeed, client: WebhookClient?, loop: EventLoop, feedRetryMilliseconds: Int64 = 1_000,
+        feed: any WebhookFeed, client: WebhookClient?, loop: EventLoop,
         log: @escaping (String, [(String, String)]) -> Void
     ) {
         self.endpoint = endpoint
@@ -55,7 +51,6 @@ final class WebhookWorker {
         self.feed = feed
         self.client = client
         self.loop = loop
-        self.feedRetryMilliseconds = feedRetryMilliseconds
         self.log = log
     }
 
@@ -83,7 +78,7 @@ final class WebhookWorker {
             self.feed.claim(self.endpoint.name) { [weak self] held in
                 guard let self, self.isRunning else { return }
                 self.holdsLease = held
-                if held { self.read() } else { self.wait(self.feedRetryMilliseconds) }
+                if held { self.read() } else { self.wait(self.feed.retryMilliseconds) }
             }
             return
         }
@@ -231,7 +226,7 @@ final class WebhookWorker {
     private func feedFailed(_ error: WebhookFeedError) {
         self.log("webhook store error", [("endpoint", self.endpoint.name), ("error", error.description)])
         self.pending = nil
-        self.wait(self.feedRetryMilliseconds)
+        self.wait(self.feed.retryMilliseconds)
     }
 
     private func wait(_ milliseconds: Int64) {
