@@ -98,7 +98,8 @@ let package = Package(
         // and cluster) run without sockets or Redis.
         .target(name: "RoomsTesting", dependencies: ["Rooms", "ClusterCore", "JSONCoding"]),
         // A real redis-server for tests: started on a free loopback port in a temporary directory, stopped, killed
-        // and restarted on demand; a scripted stand-in server and an event loop on a thread of its own.
+        // and restarted on demand; a scripted stand-in server, an event loop on a thread of its own, and a webhook
+        // receiver (plain or TLS) whose answers a test scripts.
         .target(name: "ClusterTesting", dependencies: ["EventIO"]),
         // Helpers shared by the test targets: a seeded random generator, and the ways a byte stream is cut into
         // reads for the incremental parsers (frames, HTTP heads, RESP).
@@ -124,6 +125,7 @@ let package = Package(
             name: "ClusterTests",
             dependencies: [
                 "Cluster", "ClusterCore", "Redis", "ClusterTesting", "EventIO", "Rooms", "RoomsTesting", "TokenAuth",
+                "Webhooks",
             ]
         ),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding", "TestSupport"]),

@@ -9,9 +9,9 @@ import Glibc
 /// A webhook receiver for tests on 127.0.0.1, plain HTTP or TLS with a given certificate: a thread accepts, each
 /// connection is served on a thread of its own, each request's answer is chosen by `behavior` (from the request's
 /// number, counting from 0), and every request and connection is recorded.
-final class WebhookReceiver: @unchecked Sendable {
+public final class WebhookReceiver: @unchecked Sendable {
     /// How to answer one request.
-    enum Behavior: Sendable {
+    public enum Behavior: Sendable {
         /// A complete answer with this status and a short body, keeping the connection.
         case answer(Int)
         /// A chunked answer with this status.
@@ -23,23 +23,30 @@ final class WebhookReceiver: @unchecked Sendable {
     }
 
     /// One request as received.
-    struct Request: Sendable {
-        var connection: Int
-        var head: String
-        var body: [UInt8]
+    public struct Request: Sendable {
+        /// The connection it came on, counting from 1.
+        public var connection: Int
+        /// Its head, request line to the last header line.
+        public var head: String
+        /// Its body.
+        public var body: [UInt8]
     }
 
-    let port: UInt16
+    /// The port on 127.0.0.1.
+    public let port: UInt16
     private let listener: Int32
     private let tlsContext: TLSContext?
     private let behavior: @Sendable (Int) -> Behavior
     private let recorded = Mutex<(requests: [Request], connections: Int)>(([], 0))
     private let running = Atomic<Bool>(true)
 
+    /// Starts listening on a free port.
+    ///
     /// - Parameters:
     ///   - certificate: serve TLS with this certificate; nil for plain HTTP.
     ///   - behavior: the answer to the request of each number.
-    init(certificate: TLSSelfSignedCertificate? = nil, behavior: @escaping @Sendable (Int) -> Behavior) throws {
+    /// - Throws: when the socket or the TLS context cannot be made.
+    public init(certificate: TLSSelfSignedCertificate? = nil, behavior: @escaping @Sendable (Int) -> Behavior) throws {
         self.tlsContext = try certificate.map {
             try TLSContext.makeServer(certificateChainPath: $0.certificatePath, privateKeyPath: $0.privateKeyPath)
         }
@@ -51,13 +58,13 @@ final class WebhookReceiver: @unchecked Sendable {
     }
 
     /// The requests received so far.
-    var requests: [Request] { self.recorded.withLock { $0.requests } }
+    public var requests: [Request] { self.recorded.withLock { $0.requests } }
 
     /// The connections accepted so far.
-    var connections: Int { self.recorded.withLock { $0.connections } }
+    public var connections: Int { self.recorded.withLock { $0.connections } }
 
-    /// The `(room, seq)` of every event received, in order of arrival (events are `{"room","seq",...}`).
-    var events: [String] {
+    /// The `room#seq` of every event received, in order of arrival (events are `{"room","seq",...}`).
+    public var events: [String] {
         self.requests.flatMap { request -> [String] in
             guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
                 let events = object["events"] as? [[String: Any]]
@@ -67,7 +74,7 @@ final class WebhookReceiver: @unchecked Sendable {
     }
 
     /// Stops accepting; connections end when their peers close them.
-    func close() {
+    public func close() {
         self.running.store(false, ordering: .relaxed)
         Glibc.shutdown(self.listener, Int32(SHUT_RDWR))
     }

@@ -1,0 +1,131 @@
+import ClusterCore
+import ClusterTesting
+import EventIO
+import Foundation
+import Redis
+import Rooms
+import RoomsTesting
+import Testing
+import TokenAuth
+import Webhooks
+
+@testable import Cluster
+
+/// Webhooks in cluster mode against a real Redis: the entries come from the rooms' streams, the cursor and the lease
+/// are kept in Redis, and a second node continues from the cursor when the delivering node dies.
+@Suite(.serialized) struct ClusterWebhookTests {
+    /// A gateway node's shared log on the harness's loop, to append entries as nodes do.
+    static func sharedLog(_ harness: LoopHarness, redis: RedisClientConfiguration) throws -> RedisRoomLog {
+        let verifier = try TokenVerifier(keys: [try TokenKey(secret: "cluster-webhook-test-secret-0123456789")])
+        return harness.onLoop {
+            let gateway = Gateway(
+                configuration: GatewayConfiguration(), verifier: verifier, transport: InMemoryTransport(),
+                clock: { 1_764_460_800_000 })
+            let log = RedisRoomLog(
+                configuration: ClusterConfiguration(redis: redis, nodeID: "gateway"),
+                rules: SharedRoomRules(gateway.configuration), loop: harness.loop)
+            gateway.sharedLog = log
+            log.start()
+            return log
+        }
+    }
+
+    /// Appends `count` entries, alternating between `rooms`, and waits until Redis has taken them all.
+    static func append(_ count: Int, rooms: [String], to log: RedisRoomLog, _ harness: LoopHarness, from start: Int) {
+        let done = ResultBox<Int>()
+        harness.onLoop {
+            var answered = 0
+            for index in 0..<count {
+                let event = RoomEvent.recordingChanged(isRecording: (start + index) % 2 == 0)
+                let proposal = LogProposal(
+                    room: rooms[index % rooms.count], events: [ProposedEvent(event, actor: "test")])
+                log.append(proposal) { _ in
+                    answered += 1
+                    if answered == count { done.put(answered) }
+                }
+            }
+        }
+        #expect(done.wait(seconds: 10) == count)
+    }
+
+    /// A webhook dispatcher of node `node` for endpoint `crm` at the receiver.
+    static func dispatcher(
+        node: String, redis: RedisClientConfiguration, receiver: WebhookReceiver
+    ) throws -> WebhookDispatcher {
+        var cluster = ClusterConfiguration(redis: redis, nodeID: node)
+        cluster.leaseMilliseconds = 600
+        let endpoint = WebhookEndpoint(
+            name: "crm", url: try WebhookURL("http://127.0.0.1:\(receiver.port)/hooks"),
+            secret: Array("0123456789abcdef".utf8))
+        let configuration = WebhookConfiguration(
+            endpoints: [endpoint], maximumBatch: 4, timeoutMilliseconds: 2_000, retryBaseMilliseconds: 20,
+            retryMaximumMilliseconds: 100)
+        return try WebhookDispatcher(configuration: configuration) { loop in
+            RedisWebhookFeed(configuration: cluster, loop: loop, idleWaitMilliseconds: 10)
+        }
+    }
+
+    /// Every room's `seq`s 1...last arrived, in order: a repeat may only go back to what came before.
+    static func inOrderWithoutGaps(_ events: [String], rooms: [String: Int]) -> Bool {
+        rooms.allSatisfy { room, last in
+            var next = 1
+            for event in events where event.hasPrefix("\(room)#") {
+                guard let sequence = Int(event.dropFirst(room.count + 1)), sequence <= next else { return false }
+                if sequence == next { next += 1 }
+            }
+            return next == last + 1
+        }
+    }
+
+    @Test func anotherNodeContinuesFromTheCursorInRedisWhenTheDeliveringNodeDies() throws {
+        let server = try RedisServerProcess()
+        defer { server.shutDown() }
+        let harness = try LoopHarness()
+        defer { harness.shutDown() }
+        var redis = RedisClientConfiguration()
+        redis.port = server.port
+        redis.commandTimeoutMilliseconds = 5_000
+        let receiver = try WebhookReceiver { _ in .answer(200) }
+        defer { receiver.close() }
+        let log = try Self.sharedLog(harness, redis: redis)
+        defer { harness.onLoop { log.stop() } }
+        #expect(waitUntil(seconds: 10) { harness.onLoop { log.isAvailable } })
+        let rooms = ["north", "south"]
+        Self.append(10, rooms: rooms, to: log, harness, from: 0)
+
+        let first = try Self.dispatcher(node: "A", redis: redis, receiver: receiver)
+        try first.start()
+        #expect(waitUntil(seconds: 10) { Self.inOrderWithoutGaps(receiver.events, rooms: ["north": 5, "south": 5]) })
+        let second = try Self.dispatcher(node: "B", redis: redis, receiver: receiver)
+        try second.start()
+        defer { second.stop() }
+        Self.append(6, rooms: rooms, to: log, harness, from: 10)
+        #expect(waitUntil(seconds: 10) { Self.inOrderWithoutGaps(receiver.events, rooms: ["north": 8, "south": 8]) })
+        #expect(second.statistics[0].delivered.load(ordering: .relaxed) == 0)
+
+        // The delivering node dies: its loop stops, and its lease lapses in Redis.
+        first.stop()
+        let before = receiver.events.count
+        Self.append(6, rooms: rooms, to: log, harness, from: 16)
+        #expect(waitUntil(seconds: 10) { Self.inOrderWithoutGaps(receiver.events, rooms: ["north": 11, "south": 11]) })
+        #expect(second.statistics[0].delivered.load(ordering: .relaxed) >= 6)
+        #expect(receiver.events.count >= before + 6)
+        // Each event as the rooms' subscribers got it.
+        let body = try #require(receiver.requests.last?.body)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+        let event = try #require((object["events"] as? [[String: Any]])?.first)
+        #expect(event["type"] as? String == "event")
+        #expect(["media.recording_started", "media.recording_stopped"].contains(event["event"] as? String ?? ""))
+        #expect(event["actor"] as? String == "test")
+        // The cursor is in Redis.
+        let cursor = harness.onLoop { () -> ResultBox<RESPValue> in
+            let box = ResultBox<RESPValue>()
+            log.commands.send(["HGET", "rollcall:hook:crm:cursor", "north"]) { result in
+                if case .success(let value) = result { box.put(value) }
+            }
+            return box
+        }
+        let value = try #require(cursor.wait(seconds: 5))
+        #expect(RedisRoomLog.text(value)?.hasPrefix("11/") == true)
+    }
+}
