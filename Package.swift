@@ -87,8 +87,8 @@ let package = Package(
         // EventIO loop (pipelining, deadlines, reconnects with backoff, pub/sub). Knows nothing of rooms.
         .target(name: "Redis", dependencies: ["EventIO"]),
         // Cluster mode without I/O: how a node follows a shared room log (entries in order, gaps, reloads, epochs,
-        // checkpoints, leases) and the shared records' forms and seat claims; used by the Redis adapter and by the
-        // in-memory shared log of RoomsTesting.
+        // checkpoints, leases), the shared records' forms and seat claims, and a room's entries rendered for webhooks;
+        // used by the Redis adapter and by the in-memory shared log of RoomsTesting.
         .target(name: "ClusterCore", dependencies: ["Rooms", "JSONCoding"]),
         // Cluster mode over Redis: the gateway's shared room log kept in it (streams, an atomic script for sequence
         // numbers, seats and node leases).

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Webhook throughput and lag (BENCHMARKS.md, "Webhooks"): a gateway with a store in a temporary directory and one
 webhook endpoint, a receiver on 127.0.0.1 that acknowledges every delivery, and `rollcall bench fanout` publishing
-meeting messages at a fixed rate. Prints the events delivered, the delivery rate while the load ran, and the lag
-from an event's time to its arrival at the receiver (p50, p99, max).
+meeting messages at a fixed rate. Prints the events delivered, the delivery rate while the load ran, the lag from
+an event's time to its arrival at the receiver (p50, p99, max), and the connections the gateway opened to the
+receiver (it answers HTTP/1.1 and keeps connections open, as most receivers do; --close answers HTTP/1.0, so each
+delivery needs a connection of its own).
 
-usage: scripts/bench-webhooks.py [--rate 1000] [--duration 10] [--sync normal] [--batch 100]
+usage: scripts/bench-webhooks.py [--rate 1000] [--duration 10] [--sync normal] [--batch 100] [--close]
 env:   ROLLCALL_BIN (default .build/release/rollcall)
 """
 
@@ -29,13 +31,22 @@ def main():
     parser.add_argument("--duration", type=int, default=10)
     parser.add_argument("--sync", default="normal")
     parser.add_argument("--batch", type=int, default=100)
+    parser.add_argument("--close", action="store_true")
     options = parser.parse_args()
 
     lock = threading.Lock()
     arrivals = []  # (arrival ms, event time ms)
     deliveries = [0]
+    connections = [0]
 
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.0" if options.close else "HTTP/1.1"
+
+        def setup(self):
+            super().setup()
+            with lock:
+                connections[0] += 1
+
         def do_POST(self):
             body = self.rfile.read(int(self.headers["Content-Length"]))
             now = time.time() * 1000
@@ -83,7 +94,7 @@ def main():
             count, posts = len(arrivals), deliveries[0]
         print(json.dumps({
             "rate": options.rate, "duration": options.duration, "sync": options.sync, "sent": sent,
-            "delivered": count, "deliveries": posts,
+            "delivered": count, "deliveries": posts, "connections": connections[0],
             "delivered_per_second": round(count / span, 1) if span else None,
             "lag_ms": {"p50": round(lags[len(lags) // 2], 1), "p99": round(lags[int(len(lags) * 0.99)], 1),
                        "max": round(lags[-1], 1)} if lags else None,
