@@ -69,12 +69,17 @@ struct WebhookResponseReader {
                     index -= rest
                     self.head = []
                     self.parser = HTTPResponseParser(maximumHeadSize: self.maximumHeadBytes)
-                    if let outcome = self.begin(response) { return outcome }
+                    if let outcome = self.begin(response) {
+                        return Self.settled(outcome, leftover: bytes.count - index)
+                    }
                 }
             case .length(let remaining):
                 let take = min(remaining, bytes.count - index)
                 index += take
-                if remaining == take { return .complete(status: self.status, keepAlive: self.keepAlive) }
+                if remaining == take {
+                    return Self.settled(
+                        .complete(status: self.status, keepAlive: self.keepAlive), leftover: bytes.count - index)
+                }
                 self.body = .length(remaining: remaining - take)
             case .chunkSize(var line), .trailer(var line):
                 let byte = bytes[index]
@@ -91,7 +96,10 @@ struct WebhookResponseReader {
                 }
                 if line.last == 0x0D { line.removeLast() }
                 if case .trailer = self.body {
-                    if line.isEmpty { return .complete(status: self.status, keepAlive: self.keepAlive) }
+                    if line.isEmpty {
+                        return Self.settled(
+                            .complete(status: self.status, keepAlive: self.keepAlive), leftover: bytes.count - index)
+                    }
                     self.body = .trailer(line: [])
                     continue
                 }
@@ -116,6 +124,13 @@ struct WebhookResponseReader {
             }
         }
         return .incomplete
+    }
+
+    /// An answer followed by bytes nobody asked for (no request is pipelined) leaves a connection that cannot be
+    /// trusted with the next request: it is closed.
+    private static func settled(_ outcome: Outcome, leftover: Int) -> Outcome {
+        guard leftover > 0, case .complete(let status, _) = outcome else { return outcome }
+        return .complete(status: status, keepAlive: false)
     }
 
     /// The connection closed: an answer still incomplete has failed.

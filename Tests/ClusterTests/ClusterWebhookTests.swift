@@ -99,9 +99,13 @@ import Webhooks
         let second = try Self.dispatcher(node: "B", redis: redis, receiver: receiver)
         try second.start()
         defer { second.stop() }
+        // B tries to take the endpoint every 200 ms, and is refused while A holds it.
+        Thread.sleep(forTimeInterval: 0.5)
         Self.append(6, rooms: rooms, to: log, harness, from: 10)
         #expect(waitUntil(seconds: 10) { Self.inOrderWithoutGaps(receiver.events, rooms: ["north": 8, "south": 8]) })
+        Thread.sleep(forTimeInterval: 0.3)
         #expect(second.statistics[0].delivered.load(ordering: .relaxed) == 0)
+        #expect(try Self.get("rollcall:hook:crm:lease", through: log, harness) == "A")
 
         // The delivering node dies: its loop stops, and its lease lapses in Redis.
         first.stop()
@@ -117,15 +121,23 @@ import Webhooks
         #expect(event["type"] as? String == "event")
         #expect(["media.recording_started", "media.recording_stopped"].contains(event["event"] as? String ?? ""))
         #expect(event["actor"] as? String == "test")
-        // The cursor is in Redis.
-        let cursor = harness.onLoop { () -> ResultBox<RESPValue> in
+        // The cursor is in Redis, and the lease is B's.
+        #expect(
+            try Self.get("rollcall:hook:crm:cursor", field: "north", through: log, harness)?.hasPrefix("11/") == true)
+        #expect(try Self.get("rollcall:hook:crm:lease", through: log, harness) == "B")
+    }
+
+    /// A string key's value, or a hash field's, read through the node's command connection.
+    static func get(
+        _ key: String, field: String? = nil, through log: RedisRoomLog, _ harness: LoopHarness
+    ) throws -> String? {
+        let box = harness.onLoop { () -> ResultBox<RESPValue> in
             let box = ResultBox<RESPValue>()
-            log.commands.send(["HGET", "rollcall:hook:crm:cursor", "north"]) { result in
+            log.commands.send(field.map { ["HGET", key, $0] } ?? ["GET", key]) { result in
                 if case .success(let value) = result { box.put(value) }
             }
             return box
         }
-        let value = try #require(cursor.wait(seconds: 5))
-        #expect(RedisRoomLog.text(value)?.hasPrefix("11/") == true)
+        return RedisRoomLog.text(try #require(box.wait(seconds: 5)))
     }
 }

@@ -161,4 +161,29 @@ import Testing
             #expect(next == 12)
         }
     }
+
+    @Test func aNodeThatLostTheLeaseStopsPostingItsBatch() throws {
+        // A's receiver fails every delivery, so A keeps retrying its batch; B's acknowledges.
+        let failing = try WebhookReceiver { _ in .answer(500) }
+        defer { failing.close() }
+        let working = try WebhookReceiver { _ in .answer(200) }
+        defer { working.close() }
+        let records = InMemoryWebhookRecords()
+        for _ in 0..<3 { records.append(room: "r") }
+        let first = try Self.dispatcher(records, url: "http://127.0.0.1:\(failing.port)/", node: "A")
+        let second = try Self.dispatcher(records, url: "http://127.0.0.1:\(working.port)/", node: "B")
+        try first.start()
+        defer { first.stop() }
+        #expect(waitUntil(seconds: 10) { failing.requests.count >= 3 })
+        try second.start()
+        defer { second.stop() }
+        // A's lease lapses while it still retries (it renews only when it reads or moves the cursor).
+        records.advanceClock(by: 1_001)
+        #expect(waitUntil(seconds: 10) { records.cursor(of: "a")["r"] == 3 })
+        #expect(records.leaseHolder(of: "a") == "B")
+        let tries = failing.requests.count
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(failing.requests.count == tries)
+        #expect(working.events == ["r#1", "r#2", "r#3"])
+    }
 }

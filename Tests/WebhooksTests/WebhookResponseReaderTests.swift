@@ -27,6 +27,16 @@ import Testing
                 oneByteAtATime: oneByteAtATime) == .complete(status: 202, keepAlive: true))
         #expect(
             Self.read("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nok", oneByteAtATime: oneByteAtATime) == .incomplete)
+        #expect(
+            Self.read(
+                "HTTP/1.1 202 A\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n", oneByteAtATime: oneByteAtATime)
+                == .incomplete)
+    }
+
+    @Test func bytesAfterTheAnswerCloseTheConnection() {
+        #expect(
+            Self.read("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\n")
+                == .complete(status: 200, keepAlive: false))
     }
 
     @Test func anInterimAnswerIsSkipped() {
