@@ -48,7 +48,8 @@ public final class GatewayRuntime: @unchecked Sendable {
     ///   - store: a single process's embedded store (rooms are read from it when first used and every change is
     ///     committed to it before it is acknowledged); nil keeps rooms in memory only. Not with a shared log.
     ///   - checkpointInterval: a room's checkpoint goes to the store every this many entries.
-    ///   - webhooks: deliveries of the store's log to webhook endpoints; needs `store`.
+    ///   - webhooks: deliveries of the room log to webhook endpoints, read from the store (with `store`) or, in a
+    ///     cluster, from the shared log (the dispatcher's feed); started and stopped with the gateway.
     public init(
         configuration: GatewayConfiguration,
         verifier: TokenVerifier,
