@@ -1,0 +1,196 @@
+"""The server API (docs/API.md) for backends and bots: HTTP + JSON with an API key, blocking or with asyncio.
+
+`ServerAPI` uses the standard library's `urllib`; `AsyncServerAPI` runs the same calls in a worker thread so an
+asyncio program is not blocked. Refusals raise the class of the gateway's code (`NotFoundError`, `ForbiddenError`,
+...) with the HTTP status in `status`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote
+
+from .errors import ConnectError, HTTPError, server_error
+from .events import Ack
+
+
+class ServerAPI:
+    """A blocking client of the server API.
+
+    ```python
+    api = ServerAPI("http://127.0.0.1:8080", key="the-secret-of-your-key")
+    api.moderate("standup", "mute", target="bob", reason="echo")
+    ```
+    """
+
+    def __init__(self, base_url: str, key: str, *, timeout: float = 10.0) -> None:
+        """Creates a client.
+
+        Args:
+            base_url: the gateway's HTTP address, such as `http://127.0.0.1:8080` (a trailing `/v1/api` is fine).
+            key: the secret of a key from `api.keys`.
+            timeout: seconds each request may take.
+        """
+        base = base_url.rstrip("/")
+        self.base_url = base[: -len("/v1/api")] if base.endswith("/v1/api") else base
+        self._key = key
+        self.timeout = timeout
+
+    def rooms(self) -> list[dict[str, Any]]:
+        """The rooms (`room`, `seq`, `participants`, `subscribers`, `activeMeeting`)."""
+        rooms = self._call("GET", "/rooms").get("rooms")
+        return rooms if isinstance(rooms, list) else []
+
+    def room(self, room: str) -> dict[str, Any]:
+        """A room's state and roster, as a snapshot of the whole-roster view holds it, plus `subscribers`.
+
+        Args:
+            room: the room id.
+
+        Raises:
+            NotFoundError: the room does not exist.
+        """
+        return self._call("GET", f"/rooms/{quote(room, safe='')}")
+
+    def publish_meeting(
+        self, room: str, session_id: str, *, call_type: str = "video", active: bool = True, text: str | None = None
+    ) -> Ack:
+        """Publishes a meeting message to the room's group (the room is created when needed).
+
+        Args:
+            room: the room, which is the meeting's group.
+            session_id: the calls SDK's session id.
+            call_type: `audio` or `video`.
+            active: False announces the end.
+            text: a short text.
+        """
+        body: dict[str, Any] = {"sessionId": session_id, "callType": call_type, "active": active}
+        if text is not None:
+            body["text"] = text
+        return Ack.from_message(self._call("POST", f"/rooms/{quote(room, safe='')}/meeting", body))
+
+    def publish_event(self, room: str, event: Mapping[str, Any]) -> Ack:
+        """Publishes a `media` or `speaker` message (without `room`) as the server.
+
+        Args:
+            room: the room.
+            event: such as `{"type": "media", "recording": True}` or `{"type": "speaker", "uid": "alice"}`.
+        """
+        return Ack.from_message(self._call("POST", f"/rooms/{quote(room, safe='')}/events", dict(event)))
+
+    def set_recording(self, room: str, recording: bool) -> Ack:
+        """Starts or stops recording."""
+        return self.publish_event(room, {"type": "media", "recording": recording})
+
+    def set_speaker(self, room: str, uid: str | None) -> Ack:
+        """Reports the active speaker, or nobody."""
+        return self.publish_event(room, {"type": "speaker", "uid": uid})
+
+    def moderate(self, room: str, action: str, target: str | None = None, reason: str | None = None) -> Ack:
+        """Performs a moderator action with an admin's rights; the events carry the actor `api:NAME`.
+
+        Args:
+            room: the room.
+            action: `mute`, `mute_all`, `lower_hand`, `spotlight`, `unspotlight`, `remove`, `ban`, `unban`,
+                `promote`, `demote` or `end_session`.
+            target: the uid, for every action but `mute_all` and `end_session`.
+            reason: shown with the event.
+        """
+        body: dict[str, Any] = {"action": action}
+        if target is not None:
+            body["target"] = target
+        if reason is not None:
+            body["reason"] = reason
+        return Ack.from_message(self._call("POST", f"/rooms/{quote(room, safe='')}/actions", body))
+
+    def disconnect(self, uid: str, reason: str | None = None) -> int:
+        """Closes every connection of a user with 4009 (they may reconnect); returns how many were closed.
+
+        Args:
+            uid: the user.
+            reason: the close reason, at most 123 bytes.
+        """
+        body = {"reason": reason} if reason is not None else {}
+        answer = self._call("POST", f"/users/{quote(uid, safe='')}/disconnect", body)
+        return int(answer.get("disconnected") or 0)
+
+    def _call(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        data = json.dumps(body, separators=(",", ":")).encode() if body is not None else None
+        request = urllib.request.Request(self.base_url + "/v1/api" + path, data=data, method=method)
+        request.add_header("Authorization", f"Bearer {self._key}")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                text = response.read().decode("utf-8")
+        except urllib.error.HTTPError as failure:
+            raise self._refusal(failure.code, failure.read().decode("utf-8", "replace")) from None
+        except (urllib.error.URLError, OSError) as failure:
+            raise ConnectError(f"cannot reach {self.base_url}: {failure}") from failure
+        answer = json.loads(text) if text else {}
+        return answer if isinstance(answer, dict) else {}
+
+    @staticmethod
+    def _refusal(status: int, text: str) -> Exception:
+        try:
+            answer = json.loads(text)
+        except ValueError:
+            answer = None
+        if isinstance(answer, dict) and isinstance(answer.get("code"), str):
+            return server_error(answer["code"], str(answer.get("message") or ""), status)
+        return HTTPError(status, text)
+
+
+class AsyncServerAPI:
+    """The server API for asyncio programs: each call runs the blocking one in a worker thread."""
+
+    def __init__(self, base_url: str, key: str, *, timeout: float = 10.0) -> None:
+        """Creates a client.
+
+        Args:
+            base_url: the gateway's HTTP address, such as `http://127.0.0.1:8080`.
+            key: the secret of a key from `api.keys`.
+            timeout: seconds each request may take.
+        """
+        self.sync = ServerAPI(base_url, key, timeout=timeout)
+
+    async def rooms(self) -> list[dict[str, Any]]:
+        """The rooms (see `ServerAPI.rooms`)."""
+        return await asyncio.to_thread(self.sync.rooms)
+
+    async def room(self, room: str) -> dict[str, Any]:
+        """A room's state and roster (see `ServerAPI.room`)."""
+        return await asyncio.to_thread(self.sync.room, room)
+
+    async def publish_meeting(
+        self, room: str, session_id: str, *, call_type: str = "video", active: bool = True, text: str | None = None
+    ) -> Ack:
+        """Publishes a meeting message (see `ServerAPI.publish_meeting`)."""
+        return await asyncio.to_thread(
+            self.sync.publish_meeting, room, session_id, call_type=call_type, active=active, text=text
+        )
+
+    async def publish_event(self, room: str, event: Mapping[str, Any]) -> Ack:
+        """Publishes a `media` or `speaker` message (see `ServerAPI.publish_event`)."""
+        return await asyncio.to_thread(self.sync.publish_event, room, event)
+
+    async def set_recording(self, room: str, recording: bool) -> Ack:
+        """Starts or stops recording."""
+        return await asyncio.to_thread(self.sync.set_recording, room, recording)
+
+    async def set_speaker(self, room: str, uid: str | None) -> Ack:
+        """Reports the active speaker, or nobody."""
+        return await asyncio.to_thread(self.sync.set_speaker, room, uid)
+
+    async def moderate(self, room: str, action: str, target: str | None = None, reason: str | None = None) -> Ack:
+        """Performs a moderator action (see `ServerAPI.moderate`)."""
+        return await asyncio.to_thread(self.sync.moderate, room, action, target, reason)
+
+    async def disconnect(self, uid: str, reason: str | None = None) -> int:
+        """Closes every connection of a user with 4009 (see `ServerAPI.disconnect`)."""
+        return await asyncio.to_thread(self.sync.disconnect, uid, reason)
