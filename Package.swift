@@ -12,7 +12,8 @@ let package = Package(
     products: [
         .executable(name: "rollcall", targets: ["rollcall"]),
         .library(name: "WebSocketCore", targets: ["WebSocketCore"]),
-        .library(name: "RollcallClient", targets: ["RollcallClient"]),
+        // The Swift client for apps, with the JSON values its API takes and returns.
+        .library(name: "RollcallClient", targets: ["RollcallClient", "JSONCoding"]),
     ],
     targets: [
         // Thin C shims over OpenSSL 3 and zlib: macros the importer cannot see, nothing else.
