@@ -45,7 +45,7 @@ let package = Package(
         .target(
             name: "GatewayWebSocket",
             dependencies: [
-                "Rooms", "WebSocketServer", "EventIO", "WebSocketCore", "WebSocketDeflate", "TokenAuth", "Cluster",
+                "Rooms", "WebSocketServer", "EventIO", "WebSocketCore", "WebSocketDeflate", "TokenAuth",
             ]
         ),
         // The Swift client library: a WebSocket client on the same protocol core, auth, subscriptions, and a live
@@ -72,29 +72,41 @@ let package = Package(
             name: "RollcallCLI",
             dependencies: [
                 "WebSocketServer", "WebSocketDeflate", "EventIO", "WebSocketCore", "Rooms", "GatewayWebSocket",
-                "TokenAuth", "RollcallBench", "JSONCoding", "Cluster",
+                "TokenAuth", "RollcallBench", "JSONCoding", "Cluster", "ClusterCore", "Redis",
             ]
         ),
-        // Cluster mode over Redis: the RESP wire format (a bounded incremental parser and an encoder) and a Redis
-        // client on an EventIO loop (pipelining, deadlines, reconnects with backoff, pub/sub), and the gateway's
-        // shared room log kept in it (streams, an atomic script for sequence numbers, seats and node leases).
-        .target(name: "Cluster", dependencies: ["EventIO", "Rooms", "JSONCoding"]),
+        // A Redis client: the RESP wire format (a bounded incremental parser and an encoder) and a client on an
+        // EventIO loop (pipelining, deadlines, reconnects with backoff, pub/sub). Knows nothing of rooms.
+        .target(name: "Redis", dependencies: ["EventIO"]),
+        // Cluster mode without I/O: how a node follows a shared room log (entries in order, gaps, reloads, epochs,
+        // checkpoints, leases) and the shared records' forms and seat claims; used by the Redis adapter and by the
+        // in-memory shared log of RoomsTesting.
+        .target(name: "ClusterCore", dependencies: ["Rooms", "JSONCoding"]),
+        // Cluster mode over Redis: the gateway's shared room log kept in it (streams, an atomic script for sequence
+        // numbers, seats and node leases).
+        .target(name: "Cluster", dependencies: ["ClusterCore", "Redis", "EventIO", "Rooms", "JSONCoding"]),
         .executableTarget(name: "rollcall", dependencies: ["RollcallCLI"]),
-        // An in-memory transport and a manual clock, so gateway scenarios run without sockets.
-        .target(name: "RoomsTesting", dependencies: ["Rooms", "JSONCoding"]),
+        // An in-memory transport, a manual clock and an in-memory shared log, so gateway scenarios (single process
+        // and cluster) run without sockets or Redis.
+        .target(name: "RoomsTesting", dependencies: ["Rooms", "ClusterCore", "JSONCoding"]),
         // A real redis-server for tests: started on a free loopback port in a temporary directory, stopped, killed
-        // and restarted on demand.
-        .target(name: "ClusterTesting"),
+        // and restarted on demand; a scripted stand-in server and an event loop on a thread of its own.
+        .target(name: "ClusterTesting", dependencies: ["EventIO"]),
         // Helpers shared by the test targets: a seeded random generator, and the ways a byte stream is cut into
         // reads for the incremental parsers (frames, HTTP heads, RESP).
         .target(name: "TestSupport"),
         .testTarget(
             name: "RoomsTests",
-            dependencies: ["Rooms", "RoomsTesting", "TokenAuth", "JSONCoding", "RollcallClient", "TestSupport"]
+            dependencies: [
+                "Rooms", "RoomsTesting", "ClusterCore", "TokenAuth", "JSONCoding", "RollcallClient", "TestSupport",
+            ]
         ),
+        .testTarget(name: "RedisTests", dependencies: ["Redis", "ClusterTesting", "EventIO", "TestSupport"]),
         .testTarget(
             name: "ClusterTests",
-            dependencies: ["Cluster", "ClusterTesting", "EventIO", "Rooms", "RoomsTesting", "TokenAuth", "TestSupport"]
+            dependencies: [
+                "Cluster", "ClusterCore", "Redis", "ClusterTesting", "EventIO", "Rooms", "RoomsTesting", "TokenAuth",
+            ]
         ),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding", "TestSupport"]),
         .testTarget(name: "TokenAuthTests", dependencies: ["TokenAuth", "JSONCoding"]),
@@ -119,7 +131,7 @@ let package = Package(
             name: "RollcallCLITests",
             dependencies: [
                 "RollcallCLI", "GatewayWebSocket", "Rooms", "WebSocketServer", "WebSocketCore", "EventIO",
-                "TokenAuth", "JSONCoding", "Cluster",
+                "TokenAuth", "JSONCoding", "Cluster", "Redis",
             ]
         ),
         .testTarget(

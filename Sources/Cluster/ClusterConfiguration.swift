@@ -1,3 +1,4 @@
+import Redis
 import Rooms
 
 /// Settings of cluster mode: where Redis is, and how the shared room logs behave.

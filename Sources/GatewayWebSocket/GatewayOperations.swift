@@ -1,4 +1,3 @@
-import Cluster
 import JSONCoding
 import Rooms
 import Synchronization
@@ -78,7 +77,7 @@ public final class GatewayOperations: Sendable {
                 subscribers: gateway.subscriberCount,
                 latency: latency,
                 compression: self.runtime.compressionStatistics,
-                cluster: (gateway.sharedLog as? RedisRoomLog).map { ($0.statistics, $0.isAvailable) }
+                cluster: self.runtime.sharedLog.map { ($0.statistics, $0.isAvailable) }
             ).render()
             responder.respond(status: .ok, body: Array(text.utf8), contentType: PrometheusText.contentType)
         }
@@ -102,7 +101,7 @@ public final class GatewayOperations: Sendable {
         let components = request.path.dropFirst(Self.apiPath.count).split(
             separator: "/", omittingEmptySubsequences: false
         )
-        .dropFirst().map { Self.percentDecoded(String($0)) }
+        .dropFirst().map { PercentEncoding.decode($0, plus: .literal) ?? String($0) }
         let route: APIRoute
         switch APIRoute.parse(method: request.method, components: Array(components)) {
         case .success(let found):
@@ -178,21 +177,6 @@ public final class GatewayOperations: Sendable {
                     ("code", .string(error.code)), ("message", .string(error.message)),
                 ])))
         responder.respond(status: status, headers: headers, body: body + [0x0A], contentType: "application/json")
-    }
-
-    private static func percentDecoded(_ text: String) -> String {
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
-                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-            {
-                bytes.append(value)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

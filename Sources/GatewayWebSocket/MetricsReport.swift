@@ -1,4 +1,3 @@
-import Cluster
 import Rooms
 import WebSocketServer
 
@@ -12,8 +11,8 @@ struct MetricsReport {
     let latency: (cumulative: [Int], count: Int, sumSeconds: Double)
     /// Compression of room messages (permessage-deflate), once per message and compressor setting.
     let compression: LoopTransport.CompressionStatistics
-    /// Cluster mode's shared log: its counters and whether Redis is reachable; nil for a single process.
-    var cluster: (statistics: RedisRoomLog.Statistics, connected: Bool)?
+    /// Cluster mode's shared log: its counters and whether its store (Redis) is reachable; nil for a single process.
+    var cluster: (statistics: SharedLogStatistics, connected: Bool)?
 
     func render() -> String {
         var out = PrometheusText()

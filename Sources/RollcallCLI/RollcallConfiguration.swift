@@ -1,4 +1,5 @@
 import Cluster
+import Redis
 import Rooms
 import WebSocketServer
 

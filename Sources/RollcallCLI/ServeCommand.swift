@@ -47,7 +47,8 @@ enum ServeCommand {
                 verifier: verifier,
                 path: whole.gatewayPath,
                 logger: Log.gatewayLogger,
-                cluster: try whole.clusterConfiguration()
+                sharedLog: ClusterWiring.sharedLog(
+                    try whole.clusterConfiguration(), rooms: whole.rooms, logger: Log.gatewayLogger)
             )
         } catch {
             return CommandRunner.fail("cannot start the rooms layer: \(error)")

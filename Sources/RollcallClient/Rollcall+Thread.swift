@@ -1,5 +1,6 @@
 import Foundation
 import JSONCoding
+import WebSocketCore
 
 /// The client's thread: the connection loop over the transport, what arrives from the gateway, the deadlines and
 /// reconnects.
@@ -67,7 +68,7 @@ extension Rollcall {
         var headers: [(name: String, value: String)] = []
         switch self.configuration.authentication {
         case .queryParameter:
-            let parameter = "token=" + Self.percentEncoded(token)
+            let parameter = "token=" + PercentEncoding.encode(token)
             endpoint.query = endpoint.query.map { "\($0)&\(parameter)" } ?? parameter
         case .header:
             headers.append((name: "Authorization", value: "Bearer \(token)"))
@@ -288,20 +289,5 @@ extension Rollcall {
             return self.pending.removeValue(forKey: id)
         }
         if let request { request.completion(.success(request.acknowledgement ?? .null)) }
-    }
-
-    private static func percentEncoded(_ text: String) -> String {
-        var result = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
-                UInt8(ascii: "~"):
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                result += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-            }
-        }
-        return result
     }
 }

@@ -174,18 +174,9 @@ extension Gateway {
         return .object(JSONObject([("uid", .string(uid)), ("disconnected", .int(Int64(closed)))]))
     }
 
-    /// Another node of the cluster was asked to disconnect a user: closes the user's connections to this node with
-    /// `GatewayCloseCode.disconnected` (4009).
-    ///
-    /// - Parameters:
-    ///   - uid: the user.
-    ///   - reason: the close reason sent to the client.
-    public func sharedLogDisconnect(uid: String, reason: String?) {
-        self.disconnectLocally(uid: uid, reason: reason)
-    }
-
+    /// Closes the user's connections to this node with `GatewayCloseCode.disconnected` (4009); returns how many.
     @discardableResult
-    private func disconnectLocally(uid: String, reason: String?) -> Int {
+    func disconnectLocally(uid: String, reason: String?) -> Int {
         let sessions = self.sessions.values.filter { $0.claims?.subject == uid }
             .sorted { $0.id.rawValue < $1.id.rawValue }
         for session in sessions {

@@ -1,6 +1,7 @@
 /// The gateway's side of the shared log of a cluster: requests that wait for a room, and what the shared log
-/// reports (a room loaded, entries delivered, a reload, a failure).
-extension Gateway {
+/// reports as its delegate (a room loaded, entries delivered, a reload, a failure, a user to disconnect, a lease
+/// lost).
+extension Gateway: SharedRoomLogDelegate {
     /// Handles the requests that waited for a room, in order, until one of them makes the room wait again.
     func runWaitingRequests(of room: GatewayRoom) {
         while room.isReady, let next = room.waitingRequests.first {
@@ -132,6 +133,23 @@ extension Gateway {
             }
         }
         room.waitingRequests = []
+    }
+
+    /// Another node of the cluster was asked to disconnect a user: closes the user's connections to this node with
+    /// `GatewayCloseCode.disconnected` (4009).
+    ///
+    /// - Parameters:
+    ///   - uid: the user.
+    ///   - reason: the close reason sent to the client.
+    public func sharedLogDisconnect(uid: String, reason: String?) {
+        self.disconnectLocally(uid: uid, reason: reason)
+    }
+
+    /// This node found, on renewing its lease, that it had been declared dead while it could not reach the shared
+    /// store (the other nodes took over its devices): closes its participants' connections with 1012 ("service
+    /// restart"), so they reconnect, to any node, and their joins restore their devices. Observers stay.
+    public func sharedLogLeaseLost() {
+        self.closeParticipantSessions(code: 1012, reason: "node rejoined the cluster; reconnect")
     }
 
     /// The room's replica as it was right after `sequence`, for the shared log's checkpoints; nil when the room is

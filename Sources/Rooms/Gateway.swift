@@ -24,8 +24,13 @@ public final class Gateway {
     /// Counters for metrics and tests.
     public internal(set) var statistics = GatewayStatistics()
     /// The log this gateway shares with the other nodes of a cluster; nil (the default) keeps every room's log in
-    /// this process. Set it before the first session opens.
-    public var sharedLog: (any SharedRoomLog)?
+    /// this process. Set it before the first session opens: the gateway registers itself as the log's delegate.
+    public var sharedLog: (any SharedRoomLog)? {
+        didSet {
+            if let previous = oldValue, previous !== self.sharedLog { previous.delegate = nil }
+            self.sharedLog?.delegate = self
+        }
+    }
     /// Called when a room's coalescing window opens, with the moment (on `clock`) its patches are due: the runner
     /// may call `flushDueRooms()` then instead of waiting for its next `tick()`, so patches go out on time rather
     /// than up to a tick late.

@@ -1,12 +1,20 @@
 /// An event a node asks the shared log to append, with who caused it and the condition it depends on.
 public struct ProposedEvent: Hashable, Sendable {
+    /// The event.
     public var event: RoomEvent
+    /// Who caused it; nil for the gateway itself.
     public var actor: String?
+    /// A moderator's reason.
     public var reason: String?
     /// The event only makes sense while this node still holds the device it is about (a lost connection, a leave
     /// at the end of the grace period): if the device came back through another node, the append is refused.
     public var requiresDeviceOwnership: Bool
 
+    /// - Parameters:
+    ///   - event: the event.
+    ///   - actor: who caused it.
+    ///   - reason: a moderator's reason.
+    ///   - requiresDeviceOwnership: append only while this node holds the event's device.
     public init(_ event: RoomEvent, actor: String?, reason: String? = nil, requiresDeviceOwnership: Bool = false) {
         self.event = event
         self.actor = actor
@@ -17,12 +25,18 @@ public struct ProposedEvent: Hashable, Sendable {
 
 /// Events to append to one room's shared log, all or none.
 public struct LogProposal: Hashable, Sendable {
+    /// The room.
     public var room: String
+    /// The events, in order.
     public var events: [ProposedEvent]
     /// Append only if the log's last sequence number is still this one (for changes every node may propose at the
     /// same moment, such as the switch of the shown speaker: one wins, the others are refused).
     public var expectedSequence: UInt64?
 
+    /// - Parameters:
+    ///   - room: the room.
+    ///   - events: the events, in order.
+    ///   - expectedSequence: append only if the log still ends here.
     public init(room: String, events: [ProposedEvent], expectedSequence: UInt64? = nil) {
         self.room = room
         self.events = events
@@ -41,12 +55,16 @@ public enum LogAppendFailure: Error, Hashable, Sendable {
 
 /// The log a cluster of gateway nodes shares: every node appends to it and applies what it delivers, in order.
 ///
-/// The gateway calls these from its own thread; the implementation calls the gateway's `sharedLog…` methods on the
-/// same thread. Entries are delivered to the gateway exactly in sequence order, each once; a room whose entries
-/// cannot all be delivered (its log was trimmed or lost in between) is reloaded with `sharedLogLoaded`.
+/// A port that talks both ways: the gateway calls these from its own thread, and the implementation reports back to
+/// its `delegate` (the gateway, which registers itself when it is given the log) on the same thread. Entries are
+/// delivered exactly in sequence order, each once; a room whose entries cannot all be delivered (its log was
+/// trimmed or lost in between) is reloaded with `SharedRoomLogDelegate.sharedLogLoaded`.
 public protocol SharedRoomLog: AnyObject {
-    /// The gateway needs this room: load its latest checkpoint and the entries after it (`Gateway.sharedLogLoaded`
-    /// or `Gateway.sharedLogFailed`), then deliver every later entry (`Gateway.sharedLogReceived`).
+    /// Who is told what the shared log loaded, delivered and failed; held weakly.
+    var delegate: (any SharedRoomLogDelegate)? { get set }
+
+    /// The gateway needs this room: load its latest checkpoint and the entries after it (`sharedLogLoaded` or
+    /// `sharedLogFailed`), then deliver every later entry (`sharedLogReceived`).
     ///
     /// - Parameter room: the room id.
     func follow(_ room: String)
@@ -57,20 +75,115 @@ public protocol SharedRoomLog: AnyObject {
     func unfollow(_ room: String)
 
     /// Appends events; the completion gets the sequence number of the last one appended once it is in the shared
-    /// log (the entries themselves arrive through `Gateway.sharedLogReceived`), or the failure.
+    /// log (the entries themselves arrive through `sharedLogReceived`), or the failure.
     ///
     /// - Parameters:
     ///   - proposal: the events and their conditions.
     ///   - completion: called on the gateway's thread, never inside the call.
     func append(_ proposal: LogProposal, completion: @escaping (Result<UInt64, LogAppendFailure>) -> Void)
 
-    /// Asks every other node to close a user's connections (`Gateway.sharedLogDisconnect` there), for the server
-    /// API's disconnect; best effort.
+    /// Asks every other node to close a user's connections (`sharedLogDisconnect` there), for the server API's
+    /// disconnect; best effort.
     ///
     /// - Parameters:
     ///   - uid: the user.
     ///   - reason: the close reason.
     func disconnect(uid: String, reason: String?)
+}
+
+/// What a shared log reports back to the gateway that follows rooms in it, on the gateway's thread: rooms loaded
+/// and reloaded, entries delivered in order, failures, users to disconnect and a lease found lost; and the replicas
+/// it writes as checkpoints.
+public protocol SharedRoomLogDelegate: AnyObject {
+    /// A followed room was loaded: its latest checkpoint (nil when the room's log starts at 1) and the retained
+    /// entries after it, oldest first and contiguous. Called again, after `sharedLogReloading`, when the room had to
+    /// be loaded anew.
+    ///
+    /// - Parameters:
+    ///   - room: the room.
+    ///   - checkpoint: the replica at the checkpoint's sequence number, if there is one.
+    ///   - entries: the retained entries, contiguous, reaching at least from the checkpoint on.
+    func sharedLogLoaded(room: String, checkpoint: RoomReplica?, entries: [RoomLogEntry])
+
+    /// A loaded room must be loaded again (its records started afresh, or a gap cannot be filled); until
+    /// `sharedLogLoaded` or `sharedLogReloadFailed` no entries of it are delivered.
+    ///
+    /// - Parameter room: the room.
+    func sharedLogReloading(room: String)
+
+    /// Loading a room again failed (the store became unreachable); it is tried again when the store is back.
+    ///
+    /// - Parameter room: the room.
+    func sharedLogReloadFailed(room: String)
+
+    /// The next entries of a followed room, in order, following the last delivered one without a gap.
+    ///
+    /// - Parameters:
+    ///   - room: the room.
+    ///   - entries: the entries.
+    func sharedLogReceived(room: String, entries: [RoomLogEntry])
+
+    /// A room could not be loaded at all; the shared log no longer follows it.
+    ///
+    /// - Parameter room: the room.
+    func sharedLogFailed(room: String)
+
+    /// Another node was asked to disconnect a user: close the user's connections to this node.
+    ///
+    /// - Parameters:
+    ///   - uid: the user.
+    ///   - reason: the close reason.
+    func sharedLogDisconnect(uid: String, reason: String?)
+
+    /// This node was declared dead while it could not renew its lease (the other nodes took over its devices):
+    /// its participants should reconnect.
+    func sharedLogLeaseLost()
+
+    /// The room's replica as it was right after `sequence`, for a checkpoint; nil when the room is not loaded or
+    /// that point is not retained.
+    ///
+    /// - Parameters:
+    ///   - room: the room.
+    ///   - sequence: the sequence number.
+    func replica(of room: String, at sequence: UInt64) -> RoomReplica?
+}
+
+/// A shared log as the process that runs it sees it: started and stopped on the gateway's thread, and read for
+/// metrics.
+public protocol SharedLogService: SharedRoomLog {
+    /// Connects to the shared store (and keeps reconnecting) and starts this node's lease. Call on the gateway's
+    /// thread, after the gateway was given the log.
+    func start()
+
+    /// Stops the connections and timers. Call on the gateway's thread.
+    func stop()
+
+    /// Whether the shared store can be reached now.
+    var isAvailable: Bool { get }
+
+    /// What the shared log has done.
+    var statistics: SharedLogStatistics { get }
+}
+
+/// What a shared log has done, for metrics and tests.
+public struct SharedLogStatistics: Hashable, Sendable {
+    /// Appends taken by the shared store.
+    public var appends = 0
+    /// Appends that failed because the store was unreachable or slow (answered `ERR_UNAVAILABLE`).
+    public var appendFailures = 0
+    /// Times entries missed in delivery were read back from the store.
+    public var gapsFilled = 0
+    /// Rooms loaded again after a gap that could not be filled, or after their records started afresh.
+    public var reloads = 0
+    /// Lost and left entries this node recorded for devices of dead nodes.
+    public var devicesReaped = 0
+    /// Room checkpoints this node wrote.
+    public var checkpointsWritten = 0
+    /// Times this node found its lease had run out (it was reaped) and sent its participants to reconnect.
+    public var leasesLost = 0
+
+    /// All zero.
+    public init() {}
 }
 
 extension GatewayError {

@@ -1,5 +1,8 @@
+import ClusterCore
+import ClusterTesting
 import EventIO
 import Foundation
+import Redis
 import Rooms
 import RoomsTesting
 import Synchronization
@@ -78,8 +81,8 @@ private final class LoadingRedis: Sendable {
                 configuration: GatewayConfiguration(), verifier: verifier, transport: transport,
                 clock: { 1_764_460_800_000 })
             let log = RedisRoomLog(
-                configuration: ClusterConfiguration(redis: configuration), gateway: gateway,
-                loop: harness.loop)
+                configuration: ClusterConfiguration(redis: configuration),
+                rules: SharedRoomRules(gateway.configuration), loop: harness.loop)
             gateway.sharedLog = log
             log.start()
             return log

@@ -1,5 +1,6 @@
 import Cluster
 import Foundation
+import Redis
 import Testing
 
 @testable import RollcallCLI

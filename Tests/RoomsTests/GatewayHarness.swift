@@ -18,12 +18,16 @@ final class GatewayHarness {
 
     /// - Parameters:
     ///   - audience: the `aud` the verifier requires, if any.
+    ///   - clock: the clock; several harnesses share one when they are nodes of one cluster.
     ///   - configure: changes to the default configuration.
-    init(audience: String? = nil, configure: (inout GatewayConfiguration) -> Void = { _ in }) throws {
+    init(
+        audience: String? = nil,
+        clock: ManualClock = ManualClock(),
+        configure: (inout GatewayConfiguration) -> Void = { _ in }
+    ) throws {
         var configuration = GatewayConfiguration()
         configure(&configuration)
         let key = try TokenKey(secret: Self.secret)
-        let clock = ManualClock()
         self.clock = clock
         self.signer = TokenSigner(key: key)
         self.transport = InMemoryTransport()

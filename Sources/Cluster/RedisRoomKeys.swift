@@ -1,0 +1,34 @@
+/// The names of a cluster's keys and channels in Redis, under its key prefix (`RoomLogScript` lists them all).
+struct RedisRoomKeys {
+    /// The keys of one room that a node reads.
+    struct Room {
+        /// The room's last sequence number.
+        var sequence: String
+        /// The epoch of the room's records.
+        var epoch: String
+        /// The room's log, a stream.
+        var log: String
+        /// The room's latest checkpoint, a hash.
+        var checkpoint: String
+    }
+
+    /// The prefix of every key and channel.
+    let prefix: String
+
+    /// The keys of a room.
+    func room(_ roomID: String) -> Room {
+        let base = "\(self.prefix):room:\(roomID)"
+        return Room(sequence: base + ":seq", epoch: base + ":epoch", log: base + ":log", checkpoint: base + ":ckpt")
+    }
+
+    /// The channel a room's entries are published on.
+    func channel(_ roomID: String) -> String {
+        "\(self.prefix):room:\(roomID)"
+    }
+
+    /// What every room channel starts with.
+    var roomChannelPrefix: [UInt8] { Array("\(self.prefix):room:".utf8) }
+
+    /// The channel for messages to every node (not about one room's log).
+    var controlChannel: String { "\(self.prefix):control" }
+}
