@@ -2,12 +2,17 @@
 # The whole test suite, as CI runs it:
 #   0. the format check (scripts/format.sh; .swift-format),
 #   1. the Swift tests (unit, byte-level and live tests on 127.0.0.1),
-#   2. interoperability tests with the Python `websockets` client (installed into .venv), and the dashboard in a
-#      headless Chromium,
-#   3. the Autobahn|Testsuite conformance cases 1-11 against a freshly started server (scripts/autobahn.sh).
+#   2. the Python client's unit tests (clients/python/tests: the shared vectors, the roster store, resume
+#      bookkeeping, tokens, the server API against a stand-in),
+#   3. interoperability tests against the built gateway: the rooms protocol through the Python client, the Swift
+#      client from a throwaway package that depends on the RollcallClient product (built once per run), the Python
+#      and Swift stores through a seeded churn, the Python examples from a fresh virtual environment, raw
+#      `websockets` for the transport, and the dashboard in a headless Chromium,
+#   4. the Autobahn|Testsuite conformance cases 1-11 against a freshly started server (scripts/autobahn.sh).
 # Needs nothing beside the repository: missing Debian packages are installed first (scripts/install-test-deps.sh,
-# as root), the Python client into .venv, and the Autobahn fuzzing client into ${XDG_CACHE_HOME:-~/.cache}/rollcall
-# on its first run (scripts/autobahn/install.sh). The first run needs Debian's archive and PyPI, later ones do not.
+# as root), the Python client and the test tools into .venv from a wheelhouse (scripts/python-venv.sh), and the
+# Autobahn fuzzing client into ${XDG_CACHE_HOME:-~/.cache}/rollcall on its first run (scripts/autobahn/install.sh).
+# The first run needs Debian's archive and PyPI, later ones do not.
 # The compression cases (12-13, about ten minutes) run with: scripts/autobahn.sh '12.*' '13.*'
 #
 # usage: scripts/test.sh
@@ -26,8 +31,11 @@ swift build -c release --product rollcall -Xswiftc -warnings-as-errors
 echo "== swift tests"
 swift test --skip-build
 
-echo "== interoperability tests (Python websockets client, headless Chromium)"
+echo "== Python client unit tests (clients/python)"
 scripts/python-venv.sh
+.venv/bin/python -m pytest clients/python/tests -q
+
+echo "== interoperability tests (Python and Swift clients, a throwaway Swift package, headless Chromium)"
 ROLLCALL_BIN=.build/debug/rollcall .venv/bin/python -m pytest Tests/interop -q
 
 echo "== Autobahn|Testsuite cases 1-11"
