@@ -118,6 +118,10 @@ extension Rollcall {
                 }
             }
             self.tick()
+            if !opened && self.lock.withLock({ self.stopRequested }) {
+                transport.abort()
+                return (nil, RollcallError(.notConnected))
+            }
             if !opened && MonotonicClock.now() > openDeadline {
                 // The transport reports its end to an inbox nobody reads any more.
                 transport.abort()

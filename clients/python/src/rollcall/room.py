@@ -151,23 +151,35 @@ class Room:
     async def wait_for(self, predicate: Callable[[Room], bool], timeout: float = 10.0) -> None:
         """Waits until `predicate(room)` holds, checking now and after every change.
 
+        A predicate that raises (say, reading a participant not in the roster yet) counts as not holding.
+
         Args:
             predicate: the condition.
             timeout: seconds to wait at most.
 
         Raises:
             RequestTimeout: it did not hold within `timeout`.
+            RollcallError: the room ended first.
         """
-        if predicate(self):
+
+        def holds() -> bool:
+            try:
+                return bool(predicate(self))
+            except Exception:
+                return False
+
+        if holds():
             return
         ready = asyncio.Event()
-        remove = self._changes.add(lambda _change: ready.set() if predicate(self) or not self._active else None)
+        remove = self._changes.add(lambda _change: ready.set() if holds() or not self._active else None)
         try:
             await asyncio.wait_for(ready.wait(), timeout)
         except asyncio.TimeoutError:
             raise RequestTimeout(f"the condition did not hold in room {self.room} within {timeout} s") from None
         finally:
             remove()
+        if not holds():
+            raise RollcallError(f"room {self.room} ended before the condition held")
 
     # MARK: Own state
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .connection import AuthMode, Connection
 from .errors import (
+    ConnectError,
     ConnectionClosed,
     NotConnected,
     ProtocolError,
@@ -185,6 +186,8 @@ class Session:
                     )
                 except RollcallError as error:
                     failure = error
+                except Exception as error:  # an unexpected failure of the WebSocket library counts as a failed attempt
+                    failure = ConnectError(f"cannot open {self.url.split('?')[0]}: {error!r}")
                 if self._stopping:
                     if connection is not None:
                         await connection.close(1000)
@@ -230,7 +233,10 @@ class Session:
                 except ProtocolError as error:
                     logger.warning("ignored a message from the gateway: %s", error)
                     continue
-                self._dispatch(message)
+                try:
+                    self._dispatch(message)
+                except Exception:
+                    logger.exception("a message from the gateway could not be handled: %.200s", message)
         except ConnectionClosed as error:
             closed = error
         finally:
