@@ -41,11 +41,23 @@ let package = Package(
         .target(name: "TokenAuth", dependencies: ["JSONCoding", "CWebSocket"]),
         // Rooms, roster, events, auth, moderation and history: a deterministic core behind a transport protocol.
         .target(name: "Rooms", dependencies: ["JSONCoding", "TokenAuth"]),
+        // The browser client and the dashboard built on it (TypeScript in clients/js, compiled output committed),
+        // embedded in the binary so the gateway serves them at /client/ and /dashboard.
+        .target(
+            name: "RollcallWebClient",
+            path: "clients/js",
+            exclude: [
+                "src", "test", "examples", "tsconfig.json", "package.json", "dashboard/src", "dashboard/tsconfig.json",
+            ],
+            sources: ["swift"],
+            resources: [.embedInCode("dist"), .embedInCode("dashboard/dist"), .embedInCode("dashboard/dashboard.html")]
+        ),
         // Connects the gateway to WebSocket connections on the server's event loops.
         .target(
             name: "GatewayWebSocket",
             dependencies: [
                 "Rooms", "WebSocketServer", "EventIO", "WebSocketCore", "WebSocketDeflate", "TokenAuth",
+                "RollcallWebClient",
             ]
         ),
         // The Swift client library: a WebSocket client on the same protocol core, auth, subscriptions, and a live
@@ -131,7 +143,7 @@ let package = Package(
             name: "RollcallCLITests",
             dependencies: [
                 "RollcallCLI", "GatewayWebSocket", "Rooms", "WebSocketServer", "WebSocketCore", "EventIO",
-                "TokenAuth", "JSONCoding", "Cluster", "Redis",
+                "TokenAuth", "JSONCoding", "Cluster", "Redis", "RollcallWebClient",
             ]
         ),
         .testTarget(

@@ -7,7 +7,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-paths="Sources Tests Fuzz Package.swift"
+paths="Sources Tests Fuzz clients/js/swift Package.swift"
 if [ "${1:-}" = "--fix" ]; then
     # shellcheck disable=SC2086
     swift format format --in-place --recursive --parallel $paths

@@ -2,13 +2,15 @@
 # The whole test suite, as CI runs it:
 #   0. the format check (scripts/format.sh; .swift-format),
 #   1. the Swift tests (unit, byte-level and live tests on 127.0.0.1),
-#   2. the Python client's unit tests (clients/python/tests: the shared vectors, the roster store, resume
+#   2. the browser client (clients/js): its committed build matches the TypeScript sources, and its unit and live
+#      tests run under Node's test runner (scripts/test-js-client.sh),
+#   3. the Python client's unit tests (clients/python/tests: the shared vectors, the roster store, resume
 #      bookkeeping, tokens, the server API against a stand-in),
-#   3. interoperability tests against the built gateway: the rooms protocol through the Python client, the Swift
+#   4. interoperability tests against the built gateway: the rooms protocol through the Python client, the Swift
 #      client from a throwaway package that depends on the RollcallClient product (built once per run), the Python
 #      and Swift stores through a seeded churn, the Python examples from a fresh virtual environment, raw
-#      `websockets` for the transport, and the dashboard in a headless Chromium,
-#   4. the Autobahn|Testsuite conformance cases 1-11 against a freshly started server (scripts/autobahn.sh).
+#      `websockets` for the transport, and the dashboard and the browser client in a headless Chromium,
+#   5. the Autobahn|Testsuite conformance cases 1-11 against a freshly started server (scripts/autobahn.sh).
 # Needs nothing beside the repository: missing Debian packages are installed first (scripts/install-test-deps.sh,
 # as root), the Python client and the test tools into .venv from a wheelhouse (scripts/python-venv.sh), and the
 # Autobahn fuzzing client into ${XDG_CACHE_HOME:-~/.cache}/rollcall on its first run (scripts/autobahn/install.sh).
@@ -30,6 +32,9 @@ swift build -c release --product rollcall -Xswiftc -warnings-as-errors
 
 echo "== swift tests"
 swift test --skip-build
+
+echo "== browser client (build check, node --test unit and live tests)"
+ROLLCALL_BIN=.build/debug/rollcall scripts/test-js-client.sh
 
 echo "== Python client unit tests (clients/python)"
 scripts/python-venv.sh

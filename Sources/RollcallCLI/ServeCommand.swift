@@ -55,17 +55,9 @@ enum ServeCommand {
         }
         let operations = GatewayOperations(runtime: runtime, apiKeys: apiKeys)
         var httpRoutes = operations.routes
+        httpRoutes.append(WebClientRoutes.client)
         if whole.dashboardEnabled {
-            httpRoutes.append(
-                HTTPRoute(path: "/dashboard") { _ in
-                    HTTPResponse.encode(
-                        status: .ok,
-                        headers: [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")],
-                        body: Array(DashboardPage.html.utf8),
-                        contentType: "text/html; charset=utf-8"
-                    )
-                }
-            )
+            httpRoutes.append(WebClientRoutes.dashboard(roomsPath: whole.gatewayPath))
         }
         let server = Server(configuration: configuration, routes: [runtime.route], httpRoutes: httpRoutes)
         operations.attach(server)

@@ -131,8 +131,22 @@ enum Settings {
         boolean(
             "rooms.immediate_leaves", "leaves, removals and moderation skip the batching window",
             \.rooms.immediateLeaves),
+        Setting(
+            key: "rooms.speaker_rule",
+            help: "how the shown active speaker follows reports: stable (after speaker_stable_ms) or hold",
+            read: { $0.rooms.speakerRuleKind.rawValue }
+        ) { configuration, text throws(ConfigError) in
+            guard let kind = SpeakerRuleKind(rawValue: text.lowercased()) else {
+                throw ConfigError("rooms.speaker_rule: '\(text)' is not stable or hold")
+            }
+            configuration.rooms.speakerRuleKind = kind
+        },
         integer64(
-            "rooms.speaker_hold_ms", "the active speaker shown changes at most this often (ms)",
+            "rooms.speaker_stable_ms",
+            "stable rule: a new speaker (or silence) is shown once reports held this long (ms)",
+            \.rooms.speakerStableMilliseconds, 0...60_000),
+        integer64(
+            "rooms.speaker_hold_ms", "hold rule: the active speaker shown changes at most this often (ms)",
             \.rooms.speakerHoldMilliseconds, 0...60_000),
         integer64(
             "rooms.slow_subscriber_timeout_ms", "a client that does not read for this long is closed with 4008 (ms)",

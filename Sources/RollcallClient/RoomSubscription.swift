@@ -184,7 +184,19 @@ public final class RoomSubscription: @unchecked Sendable {
         try await self.updateState(["cameraFacing": .string(facing)])
     }
 
-    /// Reports the active speaker as the calls SDK reports it. Sent without waiting for an answer.
+    /// Reports whether this participant speaks, as its media stack detects it. Sent without waiting for an answer.
+    /// The roster shows the active speaker by the room's speaker rule (docs/PROTOCOL.md, "speaker").
+    ///
+    /// - Parameters:
+    ///   - speaking: true when it starts speaking, false when it stops.
+    /// - Throws: `RollcallError` when the client is not connected.
+    public func reportSpeaking(_ speaking: Bool) throws(RollcallError) {
+        guard let client = self.client, let uid = client.uid else { throw RollcallError(.notConnected) }
+        try client.sendUnanswered("speaker", [("room", .string(self.room)), ("uid", speaking ? .string(uid) : .null)])
+    }
+
+    /// Reports who speaks, for a bot with the `speaker` capability: anyone in the call, or nil for nobody.
+    /// Participants report themselves with `reportSpeaking(_:)`. Sent without waiting for an answer.
     ///
     /// - Parameters:
     ///   - uid: the speaker, or nil for nobody.
@@ -204,10 +216,10 @@ public final class RoomSubscription: @unchecked Sendable {
         try await self.acknowledged("media", [("recording", .bool(recording))])
     }
 
-    /// Sets the audio mode.
+    /// Sets this participant's audio output (its own device's; nobody else's changes).
     ///
     /// - Parameters:
-    ///   - mode: for example `speaker`.
+    ///   - mode: `speaker`, `earpiece`, `bluetooth` or `headphones`.
     @discardableResult
     public func setAudioMode(_ mode: String) async throws(RollcallError) -> RollcallAcknowledgement {
         try await self.acknowledged("media", [("audioMode", .string(mode))])

@@ -36,6 +36,8 @@ public struct RosterParticipant: Identifiable, Hashable, Sendable {
     public var mutedByModerator: Bool
     /// `front` or `back`.
     public var cameraFacing: String?
+    /// The device's audio output: `speaker`, `earpiece`, `bluetooth` or `headphones`.
+    public var audioMode: String?
     /// Set in the banned view.
     public var isBanned: Bool
 
@@ -58,6 +60,7 @@ public struct RosterParticipant: Identifiable, Hashable, Sendable {
         self.pinned = entry["pinned"]?.boolValue ?? false
         self.mutedByModerator = entry["mutedByModerator"]?.boolValue ?? false
         self.cameraFacing = entry["cameraFacing"]?.stringValue
+        self.audioMode = entry["audioMode"]?.stringValue
         self.isBanned = entry["banned"]?.boolValue ?? false
     }
 }

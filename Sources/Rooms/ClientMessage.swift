@@ -162,8 +162,13 @@ struct ClientMessageDecoder {
             let room = try fields.requiredID("room")
             let recording = try fields.optionalBool("recording")
             let audioMode = try fields.optionalID("audioMode")
+            if let audioMode, !Participant.audioModes.contains(audioMode) {
+                throw .badRequest("'audioMode' must be one of \(Participant.audioModes.joined(separator: ", "))")
+            }
+            let uid = try fields.optionalID("uid")
             if recording == nil && audioMode == nil { throw .badRequest("'media' changes nothing") }
-            message = .command(room: room, .media(recording: recording, audioMode: audioMode))
+            if uid != nil && audioMode == nil { throw .badRequest("'uid' names whose 'audioMode' changes") }
+            message = .command(room: room, .media(recording: recording, audioMode: audioMode, uid: uid))
         case "meeting":
             let group = try fields.requiredID("group")
             let session = try fields.requiredID("sessionId")

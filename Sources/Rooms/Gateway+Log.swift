@@ -69,7 +69,7 @@ extension Gateway {
         let event = entry.event
         var startsCall = false
         if case .participantJoined = event, room.state.startedAt == nil { startsCall = true }
-        let shownSpeakerChanges = room.replica.apply(entry, speakerHold: self.speakerHold)
+        let shownSpeakerChanges = room.replica.apply(entry, speakerRule: self.speakerRule)
         if room.replica.speakerDue != nil { self.watchDeadlines(of: room) }
         switch event.seatEffect {
         case .takeSeat(let uid, let deviceID, _), .restoreDevice(let uid, let deviceID),
@@ -87,10 +87,13 @@ extension Gateway {
         room.messages[entry.sequence] = message
         self.trimLog(of: room, now: entry.time)
         var recipients: [SessionID] = []
-        let modes = room.subscriberEventModes ?? self.subscriberEventModes(of: room)
-        recipients.reserveCapacity(modes.count)
-        for (id, events) in modes where events.includes(event) {
-            recipients.append(id)
+        // With the stable speaker rule, subscribers hear of the switch once the reports held, not of each report.
+        if !(event.isSpeakerReport && self.speakerRule.isStable) {
+            let modes = room.subscriberEventModes ?? self.subscriberEventModes(of: room)
+            recipients.reserveCapacity(modes.count)
+            for (id, events) in modes where events.includes(event) {
+                recipients.append(id)
+            }
         }
         if case .meetingMessage = event {
             for id in self.groupSessions[room.state.id] ?? [] where !recipients.contains(id) { recipients.append(id) }
@@ -111,7 +114,7 @@ extension Gateway {
     /// Drops what the retention no longer keeps, moving the base replica forward over it.
     func trimLog(of room: GatewayRoom, now: Int64) {
         for entry in room.log.trim(now: now) where entry.sequence == room.base.state.sequence + 1 {
-            room.base.apply(entry, speakerHold: self.speakerHold)
+            room.base.apply(entry, speakerRule: self.speakerRule)
         }
         self.forgetTrimmedMessages(room)
     }

@@ -53,10 +53,10 @@ extension Gateway: SharedRoomLogDelegate {
         replica.state.id = roomID
         let firstSequence = entries.first?.sequence ?? replica.state.sequence + 1
         var log = RoomLog(retention: self.configuration.history, after: firstSequence - 1)
-        let hold = self.speakerHold
+        let rule = self.speakerRule
         for entry in entries where entry.sequence == log.lastSequence + 1 {
             log.insert(entry)
-            if entry.sequence == replica.state.sequence + 1 { replica.apply(entry, speakerHold: hold) }
+            if entry.sequence == replica.state.sequence + 1 { replica.apply(entry, speakerRule: rule) }
         }
         room.replica = replica
         room.base = checkpoint ?? RoomReplica(state: RoomState(id: roomID))
@@ -160,6 +160,6 @@ extension Gateway: SharedRoomLogDelegate {
     ///   - sequence: the sequence number.
     public func replica(of roomID: String, at sequence: UInt64) -> RoomReplica? {
         guard let room = self.rooms[roomID], room.isReady else { return nil }
-        return room.replica(at: sequence, speakerHold: self.speakerHold)
+        return room.replica(at: sequence, speakerRule: self.speakerRule)
     }
 }

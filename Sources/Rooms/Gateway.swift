@@ -42,12 +42,16 @@ public final class Gateway {
     var nextHousekeeping = Int64.min
     /// The room ids in order, kept between housekeeping rounds until a room comes or goes.
     var sortedRoomIDs: [String]?
-    /// How long a shown active speaker stays, in log time: the configured hold counts from when the speaker went out
-    /// to subscribers, which is up to one coalescing window after the report was logged.
-    var speakerHold: Int64 { Self.speakerHold(self.configuration) }
+    /// How the shown active speaker follows the reports, in log time. A hold counts from when the speaker went out to
+    /// subscribers, which is up to one coalescing window after the report was logged.
+    var speakerRule: SpeakerRule { Self.speakerRule(self.configuration) }
 
-    static func speakerHold(_ configuration: GatewayConfiguration) -> Int64 {
-        configuration.speakerHoldMilliseconds + configuration.patchWindowMilliseconds
+    static func speakerRule(_ configuration: GatewayConfiguration) -> SpeakerRule {
+        switch configuration.speakerRuleKind {
+        case .stable: return .stable(milliseconds: configuration.speakerStableMilliseconds)
+        case .hold:
+            return .hold(milliseconds: configuration.speakerHoldMilliseconds + configuration.patchWindowMilliseconds)
+        }
     }
     /// The earliest deadline of any session (authentication, token expiry, slow subscriber): `tick` looks at the
     /// sessions only from then on.
@@ -73,7 +77,7 @@ public final class Gateway {
         self.decoder = ClientMessageDecoder(configuration: configuration)
         self.publisher = RosterPublisher(
             configuration: configuration, transport: transport, clock: clock,
-            speakerHold: Self.speakerHold(configuration))
+            speakerRule: Self.speakerRule(configuration))
         self.publisher.session = { [unowned self] id in self.sessions[id] }
         self.publisher.windowOpened = { [unowned self] room, due in
             self.watchDeadlines(of: room)

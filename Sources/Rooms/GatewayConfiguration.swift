@@ -24,7 +24,11 @@ public struct GatewayConfiguration: Sendable {
     public var patchWindowMilliseconds: Int64 = 50
     /// Leaves, removals and moderation changes skip the window and go out at once.
     public var immediateLeaves = true
-    /// The active speaker shown in the roster changes at most this often, in milliseconds.
+    /// Which rule the active speaker shown in the roster follows (`SpeakerRule`).
+    public var speakerRuleKind: SpeakerRuleKind = .stable
+    /// `stable`: a new speaker (or silence) is shown once the reports have held this long, in milliseconds.
+    public var speakerStableMilliseconds: Int64 = 500
+    /// `hold`: the active speaker shown in the roster changes at most this often, in milliseconds.
     public var speakerHoldMilliseconds: Int64 = 500
     /// A subscriber whose connection stays unwritable this long is closed with 4008, in milliseconds.
     public var slowSubscriberTimeoutMilliseconds: Int64 = 30_000
@@ -33,4 +37,10 @@ public struct GatewayConfiguration: Sendable {
     public var housekeepingIntervalMilliseconds: Int64 = 1_000
 
     public init() {}
+}
+
+/// The speaker rules a room may follow (`SpeakerRule` with its time).
+public enum SpeakerRuleKind: String, Hashable, Sendable, CaseIterable {
+    case stable
+    case hold
 }

@@ -91,12 +91,12 @@ final class GatewayRoom {
 
     /// The replica as it was right after `sequence`, rebuilt from the base and the retained entries; nil when
     /// `sequence` is before the base or after the last entry.
-    func replica(at sequence: UInt64, speakerHold: Int64) -> RoomReplica? {
+    func replica(at sequence: UInt64, speakerRule: SpeakerRule) -> RoomReplica? {
         guard sequence >= self.base.state.sequence, sequence <= self.replica.state.sequence else { return nil }
         if sequence == self.replica.state.sequence { return self.replica }
         var replica = self.base
         for entry in self.log.entries where entry.sequence > replica.state.sequence && entry.sequence <= sequence {
-            replica.apply(entry, speakerHold: speakerHold)
+            replica.apply(entry, speakerRule: speakerRule)
         }
         return replica
     }

@@ -57,6 +57,7 @@ extension Participant {
         for flag in ParticipantFlag.ordered { object[flag.rawValue] = .bool(self.flags.contains(flag)) }
         object["mutedByModerator"] = .bool(self.mutedByModerator)
         optional("cameraFacing", self.cameraFacing.map { .string($0) })
+        optional("audioMode", self.audioMode.map { .string($0) })
         switch form {
         case .roster:
             break
@@ -100,6 +101,7 @@ extension Participant {
         for flag in ParticipantFlag.ordered { self.flags[flag] = fields.bool(flag.rawValue) }
         self.mutedByModerator = fields.bool("mutedByModerator")
         self.cameraFacing = value["cameraFacing"]?.stringValue
+        self.audioMode = value["audioMode"]?.stringValue
         self.audioMilliseconds = try fields.int("audioMs")
         self.videoMilliseconds = try fields.int("videoMs")
         self.durationMilliseconds = try fields.int("durationMs")

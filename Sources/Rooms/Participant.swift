@@ -38,6 +38,8 @@ public struct Participant: Hashable, Sendable {
     public var mutedByModerator: Bool
     /// `front` or `back`, when reported.
     public var cameraFacing: String?
+    /// The device's audio output, when reported: `speaker`, `earpiece`, `bluetooth` or `headphones`.
+    public var audioMode: String?
     /// Accumulated time with audio unmuted, video on and in the call, in milliseconds, up to `accountedUntil`.
     public var audioMilliseconds: Int64
     public var videoMilliseconds: Int64
@@ -58,11 +60,15 @@ public struct Participant: Hashable, Sendable {
         self.flags = ParticipantFlags()
         self.mutedByModerator = false
         self.cameraFacing = nil
+        self.audioMode = nil
         self.audioMilliseconds = 0
         self.videoMilliseconds = 0
         self.durationMilliseconds = 0
         self.accountedUntil = joinedAt
     }
+
+    /// The audio outputs a device reports in `audioMode`.
+    public static let audioModes = ["speaker", "earpiece", "bluetooth", "headphones"]
 
     /// Whether the microphone is muted.
     public var audioMuted: Bool {

@@ -4,10 +4,12 @@
 enum RoomCommand: Hashable {
     /// A participant reports their own state: flags, media id, camera facing.
     case updateState(flags: [ParticipantFlag: Bool], mid: String?, cameraFacing: String?)
-    /// The active speaker changed (nil: nobody).
+    /// Who speaks: a participant reports itself (`uid` its own) or that it stopped (nil); a bot with the `speaker`
+    /// capability or the server API reports anyone, nil for nobody.
     case reportSpeaker(uid: String?)
-    /// Recording started or stopped, or the audio mode changed.
-    case media(recording: Bool?, audioMode: String?)
+    /// Recording started or stopped, or a participant's audio output changed (its own; the server API names the
+    /// participant in `uid`).
+    case media(recording: Bool?, audioMode: String?, uid: String?)
     /// A group meeting message, sent by the actor.
     case publishMeeting(sessionID: String, callType: String, isActive: Bool, text: String?)
     /// A moderator action.
@@ -26,8 +28,9 @@ enum RoomCommand: Hashable {
     /// What a connection must be to the room to send the command.
     var presence: Presence {
         switch self {
-        case .updateState, .reportSpeaker, .media: return .participant
-        case .moderate: return .subscriber
+        case .updateState, .media: return .participant
+        // A participant reports its own speaking from the call; a bot with the `speaker` capability may watch.
+        case .reportSpeaker, .moderate: return .subscriber
         case .publishMeeting: return .member
         }
     }
@@ -67,9 +70,19 @@ enum RoomCommand: Hashable {
             }
             return events
         case .reportSpeaker(let uid):
+            guard actor.isServerAPI || (actor.isBot && actor.capabilities.contains("speaker")) else {
+                // A participant speaks for itself only: its own media stack is what detects its voice.
+                if let other = uid, other != actor.uid {
+                    throw .forbidden("a participant reports its own speaking only, not '\(other)''s")
+                }
+                guard state.participants[actor.uid]?.isJoined == true else { throw .notInRoom }
+                if uid == nil { return state.speakers.contains(actor.uid) ? [.speakerStopped(uid: actor.uid)] : [] }
+                return state.activeSpeaker != actor.uid ? [.activeSpeakerChanged(uid: actor.uid)] : []
+            }
             if let uid, state.participants[uid]?.isJoined != true { throw .notFound("'\(uid)' is not in the call") }
-            return state.activeSpeaker != uid ? [.activeSpeakerChanged(uid: uid)] : []
-        case .media(let recording, let audioMode):
+            if let uid { return state.activeSpeaker != uid ? [.activeSpeakerChanged(uid: uid)] : [] }
+            return state.speakers.isEmpty ? [] : [.activeSpeakerChanged(uid: nil)]
+        case .media(let recording, let audioMode, let target):
             var events: [RoomEvent] = []
             if let recording {
                 let isRecordingBot = actor.isBot && actor.capabilities.contains("record")
@@ -78,9 +91,25 @@ enum RoomCommand: Hashable {
                 }
                 if state.isRecording != recording { events.append(.recordingChanged(isRecording: recording)) }
             }
-            if let audioMode, state.audioMode != audioMode { events.append(.audioModeChanged(mode: audioMode)) }
+            if let audioMode {
+                let uid = target ?? actor.uid
+                guard uid == actor.uid || actor.isServerAPI else {
+                    throw .forbidden("the audio output is the participant's own: '\(uid)' sets it")
+                }
+                guard let participant = state.participants[uid], participant.isJoined else {
+                    throw .notFound("'\(uid)' is not in the call")
+                }
+                if participant.audioMode != audioMode { events.append(.audioModeChanged(uid: uid, mode: audioMode)) }
+            }
             return events
         case .publishMeeting(let sessionID, let callType, let isActive, let text):
+            // Ending the meeting that is on clears every member's "Join meeting" card: its sender, a moderator or
+            // admin of the group, or the server API may.
+            if !isActive, let meeting = state.activeMeeting, meeting.sessionID == sessionID,
+                meeting.sender != actor.uid, !actor.isOperator(in: state)
+            {
+                throw .forbidden("only its sender or a moderator of the group ends meeting '\(sessionID)'")
+            }
             let message = MeetingMessage(
                 sessionID: sessionID, callType: callType, sender: actor.uid, text: text, isActive: isActive)
             return [.meetingMessage(message)]

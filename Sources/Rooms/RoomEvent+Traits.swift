@@ -46,8 +46,10 @@ extension RoomEvent {
                 ? .releaseUser(uid: uid, deviceID: deviceID) : .releaseDevice(uid: uid, deviceID: deviceID)
         case .sessionEnded:
             return .releaseEveryone
-        case .flagChanged, .mediaIDChanged, .activeSpeakerChanged, .activeSpeakerShown, .recordingChanged,
-            .audioModeChanged, .cameraFacingChanged, .operatorChanged, .banChanged, .mutedByModerator, .meetingMessage:
+        case .flagChanged, .mediaIDChanged, .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown,
+            .recordingChanged, .audioModeChanged, .cameraFacingChanged, .operatorChanged, .banChanged,
+            .mutedByModerator,
+            .meetingMessage:
             return .none
         }
     }
@@ -59,8 +61,8 @@ extension RoomEvent {
         case .participantLeft, .mutedByModerator, .banChanged, .operatorChanged, .sessionEnded:
             return true
         case .participantJoined, .connectionLost, .participantConnectionClosed, .connectionRestored, .flagChanged,
-            .mediaIDChanged, .activeSpeakerChanged, .activeSpeakerShown, .recordingChanged, .audioModeChanged,
-            .cameraFacingChanged, .meetingMessage:
+            .mediaIDChanged, .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .recordingChanged,
+            .audioModeChanged, .cameraFacingChanged, .meetingMessage:
             return false
         }
     }
@@ -76,7 +78,7 @@ extension RoomEvent {
         case .flagChanged(_, let flag, _):
             return flag.isNotable
         case .participantJoined, .connectionLost, .participantConnectionClosed, .connectionRestored, .mediaIDChanged,
-            .activeSpeakerChanged, .activeSpeakerShown, .audioModeChanged, .cameraFacingChanged:
+            .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .audioModeChanged, .cameraFacingChanged:
             return false
         }
     }
@@ -88,11 +90,20 @@ extension RoomEvent {
         case .participantJoined(let uid, _, _, _, _, _), .participantLeft(let uid, _, _), .connectionLost(let uid, _),
             .participantConnectionClosed(let uid, _), .connectionRestored(let uid, _), .flagChanged(let uid, _, _),
             .mediaIDChanged(let uid, _), .cameraFacingChanged(let uid, _), .operatorChanged(let uid, _),
-            .banChanged(let uid, _), .mutedByModerator(let uid):
+            .banChanged(let uid, _), .mutedByModerator(let uid), .audioModeChanged(let uid, _):
             return uid
-        case .activeSpeakerChanged, .activeSpeakerShown, .recordingChanged, .audioModeChanged, .meetingMessage,
+        case .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .recordingChanged, .meetingMessage,
             .sessionEnded:
             return nil
+        }
+    }
+
+    /// Whether the event is a raw report of who speaks: with the `stable` speaker rule, subscribers get the switch of
+    /// the shown speaker (`activeSpeakerShown`) once a report has held, not the reports.
+    var isSpeakerReport: Bool {
+        switch self {
+        case .activeSpeakerChanged, .speakerStopped: return true
+        default: return false
         }
     }
 

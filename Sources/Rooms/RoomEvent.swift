@@ -34,13 +34,17 @@ public enum RoomEvent: Hashable, Sendable {
     case flagChanged(uid: String, flag: ParticipantFlag, value: Bool)
     /// The participant's media id was reported.
     case mediaIDChanged(uid: String, mid: String)
-    /// The active speaker changed (nil: nobody).
+    /// A report that `uid` is speaking: from the participant about itself, or from a bot or the server API about
+    /// anyone; nil (bots and the server API only): nobody is.
     case activeSpeakerChanged(uid: String?)
+    /// A participant reported that it stopped speaking.
+    case speakerStopped(uid: String)
     /// The active speaker shown in the roster switched when its hold ran out, without a report at that moment: the
     /// gateway logs the switch so the roster change has a sequence number of its own.
     case activeSpeakerShown(uid: String?)
     case recordingChanged(isRecording: Bool)
-    case audioModeChanged(mode: String)
+    /// A participant's audio output changed (`speaker`, `earpiece`, `bluetooth`, `headphones`).
+    case audioModeChanged(uid: String, mode: String)
     case cameraFacingChanged(uid: String, facing: String)
     /// Promoted to or demoted from operator.
     case operatorChanged(uid: String, isOperator: Bool)

@@ -73,8 +73,10 @@ extension RoomEvent {
             return object("speaker_shown", [("uid", optional(uid))])
         case .recordingChanged(let isRecording):
             return object("recording", [("value", .bool(isRecording))])
-        case .audioModeChanged(let mode):
-            return object("audio_mode", [("mode", .string(mode))])
+        case .speakerStopped(let uid):
+            return object("speaker_stopped", [("uid", .string(uid))])
+        case .audioModeChanged(let uid, let mode):
+            return object("audio_mode", [("uid", .string(uid)), ("mode", .string(mode))])
         case .cameraFacingChanged(let uid, let facing):
             return object("facing", [("uid", .string(uid)), ("facing", .string(facing))])
         case .operatorChanged(let uid, let isOperator):
@@ -136,7 +138,9 @@ extension RoomEvent {
         case "speaker": self = .activeSpeakerChanged(uid: optional("uid"))
         case "speaker_shown": self = .activeSpeakerShown(uid: optional("uid"))
         case "recording": self = .recordingChanged(isRecording: try bool("value"))
-        case "audio_mode": self = .audioModeChanged(mode: try string("mode"))
+        case "speaker_stopped": self = .speakerStopped(uid: try string("uid"))
+        // Entries written when the audio mode was the room's carry no uid: they change no participant.
+        case "audio_mode": self = .audioModeChanged(uid: optional("uid") ?? "", mode: try string("mode"))
         case "facing": self = .cameraFacingChanged(uid: try string("uid"), facing: try string("facing"))
         case "operator": self = .operatorChanged(uid: try string("uid"), isOperator: try bool("value"))
         case "ban": self = .banChanged(uid: try string("uid"), isBanned: try bool("value"))

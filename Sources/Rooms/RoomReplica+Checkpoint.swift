@@ -16,13 +16,13 @@ extension RoomReplica {
                 ("room", .string(state.id)), ("seq", .int(Int64(state.sequence))),
                 ("callType", .string(state.callType)),
                 ("startedAt", optional(state.startedAt)), ("initiator", optional(state.initiator)),
-                ("recording", .bool(state.isRecording)), ("audioMode", optional(state.audioMode)),
-                ("activeSpeaker", optional(state.activeSpeaker)), ("participants", .array(participants)),
+                ("recording", .bool(state.isRecording)), ("speakers", .array(state.speakers.map { .string($0) })),
+                ("participants", .array(participants)),
                 ("operators", .array(state.operators.sorted().map { .string($0) })),
                 ("banned", .array(state.banned.sorted().map { .string($0) })),
                 ("activeMeeting", state.activeMeeting.map { RoomEvent.meetingMessage($0).wireValue } ?? .null),
                 ("heldSpeaker", optional(self.heldSpeaker)), ("heldSince", .int(self.heldSince)),
-                ("speakerDue", optional(self.speakerDue)),
+                ("speakerDue", optional(self.speakerDue)), ("pendingSpeaker", optional(self.pendingSpeaker)),
             ]))
     }
 
@@ -38,12 +38,16 @@ extension RoomReplica {
         state.startedAt = value["startedAt"]?.intValue
         state.initiator = value["initiator"]?.stringValue
         state.isRecording = fields.bool("recording")
-        state.audioMode = value["audioMode"]?.stringValue
-        state.activeSpeaker = value["activeSpeaker"]?.stringValue
         for item in value["participants"]?.arrayValue ?? [] {
             let participant = try Participant(checkpoint: item)
             state.participants[participant.uid] = participant
             state.joinOrder.append(participant.uid)
+        }
+        if let speakers = value["speakers"]?.arrayValue {
+            state.speakers = speakers.compactMap(\.stringValue)
+        } else if let speaker = value["activeSpeaker"]?.stringValue {
+            // Written before the speakers were kept as a list.
+            state.speakers = [speaker]
         }
         state.operators = Set((value["operators"]?.arrayValue ?? []).compactMap(\.stringValue))
         state.banned = Set((value["banned"]?.arrayValue ?? []).compactMap(\.stringValue))
@@ -54,6 +58,7 @@ extension RoomReplica {
         }
         self.init(
             state: state, heldSpeaker: value["heldSpeaker"]?.stringValue,
-            heldSince: value["heldSince"]?.intValue ?? 0, speakerDue: value["speakerDue"]?.intValue)
+            heldSince: value["heldSince"]?.intValue ?? 0, speakerDue: value["speakerDue"]?.intValue,
+            pendingSpeaker: value["pendingSpeaker"]?.stringValue)
     }
 }

@@ -9,9 +9,8 @@ public struct RoomState: Hashable, Sendable {
     /// Who started the current call.
     public var initiator: String?
     public var isRecording: Bool
-    /// The audio mode last reported (for example `speaker`, `earpiece`, `bluetooth`).
-    public var audioMode: String?
-    public var activeSpeaker: String?
+    /// Who is speaking, as reported, in the order they started: the last is the active speaker.
+    public var speakers: [String]
     /// Participants by uid, including those who left (with `leftAt`), in join order in `joinOrder`.
     public var participants: [String: Participant]
     /// Uids in the order they first joined.
@@ -30,8 +29,7 @@ public struct RoomState: Hashable, Sendable {
         self.startedAt = nil
         self.initiator = nil
         self.isRecording = false
-        self.audioMode = nil
-        self.activeSpeaker = nil
+        self.speakers = []
         self.participants = [:]
         self.joinOrder = []
         self.operators = []
@@ -39,6 +37,10 @@ public struct RoomState: Hashable, Sendable {
         self.activeMeeting = nil
         self.sequence = 0
     }
+
+    /// The active speaker as reported: whoever started speaking last and has not stopped (the roster shows it by the
+    /// room's speaker rule, `RoomReplica.heldSpeaker`).
+    public var activeSpeaker: String? { self.speakers.last }
 
     /// Participants currently in the call, in join order.
     public var joinedParticipants: [Participant] {
@@ -114,7 +116,7 @@ public struct RoomState: Hashable, Sendable {
             if !participant.isJoined {
                 participant.leftAt = now
                 participant.clearFlagsOnLeave()
-                if self.activeSpeaker == uid { self.activeSpeaker = nil }
+                self.speakers.removeAll { $0 == uid }
             }
             self.participants[uid] = participant
             self.endCallIfEmpty()
@@ -136,15 +138,20 @@ public struct RoomState: Hashable, Sendable {
             self.participants[uid] = participant
         case .mediaIDChanged(let uid, let mid):
             self.participants[uid]?.mid = mid
-        case .activeSpeakerChanged(let uid):
-            self.activeSpeaker = uid
+        case .activeSpeakerChanged(let uid?):
+            self.speakers.removeAll { $0 == uid }
+            if self.participants[uid]?.isJoined == true { self.speakers.append(uid) }
+        case .activeSpeakerChanged(nil):
+            self.speakers = []
+        case .speakerStopped(let uid):
+            self.speakers.removeAll { $0 == uid }
         case .activeSpeakerShown:
             // The hold is the gateway's presentation of `activeSpeaker`; the state does not change.
             break
         case .recordingChanged(let isRecording):
             self.isRecording = isRecording
-        case .audioModeChanged(let mode):
-            self.audioMode = mode
+        case .audioModeChanged(let uid, let mode):
+            self.participants[uid]?.audioMode = mode
         case .cameraFacingChanged(let uid, let facing):
             self.participants[uid]?.cameraFacing = facing
         case .operatorChanged(let uid, let isOperator):
@@ -158,7 +165,12 @@ public struct RoomState: Hashable, Sendable {
             participant.mutedByModerator = true
             self.participants[uid] = participant
         case .meetingMessage(let message):
-            self.activeMeeting = message.isActive ? message : nil
+            if message.isActive {
+                self.activeMeeting = message
+            } else if self.activeMeeting?.sessionID == message.sessionID {
+                // Only the end of the meeting that is on clears it.
+                self.activeMeeting = nil
+            }
         case .sessionEnded:
             for uid in self.joinOrder {
                 guard var participant = self.participants[uid], participant.isJoined else { continue }
@@ -168,7 +180,7 @@ public struct RoomState: Hashable, Sendable {
                 participant.clearFlagsOnLeave()
                 self.participants[uid] = participant
             }
-            self.activeSpeaker = nil
+            self.speakers = []
             self.isRecording = false
             self.activeMeeting = nil
             self.startedAt = nil
@@ -181,7 +193,7 @@ public struct RoomState: Hashable, Sendable {
         guard !self.participants.values.contains(where: \.isJoined) else { return }
         self.startedAt = nil
         self.initiator = nil
-        self.activeSpeaker = nil
+        self.speakers = []
         self.isRecording = false
         self.activeMeeting = nil
     }

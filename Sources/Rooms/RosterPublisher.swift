@@ -27,19 +27,19 @@ final class RosterPublisher {
 
     /// Counts into the gateway's statistics.
     var count: (Count) -> Void = { _ in }
-    /// How long a shown active speaker stays, in log time (for rebuilding past views).
-    let speakerHold: Int64
+    /// How the shown active speaker follows the reports (for rebuilding past views).
+    let speakerRule: SpeakerRule
 
     init(
         configuration: GatewayConfiguration,
         transport: any GatewayTransport,
         clock: @escaping () -> Int64,
-        speakerHold: Int64
+        speakerRule: SpeakerRule
     ) {
         self.configuration = configuration
         self.transport = transport
         self.clock = clock
-        self.speakerHold = speakerHold
+        self.speakerRule = speakerRule
     }
 
     // MARK: When patches go out
@@ -212,7 +212,9 @@ final class RosterPublisher {
         } else {
             return false
         }
-        let events = entries.filter { subscription.events.includes($0.event) }
+        let events = entries.filter { entry in
+            subscription.events.includes(entry.event) && !(entry.event.isSpeakerReport && self.speakerRule.isStable)
+        }
         // Both are in sequence order: interleave them so the client sees the log's order.
         var patchIndex = 0
         var eventIndex = 0
@@ -322,7 +324,7 @@ final class RosterPublisher {
     /// The patch from a view as it was right after `sequence` to the view as the channel last sent it, rebuilt
     /// from the room's base and retained log; nil when that point is not retained.
     private func patch(of channel: ViewChannel, in room: GatewayRoom, since sequence: UInt64) -> [UInt8]? {
-        guard sequence < channel.sequence, let past = room.replica(at: sequence, speakerHold: self.speakerHold) else {
+        guard sequence < channel.sequence, let past = room.replica(at: sequence, speakerRule: self.speakerRule) else {
             return nil
         }
         let old = RosterView.render(

@@ -55,7 +55,6 @@ struct RosterView: Equatable {
         if let startedAt = state.startedAt { object["startedAt"] = .int(startedAt) }
         if let initiator = state.initiator { object["initiator"] = .string(initiator) }
         object["recording"] = .bool(state.isRecording)
-        if let audioMode = state.audioMode { object["audioMode"] = .string(audioMode) }
         if let speaker { object["activeSpeaker"] = .string(speaker) }
         object["capacity"] = .int(Int64(capacity))
         object["participantCount"] = .int(Int64(state.joinedParticipants.count))

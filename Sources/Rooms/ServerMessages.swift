@@ -45,7 +45,6 @@ enum ServerMessages {
                 ("startedAt", state.startedAt.map { .int($0) } ?? .null),
                 ("initiator", state.initiator.map { .string($0) } ?? .null),
                 ("recording", .bool(state.isRecording)),
-                ("audioMode", state.audioMode.map { .string($0) } ?? .null),
                 ("activeSpeaker", state.activeSpeaker.map { .string($0) } ?? .null),
                 ("capacity", .int(Int64(capacity))),
                 ("operators", .array(state.operators.sorted().map { .string($0) })),
@@ -199,14 +198,16 @@ enum ServerMessages {
             return (
                 "participant.active_speaker_changed", .object(JSONObject([("uid", uid.map { .string($0) } ?? .null)]))
             )
+        case .speakerStopped(let uid):
+            return ("participant.speaker_stopped", .object(JSONObject([("uid", .string(uid))])))
         case .activeSpeakerShown(let uid):
             return (
                 "participant.active_speaker_shown", .object(JSONObject([("uid", uid.map { .string($0) } ?? .null)]))
             )
         case .recordingChanged(let isRecording):
             return (isRecording ? "media.recording_started" : "media.recording_stopped", .object(JSONObject([])))
-        case .audioModeChanged(let mode):
-            return ("media.audio_mode_changed", .object(JSONObject([("audioMode", .string(mode))])))
+        case .audioModeChanged(let uid, let mode):
+            return ("media.audio_mode_changed", withParticipant(uid, [("audioMode", .string(mode))]))
         case .cameraFacingChanged(let uid, let facing):
             return ("media.camera_facing_changed", withParticipant(uid, [("cameraFacing", .string(facing))]))
         case .operatorChanged(let uid, let isOperator):

@@ -120,17 +120,60 @@ struct TwoInARoom {
         #expect(room.harness.participant("u-bob", in: "r")?.pinned == false)
     }
 
-    @Test func theActiveSpeakerChangesAndCanBeNobody() throws {
+    @Test func aParticipantReportsItsOwnSpeakingAndTheLatestSpeakerStillSpeakingIsTheActiveOne() throws {
         let room = try TwoInARoom()
-        let speaking = room.change(room.bob, ["type": "speaker", "id": 1, "room": "r", "uid": "u-bob"])
-        #expect(speaking.seen.eventNames == ["participant.active_speaker_changed"])
-        #expect(speaking.seen.first?["data"]?["uid"] == "u-bob")
-        #expect(room.harness.gateway.roomState("r")?.activeSpeaker == "u-bob")
-        let nobody = room.change(room.alice, ["type": "speaker", "room": "r", "uid": nil])
-        #expect(nobody.seen.first?["data"]?["uid"] == .null)
-        #expect(room.harness.gateway.roomState("r")?.activeSpeaker == nil)
+        let state = { room.harness.gateway.roomState("r") }
+        let bob = room.change(room.bob, ["type": "speaker", "id": 1, "room": "r", "uid": "u-bob"])
+        #expect(bob.answer.first?["changed"] == true)
+        #expect(state()?.activeSpeaker == "u-bob")
+        _ = room.change(room.alice, ["type": "speaker", "room": "r", "uid": "u-alice"])
+        #expect(state()?.speakers == ["u-bob", "u-alice"])
+        // Alice stops: Bob, still speaking, is the active speaker again.
+        let stop = room.change(room.alice, ["type": "speaker", "id": 2, "room": "r", "uid": nil])
+        #expect(stop.answer.first?["changed"] == true)
+        #expect(state()?.activeSpeaker == "u-bob")
+        // Stopping twice changes nothing.
+        #expect(
+            room.change(room.alice, ["type": "speaker", "id": 3, "room": "r", "uid": nil]).answer.first?["changed"]
+                == false)
+        let history = room.harness.request(room.alice, ["type": "query", "id": 4, "query": "history", "room": "r"])
+        let names = history.first?["events"]?.arrayValue?.compactMap { $0["event"]?.stringValue } ?? []
+        #expect(
+            names.suffix(3) == [
+                "participant.active_speaker_changed", "participant.active_speaker_changed",
+                "participant.speaker_stopped",
+            ])
+    }
+
+    @Test func aParticipantMayNotReportAnotherAsSpeakingOrSilenceEveryone() throws {
+        let room = try TwoInARoom()
+        _ = room.change(room.bob, ["type": "speaker", "room": "r", "uid": "u-bob"])
+        let before = room.harness.sequence("r")
+        let forged = room.change(room.alice, ["type": "speaker", "id": 1, "room": "r", "uid": "u-bob"])
+        #expect(forged.answer.errorCodes == ["ERR_FORBIDDEN"])
         let stranger = room.change(room.alice, ["type": "speaker", "id": 2, "room": "r", "uid": "u-nobody"])
-        #expect(stranger.answer.errorCodes == ["ERR_NOT_FOUND"])
+        #expect(stranger.answer.errorCodes == ["ERR_FORBIDDEN"])
+        // Alice's "stopped" concerns Alice only: Bob is still the active speaker.
+        _ = room.change(room.alice, ["type": "speaker", "room": "r", "uid": nil])
+        #expect(room.harness.sequence("r") == before)
+        #expect(room.harness.gateway.roomState("r")?.activeSpeaker == "u-bob")
+    }
+
+    @Test func aBotWithTheSpeakerCapabilityReportsAnyoneAndNobody() throws {
+        let room = try TwoInARoom()
+        let bot = try room.harness.connect("b-vad", rooms: ["r": .bot], caps: ["speaker"])
+        try room.harness.join(bot, "r", as: "observer")
+        let alice = room.change(bot, ["type": "speaker", "id": 1, "room": "r", "uid": "u-alice"])
+        #expect(alice.answer.first?["changed"] == true)
+        #expect(room.harness.gateway.roomState("r")?.activeSpeaker == "u-alice")
+        let ghost = room.change(bot, ["type": "speaker", "id": 2, "room": "r", "uid": "u-ghost"])
+        #expect(ghost.answer.errorCodes == ["ERR_NOT_FOUND"])
+        _ = room.change(bot, ["type": "speaker", "room": "r", "uid": nil])
+        #expect(room.harness.gateway.roomState("r")?.activeSpeaker == nil)
+        let plainBot = try room.harness.connect("b-plain", rooms: ["r": .bot], caps: ["mute"])
+        try room.harness.join(plainBot, "r", as: "observer")
+        let refused = room.change(plainBot, ["type": "speaker", "id": 3, "room": "r", "uid": "u-bob"])
+        #expect(refused.answer.errorCodes == ["ERR_FORBIDDEN"])
     }
 
     @Test func recordingIsForModeratorsOnly() throws {
@@ -161,13 +204,31 @@ struct TwoInARoom {
         #expect(harness.gateway.roomState("r")?.isRecording == true)
     }
 
-    @Test func anyParticipantReportsTheAudioMode() throws {
+    @Test func aParticipantReportsItsOwnAudioModeAndNobodyElsesChanges() throws {
         let room = try TwoInARoom()
-        let (seen, answer) = room.change(room.bob, ["type": "media", "id": 1, "room": "r", "audioMode": "speaker"])
+        room.harness.advance(milliseconds: 100)
+        _ = room.harness.drainWithPatches(room.alice)
+        let (seen, answer) = room.change(room.bob, ["type": "media", "id": 1, "room": "r", "audioMode": "earpiece"])
         #expect(seen.eventNames == ["media.audio_mode_changed"])
-        #expect(seen.first?["data"]?["audioMode"] == "speaker")
+        #expect(seen.first?["data"]?["audioMode"] == "earpiece")
+        #expect(seen.first?["data"]?["uid"] == "u-bob")
         #expect(answer.first?["changed"] == true)
-        #expect(room.harness.gateway.roomState("r")?.audioMode == "speaker")
+        #expect(room.harness.participant("u-bob", in: "r")?.audioMode == "earpiece")
+        #expect(room.harness.participant("u-alice", in: "r")?.audioMode == nil)
+        room.harness.advance(milliseconds: 100)
+        let patch = room.harness.drainWithPatches(room.alice).first { $0["type"] == "patch" }
+        #expect(patch?["patch"] == ["participants": ["u-bob": ["audioMode": "earpiece"]]])
+    }
+
+    @Test func anAudioModeForSomeoneElseOrOutsideTheKnownOutputsIsRefused() throws {
+        let room = try TwoInARoom()
+        let other = room.change(
+            room.bob, ["type": "media", "id": 1, "room": "r", "audioMode": "speaker", "uid": "u-alice"])
+        #expect(other.answer.first?["code"] == "ERR_FORBIDDEN")
+        let unknown = room.change(room.bob, ["type": "media", "id": 2, "room": "r", "audioMode": "loud"])
+        #expect(unknown.answer.first?["code"] == "ERR_BAD_REQUEST")
+        #expect(other.seen.isEmpty && unknown.seen.isEmpty)
+        #expect(room.harness.participant("u-alice", in: "r")?.audioMode == nil)
     }
 
     @Test func aCleanCloseWithoutLeaveIsAConnectionClosedThenALeaveAfterTheGrace() throws {
@@ -238,7 +299,7 @@ struct TwoInARoom {
         harness.send(room.bob, ["type": "state", "room": "r", "audioMuted": true, "handRaised": true])
         harness.send(room.alice, ["type": "state", "room": "r", "presenting": true, "mid": "m-alice"])
         harness.send(room.alice, ["type": "media", "room": "r", "recording": true])
-        harness.send(room.bob, ["type": "speaker", "room": "r", "uid": "u-alice"])
+        harness.send(room.alice, ["type": "speaker", "room": "r", "uid": "u-alice"])
         let dave = try harness.connect("u-dave", rooms: ["r": .participant])
         try harness.join(dave, "r", device: "tablet")
         harness.send(dave, ["type": "leave", "room": "r"])

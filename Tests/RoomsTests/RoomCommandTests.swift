@@ -41,7 +41,7 @@ import TokenAuth
 
     @Test func aParticipantMayNotStartRecording() {
         #expect(throws: GatewayError.forbidden("only moderators start or stop recording")) {
-            try RoomCommand.media(recording: true, audioMode: nil).events(
+            try RoomCommand.media(recording: true, audioMode: nil, uid: nil).events(
                 in: self.state, by: self.user("u-bob", .participant))
         }
     }
@@ -49,7 +49,7 @@ import TokenAuth
     @Test func aModeratorAPromotedParticipantARecordingBotAndTheServerAPIMayRecord() throws {
         var promoted = self.state
         promoted.operators.insert("u-bob")
-        let command = RoomCommand.media(recording: true, audioMode: nil)
+        let command = RoomCommand.media(recording: true, audioMode: nil, uid: nil)
         let expected: [RoomEvent] = [.recordingChanged(isRecording: true)]
         #expect(try command.events(in: self.state, by: self.user("u-mod", .moderator)) == expected)
         #expect(try command.events(in: promoted, by: self.user("u-bob", .participant)) == expected)
@@ -60,10 +60,71 @@ import TokenAuth
         }
     }
 
-    @Test func aSpeakerReportForSomeoneNotInTheCallIsRefused() {
-        #expect(throws: GatewayError.notFound("'u-ghost' is not in the call")) {
-            try RoomCommand.reportSpeaker(uid: "u-ghost").events(in: self.state, by: self.user("u-bob", .participant))
+    @Test func aParticipantReportsOnlyItsOwnSpeaking() throws {
+        let bob = self.user("u-bob", .participant)
+        #expect(
+            try RoomCommand.reportSpeaker(uid: "u-bob").events(in: self.state, by: bob) == [
+                .activeSpeakerChanged(uid: "u-bob")
+            ])
+        #expect(throws: GatewayError.self) {
+            try RoomCommand.reportSpeaker(uid: "u-mod").events(in: self.state, by: bob)
         }
+        // Silence from someone who is not speaking changes nothing.
+        #expect(try RoomCommand.reportSpeaker(uid: nil).events(in: self.state, by: bob).isEmpty)
+        var speaking = self.state
+        speaking.speakers = ["u-mod", "u-bob"]
+        #expect(
+            try RoomCommand.reportSpeaker(uid: nil).events(in: speaking, by: bob) == [.speakerStopped(uid: "u-bob")])
+    }
+
+    @Test func theServerAPIAndASpeakerBotReportAnyoneInTheCallAndNobody() throws {
+        let api = RoomActor(serverAPI: "api:media")
+        let bot = self.user("b-bot", .bot, caps: ["speaker"])
+        for actor in [api, bot] {
+            #expect(
+                try RoomCommand.reportSpeaker(uid: "u-mod").events(in: self.state, by: actor) == [
+                    .activeSpeakerChanged(uid: "u-mod")
+                ])
+            #expect(throws: GatewayError.notFound("'u-ghost' is not in the call")) {
+                try RoomCommand.reportSpeaker(uid: "u-ghost").events(in: self.state, by: actor)
+            }
+        }
+        var speaking = self.state
+        speaking.speakers = ["u-mod"]
+        #expect(
+            try RoomCommand.reportSpeaker(uid: nil).events(in: speaking, by: api) == [.activeSpeakerChanged(uid: nil)])
+    }
+
+    @Test func theAudioModeIsTheParticipantsOwnExceptThroughTheServerAPI() throws {
+        let command = RoomCommand.media(recording: nil, audioMode: "earpiece", uid: "u-mod")
+        #expect(throws: GatewayError.self) { try command.events(in: self.state, by: self.user("u-bob", .participant)) }
+        #expect(throws: GatewayError.self) { try command.events(in: self.state, by: self.user("u-admin", .admin)) }
+        #expect(
+            try command.events(in: self.state, by: RoomActor(serverAPI: "api:x"))
+                == [.audioModeChanged(uid: "u-mod", mode: "earpiece")])
+        #expect(
+            try RoomCommand.media(recording: nil, audioMode: "bluetooth", uid: nil).events(
+                in: self.state, by: self.user("u-bob", .participant)) == [
+                    .audioModeChanged(uid: "u-bob", mode: "bluetooth")
+                ])
+    }
+
+    @Test func onlyItsSenderAModeratorOrTheServerAPIEndsTheMeetingThatIsOn() throws {
+        var state = self.state
+        state.activeMeeting = MeetingMessage(
+            sessionID: "s-1", callType: "video", sender: "u-bob", text: nil, isActive: true)
+        let end = RoomCommand.publishMeeting(sessionID: "s-1", callType: "video", isActive: false, text: nil)
+        #expect(throws: GatewayError.self) { try end.events(in: state, by: self.user("u-carol", .participant)) }
+        for actor in [self.user("u-bob", .participant), self.user("u-mod", .moderator), RoomActor(serverAPI: "api:x")] {
+            #expect(try end.events(in: state, by: actor).count == 1)
+        }
+        // Another session's end is not this meeting's: it leaves the card alone and anyone may send it.
+        let other = RoomCommand.publishMeeting(sessionID: "s-2", callType: "video", isActive: false, text: nil)
+        let events = try other.events(in: state, by: self.user("u-carol", .participant))
+        var after = state
+        after.apply(
+            RoomLogEntry(sequence: state.sequence + 1, time: 0, actor: "u-carol", reason: nil, event: events[0]))
+        #expect(after.activeMeeting?.sessionID == "s-1")
     }
 
     @Test func aMeetingMessageIsSentInTheActorsName() throws {

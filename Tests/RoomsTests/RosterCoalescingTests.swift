@@ -105,10 +105,10 @@ import TokenAuth
         #expect(mirror.matchesServer())
     }
 
-    @Test func theShownActiveSpeakerChangesAtMostOncePerHold() throws {
-        let harness = try GatewayHarness()
+    @Test func underTheHoldRuleTheShownActiveSpeakerChangesAtMostOncePerHold() throws {
+        let harness = try GatewayHarness { $0.speakerRuleKind = .hold }
         let alice = try harness.joinQuietly("u-alice")
-        try harness.joinQuietly("u-bob")
+        let bob = try harness.joinQuietly("u-bob")
         harness.advance(milliseconds: 1_000)
         let mirror = try RosterMirror(harness)
         var shown: [(time: Int64, speaker: JSONValue?)] = [(harness.clock.now, mirror.store.roomState["activeSpeaker"])]
@@ -116,7 +116,7 @@ import TokenAuth
         let reports: [Int64: String] = [0: "u-alice", 100: "u-bob", 200: "u-alice", 300: "u-bob"]
         for elapsed in stride(from: Int64(0), through: 1_500, by: 10) {
             if let uid = reports[elapsed] {
-                harness.send(alice, ["type": "speaker", "room": "r", "uid": .string(uid)])
+                harness.send(uid == "u-alice" ? alice : bob, ["type": "speaker", "room": "r", "uid": .string(uid)])
             }
             harness.advance(milliseconds: 10)
             try mirror.sync()
@@ -130,6 +130,39 @@ import TokenAuth
             #expect(shown[2].time <= 700)
         }
         #expect(mirror.received.eventNames.filter { $0 == "participant.active_speaker_shown" }.count == 1)
+        #expect(mirror.matchesServer())
+    }
+
+    @Test func underTheStableRuleACoughNeverTakesTheSpotlightAndSilenceDoesNotBlankItAtOnce() throws {
+        let harness = try GatewayHarness { $0.speakerStableMilliseconds = 500 }
+        let alice = try harness.joinQuietly("u-alice")
+        let bob = try harness.joinQuietly("u-bob")
+        harness.advance(milliseconds: 1_000)
+        let mirror = try RosterMirror(harness)
+        var shown: [(time: Int64, speaker: JSONValue?)] = [(0, mirror.store.roomState["activeSpeaker"])]
+        let start = harness.clock.now
+        // Alice speaks from 0 to 2,000; Bob coughs from 1,000 to 1,100.
+        let reports: [Int64: (SessionID, JSONValue)] = [
+            0: (alice, "u-alice"), 1_000: (bob, "u-bob"), 1_100: (bob, nil), 2_000: (alice, nil),
+        ]
+        for elapsed in stride(from: Int64(0), through: 3_000, by: 10) {
+            if let (session, uid) = reports[elapsed] {
+                harness.send(session, ["type": "speaker", "room": "r", "uid": uid])
+            }
+            harness.advance(milliseconds: 10)
+            try mirror.sync()
+            let speaker = mirror.store.roomState["activeSpeaker"]
+            if speaker != shown.last?.speaker { shown.append((harness.clock.now - start, speaker)) }
+        }
+        // Nobody; Alice once her reports held 500 ms; nobody 500 ms after she stopped. Bob never.
+        #expect(shown.map(\.speaker) == [nil, "u-alice", nil])
+        if shown.count == 3 {
+            #expect((500...600).contains(shown[1].time))
+            #expect((2_500...2_600).contains(shown[2].time))
+        }
+        // Subscribers that take events hear of the switches, not of the reports.
+        let speakerEvents = mirror.received.eventNames.filter { $0.hasPrefix("participant.") && $0.contains("speak") }
+        #expect(speakerEvents == ["participant.active_speaker_shown", "participant.active_speaker_shown"])
         #expect(mirror.matchesServer())
     }
 

@@ -79,7 +79,7 @@ final class RandomRosterCall {
             $0.patchWindowMilliseconds = window
             $0.immediateLeaves = immediateLeaves
             $0.reconnectGraceMilliseconds = 1_500
-            $0.speakerHoldMilliseconds = 500
+            $0.speakerStableMilliseconds = 500
             $0.roomCapacity = 20
             if shortHistory { $0.history = HistoryRetention(maximumEntries: 12) }
         }
@@ -130,9 +130,13 @@ final class RandomRosterCall {
         case 4, 5, 6, 7:
             self.changeState()
         case 8, 9:
-            let uid = self.pick(Self.users.map(\.uid) + ["nobody"])
-            self.send(
-                from: self.pickDevice(), ["type": "speaker", "room": "r", "uid": uid == "nobody" ? nil : .string(uid)])
+            // A participant reports that it speaks or stopped; now and then one forges another's report, which the
+            // gateway refuses.
+            guard let key = self.devices.keys.sorted().randomElement(using: &self.generator) else { break }
+            let own = String(key.prefix { $0 != "/" })
+            let uid: JSONValue = [.string(own), .string(own), .null, .string(self.pick(Self.users.map(\.uid)))][
+                self.random(4)]
+            self.send(from: self.devices[key], ["type": "speaker", "room": "r", "uid": uid])
         case 10, 11, 12:
             self.moderate()
         case 13:
@@ -235,8 +239,9 @@ final class RandomRosterCall {
             self.observers[index].store = nil
         }
         // What a complete recovery must replay: every event after the last one seen that the mode takes.
+        // (Under the stable speaker rule the reports of who speaks are not sent, only the switches they cause.)
         let missedEvents = self.harness.gateway.roomLog("r")?.entries(after: observer.lastEvent)?
-            .filter { observer.events.includes($0.event) }.map(\.sequence)
+            .filter { observer.events.includes($0.event) && !$0.event.isSpeakerReport }.map(\.sequence)
         self.observers[index].session = session
         self.harness.send(session, .object(JSONObject(uniqueKeysWithValues: fields)))
         let answer = self.harness.drainWithPatches(session)

@@ -25,7 +25,7 @@ struct ViewsRoom {
         let host = self.sessions["u-host"]!
         harness.send(self.sessions["u-ann"]!, ["type": "state", "room": "r", "audioMuted": true, "handRaised": true])
         harness.send(self.sessions["u-jo"]!, ["type": "state", "room": "r", "presenting": true])
-        harness.send(host, ["type": "speaker", "room": "r", "uid": "u-ann"])
+        harness.send(self.sessions["u-ann"]!, ["type": "speaker", "room": "r", "uid": "u-ann"])
         harness.send(host, ["type": "action", "room": "r", "action": "promote", "target": "u-bob"])
         harness.send(host, ["type": "action", "room": "r", "action": "ban", "target": "u-bon"])
         harness.advance(milliseconds: 600)

@@ -7,7 +7,8 @@ import TokenAuth
 
 @Suite struct SequenceAndResumeTests {
     @Test func everySubscriberSeesTheSameGaplessSequence() throws {
-        let harness = try GatewayHarness()
+        // Under the hold rule every speaker report goes out as an event too, so every entry reaches everyone.
+        let harness = try GatewayHarness { $0.speakerRuleKind = .hold }
         let alice = try harness.connect("u-alice", rooms: ["r": .moderator])
         let bob = try harness.connect("u-bob", rooms: ["r": .participant])
         let watcher = try harness.connect("u-watch", rooms: ["r": .viewer])
@@ -24,7 +25,7 @@ import TokenAuth
         step(bob, ["type": "state", "room": "r", "audioMuted": true, "videoPaused": true])
         step(alice, ["type": "state", "room": "r", "presenting": true])
         step(alice, ["type": "action", "room": "r", "action": "spotlight", "target": "u-bob"])
-        step(bob, ["type": "speaker", "room": "r", "uid": "u-alice"])
+        step(alice, ["type": "speaker", "room": "r", "uid": "u-alice"])
         step(alice, ["type": "media", "room": "r", "recording": true, "audioMode": "speaker"])
         step(bob, ["type": "state", "room": "r", "handRaised": true])
         step(alice, ["type": "action", "room": "r", "action": "lower_hand", "target": "u-bob"])

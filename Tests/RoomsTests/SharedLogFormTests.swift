@@ -25,7 +25,8 @@ struct SharedLogFormTests {
         .activeSpeakerShown(uid: "u-b"),
         .activeSpeakerShown(uid: nil),
         .recordingChanged(isRecording: true),
-        .audioModeChanged(mode: "bluetooth"),
+        .audioModeChanged(uid: "u-a", mode: "bluetooth"),
+        .speakerStopped(uid: "u-a"),
         .cameraFacingChanged(uid: "u-a", facing: "back"),
         .operatorChanged(uid: "u-b", isOperator: true),
         .banChanged(uid: "u-c", isBanned: true),
@@ -97,7 +98,7 @@ struct SharedLogFormTests {
         let middle = UInt64(harness.sequence("r") / 2)
         var replica = try #require(harness.gateway.replica(of: "r", at: middle))
         for entry in log.entries where entry.sequence > middle {
-            replica.apply(entry, speakerHold: harness.gateway.speakerHold)
+            replica.apply(entry, speakerRule: harness.gateway.speakerRule)
         }
         #expect(replica == harness.gateway.replica(of: "r", at: UInt64(harness.sequence("r"))))
     }

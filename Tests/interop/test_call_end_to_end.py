@@ -110,11 +110,12 @@ def settings_arguments(settings):
     return arguments
 
 
-def start_server(settings):
-    """Starts `rollcall serve` on a free loopback port with `--set` overrides and waits for its listening line."""
+def start_server(settings, listen="127.0.0.1:0"):
+    """Starts `rollcall serve` on a free loopback port (or `listen`) with `--set` overrides and waits for its
+    listening line."""
     assert BINARY.exists(), f"{BINARY} is missing: build with `swift build` first"
     process = subprocess.Popen(
-        [str(BINARY), "serve", "--config", str(CONFIG), "--listen", "127.0.0.1:0", *settings_arguments(settings)],
+        [str(BINARY), "serve", "--config", str(CONFIG), "--listen", listen, *settings_arguments(settings)],
         cwd=PROJECT_ROOT,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -135,9 +136,9 @@ def rollcall():
     """Starts servers with `--set` overrides; each must exit 0 on SIGTERM at the end of the test."""
     servers = []
 
-    def start(**settings):
+    def start(listen="127.0.0.1:0", **settings):
         settings = {"timeouts.shutdown_grace_ms": 1000, "rooms.reconnect_grace_ms": 500, **settings}
-        server = start_server(settings)
+        server = start_server(settings, listen)
         servers.append(server)
         return server
 

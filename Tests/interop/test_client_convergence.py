@@ -2,7 +2,7 @@
 
 A Python `Client` and the Swift client (the throwaway package's probe, `swift_probe/main.swift`) watch the same room
 while a seeded driver makes at least 3,000 changes through a dozen participants and a moderator: joins, leaves,
-state flags, media ids, cameras, active speakers and moderator actions. At the end both stores hold the roster the
+state flags, media ids, cameras, speaking and moderator actions. At the end both stores hold the roster the
 server API reports, at the same sequence number, and neither saw a patch it could not apply.
 """
 
@@ -84,8 +84,8 @@ async def drive(lane, drivers, host, counter):
                 driver.facing = "back" if driver.facing == "front" else "front"
                 changed = await driver.request({"type": "state", "cameraFacing": driver.facing})
             elif roll < 0.92:
-                speaking = rng.choice([other.uid for other in drivers if other.joined] + [None])
-                changed = await driver.request({"type": "speaker", "uid": speaking})
+                # Each participant reports its own speaking: its uid when it starts, null when it stops.
+                changed = await driver.request({"type": "speaker", "uid": driver.uid if rng.random() < 0.6 else None})
             else:
                 target = rng.choice([other for other in drivers if other.joined])
                 action = rng.choice(["mute", "lower_hand", "spotlight", "unspotlight"])

@@ -1,8 +1,9 @@
 """The live dashboard in a real headless Chromium.
 
 The test starts the server, opens /dashboard in Chromium (Debian's `chromium` package) driven over the DevTools
-protocol with the `websockets` client, drives a call with scripted clients, and reads the page's DOM until the
-roster shows what the call did. A screenshot goes to test-artifacts/ (ignored by git).
+protocol with the `websockets` client, drives calls with scripted clients, and reads the page's DOM until every
+room's roster shows what the calls did; it acts as a moderator from the page, cuts the page's connection, and
+restarts the gateway. Screenshots go to test-artifacts/ (ignored by git).
 """
 
 import asyncio
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 from websockets.asyncio.client import connect
 
+from rollcall import ConnectionClosed
 from test_call_end_to_end import PROJECT_ROOT, ROOM, Client, mint, rollcall  # noqa: F401 (the fixture)
 
 ARTIFACTS = PROJECT_ROOT / "test-artifacts"
@@ -112,47 +114,184 @@ class Browser:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
-def cell(uid, field):
-    return f"(document.querySelector('tr[data-uid=\"{uid}\"] td[data-field=\"{field}\"]') || {{}}).textContent"
+def cell(uid, field, room=ROOM):
+    return (f"(document.querySelector('section.room[data-room=\"{room}\"] tr[data-uid=\"{uid}\"] "
+            f"td[data-field=\"{field}\"]') || {{}}).textContent")
 
 
-def test_dashboard_shows_the_roster_live(rollcall):
-    server = rollcall(**{"rooms.patch_window_ms": 20})
+def room_field(field, room=ROOM):
+    return f"(document.querySelector('section.room[data-room=\"{room}\"] [data-field=\"{field}\"]') || {{}}).textContent"
+
+
+def click(uid, action, room=ROOM):
+    return (f"document.querySelector('section.room[data-room=\"{room}\"] tr[data-uid=\"{uid}\"] "
+            f"button[data-action=\"{action}\"]').click()")
+
+
+async def closed_with(client, code):
+    """Reads what is still on the way (the events of the removal) until the close, which must carry `code`."""
+    for _ in range(20):
+        try:
+            await client.recv()
+        except ConnectionClosed as closed:
+            assert closed.code == code, f"{client.name}: closed with {closed}"
+            return
+    raise AssertionError(f"{client.name}: not closed")
+
+
+async def wait_until(browser, expression, what, timeout=BROWSER_TIMEOUT):
+    """Polls a boolean expression in the page until it is true (bounded)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if await browser.evaluate(expression) is True:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{what}: still false after {timeout} s: {expression}")
+
+
+def test_dashboard_shows_every_room_live_and_survives_drops_and_restarts(rollcall):
+    from browser_support import TcpProxy
+
+    server = rollcall(**{"rooms.patch_window_ms": 20, "rooms.reconnect_grace_ms": 30000})
     http = server.url.replace("ws://", "http://").rsplit("/v1/ws", 1)[0]
-    observer = mint("ops", name="Operator", rooms=[ROOM], role="admin")
+    listen = http.split("//", 1)[1]
+    servers = [server]
+    observer = mint("ops", name="Operator", rooms=[ROOM, "design"], role="admin")
     alice_token = mint("alice", name="Alice", rooms=[ROOM], role="moderator")
     bob_token = mint("bob", name="Bob", groups=[ROOM])
+    carol_token = mint("carol", name="Carol", rooms=["design"])
+    browser = Browser()
+
+    async def scenario():
+        proxy = TcpProxy(int(listen.rsplit(":", 1)[1]))
+        await proxy.start()
+        try:
+            # Through the proxy, so the test can cut the page's connection; the token in the fragment only.
+            await browser.open(f"http://127.0.0.1:{proxy.port}/dashboard#token={observer}")
+            await browser.wait_for("document.getElementById('status').textContent", "connected as Operator",
+                                   "the dashboard's connection")
+            assert observer not in await browser.evaluate("location.href"), "the token stays out of the address"
+            assert observer not in await browser.evaluate("document.documentElement.outerHTML")
+            assert await browser.evaluate("document.getElementById('token').type") == "password"
+            for room in (ROOM, "design"):
+                await browser.wait_for(f"document.querySelector('#room-list li[data-room=\"{room}\"]') !== null",
+                                       True, f"{room} in the room list")
+                await browser.wait_for(f"document.querySelector('section.room[data-room=\"{room}\"]') !== null",
+                                       True, f"{room}'s card")
+            alice = await Client.connect("alice", server.url, alice_token)
+            bob = await Client.connect("bob", server.url, bob_token)
+            carol = await Client.connect("carol", server.url, carol_token)
+            await alice.join(device="web")
+            await bob.join(device="phone")
+            await carol.join(room="design", device="web")
+            await browser.wait_for(cell("bob", "name"), "Bob", "Bob in the roster")
+            await browser.wait_for(cell("alice", "role"), "moderator", "Alice's role")
+            await browser.wait_for(cell("carol", "name", room="design"), "Carol", "Carol in the other room")
+            await browser.wait_for(cell("bob", "muted"), "", "Bob unmuted at first")
+            await wait_until(browser, f"{room_field('checksum')}.startsWith('checksum ✓ ')", "the verified checksum")
+
+            # A change shows within a second.
+            await bob.request({"type": "state", "room": ROOM, "handRaised": True})
+            await wait_until(browser, f"{cell('bob', 'hand')} === '●'", "Bob's hand within a second", timeout=1.0)
+            await bob.request({"type": "state", "room": ROOM, "audioMuted": True})
+            await alice.request({"type": "state", "room": ROOM, "presenting": True, "videoPaused": True})
+            await bob.request({"type": "speaker", "room": ROOM, "uid": "bob"})
+            await browser.wait_for(cell("bob", "muted"), "●", "Bob muted")
+            await browser.wait_for(cell("alice", "sharing"), "●", "Alice sharing")
+            await browser.wait_for(cell("alice", "video-off"), "●", "Alice's video off")
+            await browser.wait_for(cell("bob", "speaking"), "●", "Bob speaking")
+
+            # A meeting message and the dashboard's own moderator actions, with the gateway's answers.
+            await alice.request({"type": "meeting", "group": ROOM, "sessionId": "call-1", "text": "Daily standup"})
+            await wait_until(browser, "[...document.querySelectorAll('section.room li.notable')]"
+                                      ".some((item) => item.textContent.includes('meeting on: Daily standup'))",
+                             "the meeting message")
+            await browser.evaluate(click("bob", "lower_hand"))
+            await wait_until(browser, f"{room_field('answer')}.startsWith('lower_hand bob: ok, changed')",
+                             "the answer to lower hand")
+            await browser.wait_for(cell("bob", "hand"), "", "Bob's hand lowered")
+            await browser.evaluate(click("alice", "mute"))
+            await wait_until(browser, f"{room_field('answer')}.startsWith('mute alice: ok')", "the answer to mute")
+            await wait_until(browser, "[...document.querySelectorAll('section.room li.notable')]"
+                                      ".some((item) => item.textContent.includes('moderation.muted alice by ops'))",
+                             "the moderation event")
+            await browser.screenshot(ARTIFACTS / "dashboard.png")
+
+            # A dropped connection: the page says so, and catches up when it is back.
+            proxy.accepting = False
+            proxy.cut()
+            await wait_until(browser, "document.getElementById('status').textContent.startsWith('reconnecting')",
+                             "the reconnecting state")
+            assert await browser.evaluate("document.getElementById('banner').hidden") is False
+            await browser.screenshot(ARTIFACTS / "dashboard-reconnecting.png")
+            await bob.request({"type": "state", "room": ROOM, "presenting": True})
+            proxy.accepting = True
+            await browser.wait_for("document.getElementById('status').textContent", "connected as Operator",
+                                   "connected again")
+            await browser.wait_for(cell("bob", "sharing"), "●", "the change made while disconnected")
+
+            # A gateway restart: a new process on the same address, which starts with empty rooms.
+            await alice.close()
+            await bob.close()
+            await carol.close()
+            assert server.stop() == 0
+            servers.remove(server)
+            await wait_until(browser, "document.getElementById('status').textContent.startsWith('reconnecting')",
+                             "reconnecting while the gateway is down")
+            restarted = rollcall(listen, **{"rooms.patch_window_ms": 20})
+            servers.append(restarted)
+            dave = await Client.connect("dave", restarted.url, mint("dave", name="Dave", groups=[ROOM]))
+            await dave.join(device="web")
+            await browser.wait_for("document.getElementById('status').textContent", "connected as Operator",
+                                   "connected to the new process")
+            await browser.wait_for(cell("dave", "name"), "Dave", "the new process's roster")
+            await browser.wait_for(f"document.querySelector('section.room[data-room=\"{ROOM}\"] tr[data-uid=\"bob\"]')"
+                                   " === null", True, "the old roster gone")
+
+            # Removing from the dashboard closes the target's connection for good.
+            await browser.evaluate(click("dave", "remove"))
+            await wait_until(browser, f"{room_field('answer')}.startsWith('remove dave: ok')", "the answer to remove")
+            await closed_with(dave, 4003)
+            await browser.wait_for(f"document.querySelector('section.room[data-room=\"{ROOM}\"] tr[data-uid=\"dave\"]')"
+                                   " === null", True, "Dave removed")
+        finally:
+            await proxy.close()
+            if browser.socket is not None:
+                await browser.socket.close()
+
+    try:
+        asyncio.run(asyncio.wait_for(scenario(), 90))
+    finally:
+        browser.close()
+
+
+def test_dashboard_refusals_are_shown_and_the_token_form_keeps_it_hidden(rollcall):
+    server = rollcall(**{"rooms.patch_window_ms": 20})
+    http = server.url.replace("ws://", "http://").rsplit("/v1/ws", 1)[0]
+    viewer = mint("watcher", name="Watcher", rooms=[ROOM], role="viewer")
     browser = Browser()
 
     async def scenario():
         try:
-            await browser.open(f"{http}/dashboard?room={ROOM}#token={observer}")
-            await browser.wait_for("document.getElementById('status').textContent", "connected as Operator",
-                                   "the dashboard's connection")
-            await browser.wait_for(f"document.querySelector('#room-list li[data-room=\"{ROOM}\"]') !== null", True,
-                                   "the room list")
-            alice = await Client.connect("alice", server.url, alice_token)
-            bob = await Client.connect("bob", server.url, bob_token)
-            await alice.join(device="web")
+            await browser.open(f"{http}/dashboard")
+            await browser.wait_for("document.getElementById('token-form').hidden", False, "the token form")
+            await browser.evaluate(f"document.getElementById('token').value = {json.dumps(viewer)}; "
+                                   "document.getElementById('token-form').requestSubmit()")
+            await browser.wait_for("document.getElementById('status').textContent", "connected as Watcher",
+                                   "connected with the typed token")
+            assert await browser.evaluate("document.getElementById('token').value") == ""
+            assert await browser.evaluate("sessionStorage.getItem('rollcall.dashboard.token')") == viewer
+            bob = await Client.connect("bob", server.url, mint("bob", name="Bob", groups=[ROOM]))
             await bob.join(device="phone")
             await browser.wait_for(cell("bob", "name"), "Bob", "Bob in the roster")
-            await browser.wait_for(cell("alice", "role"), "moderator", "Alice's role")
-            await browser.wait_for(cell("bob", "muted"), "", "Bob unmuted at first")
-
-            await bob.request({"type": "state", "room": ROOM, "audioMuted": True, "handRaised": True})
-            await alice.request({"type": "state", "room": ROOM, "presenting": True, "videoPaused": True})
-            await alice.request({"type": "speaker", "room": ROOM, "uid": "bob"})
-            await browser.wait_for(cell("bob", "muted"), "●", "Bob muted")
-            await browser.wait_for(cell("bob", "hand"), "●", "Bob's hand")
-            await browser.wait_for(cell("alice", "sharing"), "●", "Alice sharing")
-            await browser.wait_for(cell("alice", "video-off"), "●", "Alice's video off")
-            await browser.wait_for(cell("bob", "speaking"), "●", "Bob speaking")
-            await browser.wait_for("document.querySelectorAll('#events li').length >= 5", True, "recent events")
-            await browser.screenshot(ARTIFACTS / "dashboard.png")
-
-            await bob.request({"type": "leave", "room": ROOM})
-            await browser.wait_for("document.querySelector('tr[data-uid=\"bob\"]') === null", True, "Bob gone")
-            await alice.close()
+            await browser.evaluate(click("bob", "mute"))
+            await wait_until(browser, f"{room_field('answer')}.startsWith('mute bob: ERR_FORBIDDEN')",
+                             "the refusal")
+            # A reload keeps the tab's token; the address never holds it.
+            await browser.call("Page.reload", session=True)
+            await browser.wait_for("document.getElementById('status').textContent", "connected as Watcher",
+                                   "connected after a reload")
+            assert viewer not in await browser.evaluate("location.href")
             await bob.close()
         finally:
             if browser.socket is not None:

@@ -104,6 +104,11 @@ def test_rooms_rosters_events_moderation_and_typed_errors(rollcall):
             await alice_room.mute("dave")
         muted = await alice_room.query("muted")
         assert muted["uids"] == ["bob"]
+        # Bob reports his own speaking; the roster shows it once it held for the speaker rule.
+        await bob_room.report_speaking(True)
+        await alice_room.wait_for(lambda room: room.room_state.get("activeSpeaker") == "bob")
+        await bob_room.report_speaking(False)
+        await alice_room.wait_for(lambda room: room.room_state.get("activeSpeaker") is None)
         names = [event.name for event in events]
         assert "participant.hand_raised" in names and "participant.hand_lowered" in names
         lowered = next(event for event in events if event.name == "participant.hand_lowered")
@@ -268,6 +273,7 @@ def test_the_server_api_blocking_and_async(rollcall):
         assert ack.room == ROOM and ack.changed
         assert (await async_api.set_recording(ROOM, True)).changed
         assert (await async_api.set_speaker(ROOM, "bob")).changed
+        assert (await async_api.set_audio_mode(ROOM, "bob", "earpiece")).changed
         ack = await async_api.moderate(ROOM, "mute", target="bob", reason="echo")
         assert ack.changed and ack.seq > 0
         await watched.wait_for(lambda room: room.participant("bob") is not None
@@ -278,8 +284,12 @@ def test_the_server_api_blocking_and_async(rollcall):
         state = await asyncio.to_thread(api.room, ROOM)
         assert state["roster"]["participants"]["bob"]["audioMuted"] is True
         assert state["roster"]["participants"]["bob"] == watched.roster["participants"]["bob"]
+        # The speaker shows once it held for the room's speaker rule.
+        await watched.wait_for(lambda room: room.room_state.get("activeSpeaker") == "bob")
+        assert watched.participant("bob").audio_mode == "earpiece"
         names = [event.name for event in events]
-        assert names[:3] == ["meeting.message", "media.recording_started", "participant.active_speaker_changed"]
+        assert names[:3] == ["meeting.message", "media.recording_started", "media.audio_mode_changed"], names
+        assert "participant.active_speaker_shown" in names
         muted = next(event for event in events if event.name == "moderation.muted")
         assert (muted.actor, muted.reason) == ("api:ops", "echo")
 

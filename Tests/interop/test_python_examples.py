@@ -104,10 +104,10 @@ def test_the_moderator_bot_from_a_fresh_install(rollcall, fresh_python):
             assert lowered == "lowered the hand of bob"
             await bob_room.wait_for(lambda room: not room.participant("bob").hand_raised)
 
-            await bob.meeting(ROOM, "chat", text="/mute alice")
+            await bob.meeting(ROOM, "chat", text="/mute alice", active=False)
             ignored, _ = await lines_until(bot, "ignored ", "ignoring Bob's command")
             assert ignored == "ignored '/mute alice' from bob: not a moderator"
-            await alice.meeting(ROOM, "chat", text="/mute carol")
+            await alice.meeting(ROOM, "chat", text="/mute carol", active=False)
             muted, _ = await lines_until(bot, "muted ", "muting Carol")
             assert muted == "muted carol (asked by alice)"
             await alice_room.wait_for(lambda room: room.participant("carol").muted_by_moderator)

@@ -8,9 +8,10 @@ It joins the room's call as a bot and:
   and bots sit on reserved seats above it).
 
 Rollcall has no chat message of its own: commands and notices travel as group meeting messages (docs/PROTOCOL.md,
-"meeting"), which every member of the room's group receives. So that a notice does not change the group's meeting
-state, it repeats the active meeting's session (with the notice as its text) or, when no meeting is on, goes out
-with `active: false`.
+"meeting"), which every member of the room's group receives. They go out with `active: false` and a session id of
+their own, which leaves the group's meeting as it is (an `active: false` for another session does not end the
+meeting that is on), so a moderator's app sends `{"type":"meeting","group":ROOM,"sessionId":"chat",
+"active":false,"text":"/mute bob"}`.
 
 Run it against a local gateway (`rollcall serve`) with the development key of config/rollcall.conf, which it signs
 its own bot token with:
@@ -156,15 +157,10 @@ class ModeratorBot:
         return uid in (operators.get("uids") or [])
 
     async def say(self, text: str) -> None:
-        """Posts a notice to the room's group without changing its meeting state."""
-        meeting = await self.client.active_meeting(self.room.room)
+        """Posts a notice to the room's group; a session of its own with `active: false` leaves the group's
+        meeting as it is."""
         call_type = str(self.room.room_state.get("callType") or "video")
-        if meeting is not None:
-            await self.client.meeting(
-                self.room.room, str(meeting["sessionId"]), call_type=str(meeting["callType"]), text=text
-            )
-        else:
-            await self.client.meeting(self.room.room, NOTICE_SESSION, call_type=call_type, text=text, active=False)
+        await self.client.meeting(self.room.room, NOTICE_SESSION, call_type=call_type, text=text, active=False)
         log(f"notice: {text}")
 
     # MARK: Running

@@ -29,6 +29,7 @@ class Participant:
         avatar: the avatar URL.
         mid: the media id the calls SDK gave the participant.
         camera_facing: `front` or `back`.
+        audio_mode: the participant's audio output: `speaker`, `earpiece`, `bluetooth` or `headphones`.
         banned: set in the banned view.
         entry: the roster entry itself.
     """
@@ -50,6 +51,7 @@ class Participant:
     avatar: str | None = None
     mid: str | None = None
     camera_facing: str | None = None
+    audio_mode: str | None = None
     banned: bool = False
     entry: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -79,6 +81,7 @@ class Participant:
             avatar=entry.get("avatar"),
             mid=entry.get("mid"),
             camera_facing=entry.get("cameraFacing"),
+            audio_mode=entry.get("audioMode"),
             banned=entry.get("banned") is True,
             entry=entry,
         )

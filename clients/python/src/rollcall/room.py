@@ -218,8 +218,20 @@ class Room:
         """Lowers the hand."""
         return await self.set_state(hand_raised=False)
 
+    async def report_speaking(self, speaking: bool) -> None:
+        """Reports the client's own speaking, as its media stack detects it (no answer comes).
+
+        Args:
+            speaking: True when it starts speaking, False when it stops.
+        """
+        uid = self._session.identity.get("uid")
+        if not isinstance(uid, str):
+            raise NotConnected("no identity yet")
+        await self._session.send({"type": "speaker", "room": self.room, "uid": uid if speaking else None})
+
     async def report_speaker(self, uid: str | None) -> None:
-        """Reports the active speaker as the calls SDK reports it (no answer comes).
+        """Reports who speaks, for a bot with the `speaker` capability (others may report only themselves, with
+        `report_speaking`); no answer comes.
 
         Args:
             uid: the speaker, or None for nobody.
@@ -231,7 +243,7 @@ class Room:
         return await self._acknowledged("media", {"recording": recording})
 
     async def set_audio_mode(self, mode: str) -> Ack:
-        """Sets the room's audio mode (any participant)."""
+        """Sets the participant's own audio output: `speaker`, `earpiece`, `bluetooth` or `headphones`."""
         return await self._acknowledged("media", {"audioMode": mode})
 
     # MARK: Moderation

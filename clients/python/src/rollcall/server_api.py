@@ -79,7 +79,8 @@ class ServerAPI:
 
         Args:
             room: the room.
-            event: such as `{"type": "media", "recording": True}` or `{"type": "speaker", "uid": "alice"}`.
+            event: such as `{"type": "media", "recording": True}`, `{"type": "media", "audioMode": "earpiece",
+                "uid": "alice"}` or `{"type": "speaker", "uid": "alice"}`.
         """
         return Ack.from_message(self._call("POST", f"/rooms/{quote(room, safe='')}/events", dict(event)))
 
@@ -88,8 +89,12 @@ class ServerAPI:
         return self.publish_event(room, {"type": "media", "recording": recording})
 
     def set_speaker(self, room: str, uid: str | None) -> Ack:
-        """Reports the active speaker, or nobody."""
+        """Reports who speaks (anyone in the call), or nobody; the room's speaker rule decides when it shows."""
         return self.publish_event(room, {"type": "speaker", "uid": uid})
+
+    def set_audio_mode(self, room: str, uid: str, mode: str) -> Ack:
+        """Sets a participant's audio output: `speaker`, `earpiece`, `bluetooth` or `headphones`."""
+        return self.publish_event(room, {"type": "media", "audioMode": mode, "uid": uid})
 
     def moderate(self, room: str, action: str, target: str | None = None, reason: str | None = None) -> Ack:
         """Performs a moderator action with an admin's rights; the events carry the actor `api:NAME`.
@@ -184,8 +189,12 @@ class AsyncServerAPI:
         return await asyncio.to_thread(self.sync.set_recording, room, recording)
 
     async def set_speaker(self, room: str, uid: str | None) -> Ack:
-        """Reports the active speaker, or nobody."""
+        """Reports who speaks (anyone in the call), or nobody."""
         return await asyncio.to_thread(self.sync.set_speaker, room, uid)
+
+    async def set_audio_mode(self, room: str, uid: str, mode: str) -> Ack:
+        """Sets a participant's audio output."""
+        return await asyncio.to_thread(self.sync.set_audio_mode, room, uid, mode)
 
     async def moderate(self, room: str, action: str, target: str | None = None, reason: str | None = None) -> Ack:
         """Performs a moderator action (see `ServerAPI.moderate`)."""

@@ -1,0 +1,20 @@
+// A small helper to build elements.
+/** Creates an element with attributes (`data-*` included) and children. */
+export function element(tag, attributes = {}, ...children) {
+    const node = document.createElement(tag);
+    for (const name of Object.keys(attributes))
+        node.setAttribute(name, attributes[name]);
+    node.append(...children);
+    return node;
+}
+/** The element with an id, which the page must have. */
+export function byId(id) {
+    const node = document.getElementById(id);
+    if (node === null)
+        throw new Error(`the page has no #${id}`);
+    return node;
+}
+/** A time of day, hours to seconds. */
+export function clock(milliseconds) {
+    return new Date(milliseconds || Date.now()).toLocaleTimeString([], { hour12: false });
+}

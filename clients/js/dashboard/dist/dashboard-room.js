@@ -1,0 +1,138 @@
+import { RollcallError } from "rollcall";
+import { clock, element } from "./dashboard-dom.js";
+const FLAGS = [
+    ["muted", "Muted", (person) => person.audioMuted === true],
+    ["video-off", "Video off", (person) => person.videoPaused === true],
+    ["sharing", "Sharing", (person) => person.presenting === true],
+    ["hand", "Hand", (person) => person.handRaised === true],
+    ["speaking", "Speaking", (person, snapshot) => snapshot.state.activeSpeaker === person.uid],
+];
+const ACTIONS = [
+    ["mute", "Mute"],
+    ["lower_hand", "Lower hand"],
+    ["remove", "Remove"],
+];
+const MAX_EVENTS = 60;
+/** Whether an event is a notice an operator wants to see: meeting messages, moderation, removals, the end. */
+export function isNotable(event) {
+    return (event.event === "meeting.message" ||
+        event.event.startsWith("moderation.") ||
+        event.event === "session.ended" ||
+        event.event.startsWith("media.recording") ||
+        (event.event === "participant.left" && (event.data.reason === "removed" || event.data.reason === "banned")));
+}
+/** A one-line description of an event. */
+export function describeEvent(event) {
+    const uid = typeof event.data.uid === "string" ? ` ${event.data.uid}` : "";
+    const by = event.actor !== null && event.actor !== event.data.uid ? ` by ${event.actor}` : "";
+    const reason = event.reason !== undefined ? ` (${event.reason})` : "";
+    if (event.event === "meeting.message") {
+        const text = typeof event.data.text === "string" ? `: ${event.data.text}` : "";
+        const state = event.data.active === false ? "over" : "on";
+        return `#${event.seq} meeting ${state}${text} from ${String(event.data.sender ?? event.actor ?? "?")}`;
+    }
+    return `#${event.seq} ${event.event}${uid}${by}${reason}`;
+}
+/** The card of one room. */
+export class RoomCard {
+    /**
+     * Builds the card and follows the subscription.
+     * @param subscription the room, joined as an observer.
+     */
+    constructor(subscription) {
+        this.subscription = subscription;
+        this.renderQueued = false;
+        const room = subscription.room;
+        this.summary = element("span", { "data-field": "summary" });
+        this.checksum = element("span", { class: "checksum", "data-field": "checksum" });
+        this.answer = element("output", { "data-field": "answer", class: "answer" });
+        const head = element("tr", {}, element("th", {}, "Name"), element("th", {}, "Role"), element("th", {}, "State"));
+        for (const [, title] of FLAGS)
+            head.append(element("th", {}, title));
+        head.append(element("th", {}, "Actions"));
+        this.body = element("tbody");
+        this.events = element("ol", { class: "events" });
+        this.element = element("section", { class: "room", "data-room": room, id: `room-${room}` }, element("h2", {}, room, " ", this.summary), element("div", { class: "room-meta" }, this.checksum, this.answer), element("table", { class: "roster" }, element("thead", {}, head), this.body), element("h3", {}, "Events"), this.events);
+        subscription.roster.subscribe(() => this.queueRender());
+        subscription.on("event", (event) => this.addEvent(event));
+        subscription.on("drift", ({ detail }) => {
+            this.checksum.textContent = `⚠ ${detail}: fetching the roster again`;
+            this.checksum.classList.add("bad");
+        });
+        subscription.on("resumed", ({ recovered }) => {
+            this.note(recovered ? "resumed: every missed change replayed" : "resumed with a fresh snapshot");
+        });
+        subscription.on("ended", (error) => {
+            this.element.classList.add("ended");
+            this.summary.textContent = `· left${error ? `: ${error.message}` : ""}`;
+        });
+    }
+    queueRender() {
+        if (this.renderQueued)
+            return;
+        this.renderQueued = true;
+        setTimeout(() => {
+            this.renderQueued = false;
+            this.render();
+        }, 16);
+    }
+    render() {
+        const snapshot = this.subscription.roster.getSnapshot();
+        if (!snapshot.ready)
+            return;
+        const state = snapshot.state;
+        const parts = [`seq ${snapshot.seq}`, `${state.participantCount ?? snapshot.participants.length} in the call`];
+        if (state.recording === true)
+            parts.push("recording");
+        if (typeof state.activeSpeaker === "string")
+            parts.push(`speaking: ${state.activeSpeaker}`);
+        this.summary.textContent = `· ${parts.join(" · ")}`;
+        this.checksum.textContent = `checksum ✓ ${snapshot.checksum}`;
+        this.checksum.classList.remove("bad");
+        this.checksum.dataset.checksum = snapshot.checksum;
+        this.element.dataset.seq = String(snapshot.seq);
+        const rows = snapshot.participants.map((person) => this.row(person, snapshot));
+        this.body.replaceChildren(...rows);
+    }
+    row(person, snapshot) {
+        const row = element("tr", { "data-uid": person.uid }, element("td", { "data-field": "name" }, person.name), element("td", { "data-field": "role" }, String(person.role)), element("td", { "data-field": "state" }, String(person.state)));
+        if (snapshot.state.activeSpeaker === person.uid)
+            row.classList.add("speaking");
+        for (const [field, , test] of FLAGS) {
+            const on = test(person, snapshot);
+            row.append(element("td", { "data-field": field, class: on ? "flag on" : "flag" }, on ? "●" : ""));
+        }
+        const actions = element("td", { "data-field": "actions", class: "actions" });
+        for (const [action, title] of ACTIONS) {
+            const button = element("button", { type: "button", "data-action": action }, title);
+            button.addEventListener("click", () => void this.act(action, person.uid));
+            actions.append(button);
+        }
+        row.append(actions);
+        return row;
+    }
+    async act(action, target) {
+        this.answer.className = "answer pending";
+        this.answer.textContent = `${action} ${target}…`;
+        try {
+            const ack = await this.subscription.moderate(action, target, "from the dashboard");
+            this.answer.className = "answer ok";
+            this.answer.textContent = `${action} ${target}: ok, ${ack.changed ? "changed" : "nothing to change"}${ack.seq ? ` (seq ${ack.seq})` : ""}`;
+        }
+        catch (error) {
+            this.answer.className = "answer refused";
+            const text = error instanceof RollcallError && error.serverCode ? error.message : String(error);
+            this.answer.textContent = `${action} ${target}: ${text}`;
+        }
+    }
+    addEvent(event) {
+        const notable = isNotable(event);
+        const item = element("li", { class: notable ? "notable" : "", "data-event": event.event }, element("time", {}, clock(event.time)), " ", describeEvent(event) + (event.recovered ? " (replayed)" : ""));
+        this.events.prepend(item);
+        while (this.events.children.length > MAX_EVENTS)
+            this.events.lastElementChild?.remove();
+    }
+    note(text) {
+        this.events.prepend(element("li", { class: "note" }, element("time", {}, clock(Date.now())), " ", text));
+    }
+}

@@ -1,0 +1,129 @@
+import type { JsonObject } from "./json.js";
+import type { Acknowledgement, Identity, QueryName, ServerMessage } from "./protocol.js";
+import { RoomSubscription } from "./room.js";
+import type { JoinOptions } from "./room.js";
+import type { ClientStatus, MeetingAnnouncement, RollcallEvents, RollcallOptions, RoomSummary } from "./client-types.js";
+/**
+ * A Rollcall client: one authenticated connection to the gateway, the rooms joined over it, and requests.
+ *
+ * ```ts
+ * const client = new Rollcall({ url: "wss://rollcall.example.com/v1/ws", getToken: fetchTokenFromBackend });
+ * await client.connect();
+ * const room = await client.join("team-standup", { events: "notable" });
+ * room.roster.subscribe((roster) => render(roster.participants));
+ * ```
+ *
+ * When the connection drops, the client reconnects with exponential backoff and jitter and rejoins every room with
+ * `resume`, so each replays exactly what it missed (`resumed` with `recovered: true`) or gets a fresh snapshot
+ * (`recovered: false`). Close codes 4001-4005 (authentication, expiry, removal, ban, session ended) end it for good.
+ */
+export declare class Rollcall {
+    private readonly url;
+    private tokenSource;
+    private readonly device;
+    private readonly authentication;
+    private readonly requestTimeoutMs;
+    private readonly policy;
+    private readonly pingIntervalMs;
+    private readonly pongTimeoutMs;
+    private readonly WebSocketClass;
+    private readonly watchPage;
+    private readonly emitter;
+    private readonly requests;
+    private readonly subscriptions;
+    private readonly channel;
+    private currentStatus;
+    private connection;
+    private welcomed;
+    private hasConnected;
+    private attempt;
+    private closing;
+    private currentIdentity;
+    private authFailure;
+    private connectWaiter;
+    private closeWaiter;
+    private heartbeat;
+    private welcomeTimer;
+    private reconnectTimer;
+    private readonly refresher;
+    private stopWatchingPage;
+    /**
+     * Creates a client; nothing happens on the network until `connect()`.
+     * @param options where to connect, the token, and the policies.
+     */
+    constructor(options: RollcallOptions);
+    /** Where the connection stands. */
+    get status(): ClientStatus;
+    /** Who the gateway authenticated, from the last `welcome`. */
+    get identity(): Identity | undefined;
+    /** The rooms joined, by id. */
+    get rooms(): ReadonlyMap<string, RoomSubscription>;
+    /**
+     * Adds a listener; returns the function that removes it.
+     * @param name `status`, `welcome`, `meeting`, `error` or `closed`.
+     * @param listener the callback.
+     */
+    on<Name extends keyof RollcallEvents>(name: Name, listener: (value: RollcallEvents[Name]) => void): () => void;
+    /**
+     * Connects and authenticates; resolves with the identity from the gateway's `welcome`. A first connection that
+     * fails is not retried: the promise rejects (`ERR_UNAUTHORIZED` for a refused token) and the client is closed.
+     */
+    connect(): Promise<Identity>;
+    /**
+     * Joins a room (or watches it as an observer); resolves once its first snapshot is applied.
+     * Refusals reject with `ERR_NOT_GROUP_MEMBER`, `ERR_BANNED`, `ERR_CALL_FULL`, `ERR_TOO_MANY_ROOMS`, ...
+     * @param room the room id (a group's room is the group id).
+     * @param options participant or observer, view, events, call type.
+     */
+    join(room: string, options?: JoinOptions): Promise<RoomSubscription>;
+    /**
+     * Tells every member of a group that a meeting is on or over.
+     * @param meeting the group, session id, call type, text, and whether it is active.
+     */
+    sendMeeting(meeting: MeetingAnnouncement): Promise<Acknowledgement>;
+    /**
+     * Asks the gateway a question; resolves with the whole `result` message.
+     * @param query `rooms`, `active_meeting`, `members`, `operators`, `muted`, `banned` or `history`.
+     * @param parameters its parameters: `room`, `group`, `after`, `limit`.
+     */
+    query(query: QueryName, parameters?: JsonObject): Promise<ServerMessage>;
+    /** The rooms the token gives access to, with who is in them. */
+    listRooms(): Promise<RoomSummary[]>;
+    /** Sends an app-level `ping`; resolves with the round trip in milliseconds. */
+    ping(): Promise<number>;
+    /**
+     * Replaces the token without dropping the connection; later reconnects use the new one. Without an argument the
+     * token comes from `getToken`. Rejects with `ERR_FORBIDDEN` for another user's token and `ERR_UNAUTHORIZED` for
+     * one that fails verification; the connection stays on the old token either way.
+     * @param token a token for the same user.
+     */
+    refreshToken(token?: string): Promise<Identity>;
+    /**
+     * Drops the connection as a network failure would; the client then reconnects and resumes every room. For an
+     * app that learns the network changed.
+     * @param reason why, for the status report.
+     */
+    dropConnection(reason?: string): void;
+    /** Closes the connection (code 1000) and ends every room; resolves once closed. Calling it again does nothing. */
+    close(): Promise<void>;
+    private request;
+    private send;
+    private openConnection;
+    /** A connection attempt failed before a socket existed. */
+    private connectionFailed;
+    private connectionEnded;
+    private scheduleReconnect;
+    /** Skips the rest of the backoff: the network came back, or the page became visible. */
+    private reconnectNow;
+    private networkCameBack;
+    private pageVisible;
+    private finish;
+    private clearTimers;
+    private setStatus;
+    private received;
+    private roomMessage;
+    private welcome;
+    private pingWithin;
+    /** Joins a room again: after a reconnect (resuming) or after drift. */
+    private rejoin;
+}

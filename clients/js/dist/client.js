@@ -1,0 +1,515 @@
+import { Connection } from "./connection.js";
+import { Emitter } from "./emitter.js";
+import { FINAL_CLOSE_CODES, RollcallError } from "./errors.js";
+import { Heartbeat } from "./heartbeat.js";
+import { isOffline, watchPageSignals } from "./page-signals.js";
+import { readAcknowledgement, readEvent } from "./protocol.js";
+import { ReconnectPolicy } from "./reconnect-policy.js";
+import { RequestTracker } from "./requests.js";
+import { RoomSubscription } from "./room.js";
+import { TokenRefresher, fetchToken } from "./token.js";
+import { defaultDevice, resolveUrl, withQueryParameter } from "./endpoint.js";
+/**
+ * A Rollcall client: one authenticated connection to the gateway, the rooms joined over it, and requests.
+ *
+ * ```ts
+ * const client = new Rollcall({ url: "wss://rollcall.example.com/v1/ws", getToken: fetchTokenFromBackend });
+ * await client.connect();
+ * const room = await client.join("team-standup", { events: "notable" });
+ * room.roster.subscribe((roster) => render(roster.participants));
+ * ```
+ *
+ * When the connection drops, the client reconnects with exponential backoff and jitter and rejoins every room with
+ * `resume`, so each replays exactly what it missed (`resumed` with `recovered: true`) or gets a fresh snapshot
+ * (`recovered: false`). Close codes 4001-4005 (authentication, expiry, removal, ban, session ended) end it for good.
+ */
+export class Rollcall {
+    /**
+     * Creates a client; nothing happens on the network until `connect()`.
+     * @param options where to connect, the token, and the policies.
+     */
+    constructor(options) {
+        this.emitter = new Emitter();
+        this.subscriptions = new Map();
+        this.currentStatus = "idle";
+        this.welcomed = false;
+        this.hasConnected = false;
+        this.attempt = 0;
+        this.closing = false;
+        if (options.token === undefined && options.getToken === undefined) {
+            throw new RollcallError("protocol", "a Rollcall client needs a token or getToken");
+        }
+        this.url = resolveUrl(options.url);
+        this.tokenSource = options.getToken ?? options.token;
+        this.device = options.device ?? defaultDevice();
+        this.authentication = options.authentication ?? "message";
+        this.requestTimeoutMs = options.requestTimeoutMs ?? 10000;
+        this.policy =
+            options.reconnect instanceof ReconnectPolicy
+                ? options.reconnect
+                : new ReconnectPolicy({ maxAttempts: Infinity, ...options.reconnect });
+        this.pingIntervalMs = options.pingIntervalMs ?? 25000;
+        this.pongTimeoutMs = options.pongTimeoutMs ?? 10000;
+        this.WebSocketClass = options.WebSocket ?? globalThis.WebSocket;
+        this.watchPage = options.watchPage ?? true;
+        this.requests = new RequestTracker(this.requestTimeoutMs);
+        this.refresher = new TokenRefresher(options.tokenRefreshMarginMs ?? 60000, () => this.refreshToken(), (error) => this.emitter.emit("error", asRollcallError(error, "token")), () => this.welcomed);
+        const client = this;
+        this.channel = {
+            request: (type, fields, requestOptions) => this.request(type, fields, requestOptions),
+            send: (type, fields) => this.send(type, fields),
+            get uid() {
+                return client.currentIdentity?.uid;
+            },
+            forget: (subscription) => {
+                if (this.subscriptions.get(subscription.room) === subscription) {
+                    this.subscriptions.delete(subscription.room);
+                }
+            },
+        };
+    }
+    /** Where the connection stands. */
+    get status() {
+        return this.currentStatus;
+    }
+    /** Who the gateway authenticated, from the last `welcome`. */
+    get identity() {
+        return this.currentIdentity;
+    }
+    /** The rooms joined, by id. */
+    get rooms() {
+        return this.subscriptions;
+    }
+    /**
+     * Adds a listener; returns the function that removes it.
+     * @param name `status`, `welcome`, `meeting`, `error` or `closed`.
+     * @param listener the callback.
+     */
+    on(name, listener) {
+        return this.emitter.on(name, listener);
+    }
+    /**
+     * Connects and authenticates; resolves with the identity from the gateway's `welcome`. A first connection that
+     * fails is not retried: the promise rejects (`ERR_UNAUTHORIZED` for a refused token) and the client is closed.
+     */
+    connect() {
+        if (this.currentStatus !== "idle") {
+            return Promise.reject(new RollcallError("protocol", "connect() was already called"));
+        }
+        if (this.WebSocketClass === undefined) {
+            return Promise.reject(new RollcallError("protocol", "no WebSocket implementation: pass one as the WebSocket option"));
+        }
+        if (this.watchPage) {
+            this.stopWatchingPage = watchPageSignals({
+                online: () => this.networkCameBack(),
+                offline: () => this.heartbeat?.checkNow(),
+                visible: () => this.pageVisible(),
+            });
+        }
+        return new Promise((resolve, reject) => {
+            this.connectWaiter = { resolve, reject };
+            this.setStatus({ status: "connecting" });
+            void this.openConnection();
+        });
+    }
+    /**
+     * Joins a room (or watches it as an observer); resolves once its first snapshot is applied.
+     * Refusals reject with `ERR_NOT_GROUP_MEMBER`, `ERR_BANNED`, `ERR_CALL_FULL`, `ERR_TOO_MANY_ROOMS`, ...
+     * @param room the room id (a group's room is the group id).
+     * @param options participant or observer, view, events, call type.
+     */
+    async join(room, options = {}) {
+        if (this.subscriptions.has(room))
+            throw new RollcallError("protocol", `already joined ${room}`);
+        const subscription = new RoomSubscription(this.channel, room, this.device, options);
+        this.subscriptions.set(room, subscription);
+        try {
+            await this.request("join", subscription.joinFields(false), { room, completesOnRoster: true });
+        }
+        catch (error) {
+            subscription.end(asRollcallError(error));
+            throw error;
+        }
+        return subscription;
+    }
+    /**
+     * Tells every member of a group that a meeting is on or over.
+     * @param meeting the group, session id, call type, text, and whether it is active.
+     */
+    async sendMeeting(meeting) {
+        const fields = {
+            group: meeting.group,
+            sessionId: meeting.sessionId,
+            callType: meeting.callType ?? "video",
+            active: meeting.active ?? true,
+        };
+        if (meeting.text !== undefined)
+            fields.text = meeting.text;
+        return readAcknowledgement(await this.request("meeting", fields));
+    }
+    /**
+     * Asks the gateway a question; resolves with the whole `result` message.
+     * @param query `rooms`, `active_meeting`, `members`, `operators`, `muted`, `banned` or `history`.
+     * @param parameters its parameters: `room`, `group`, `after`, `limit`.
+     */
+    query(query, parameters = {}) {
+        return this.request("query", { ...parameters, query });
+    }
+    /** The rooms the token gives access to, with who is in them. */
+    async listRooms() {
+        const answer = await this.query("rooms");
+        const rooms = Array.isArray(answer.rooms) ? answer.rooms : [];
+        return rooms.flatMap((entry) => {
+            if (typeof entry !== "object" || entry === null || Array.isArray(entry))
+                return [];
+            if (typeof entry.room !== "string")
+                return [];
+            const meeting = entry.activeMeeting;
+            return [
+                {
+                    room: entry.room,
+                    active: entry.active === true,
+                    participants: typeof entry.participants === "number" ? entry.participants : 0,
+                    seq: typeof entry.seq === "number" ? entry.seq : 0,
+                    activeMeeting: typeof meeting === "object" && meeting !== null && !Array.isArray(meeting) ? meeting : null,
+                },
+            ];
+        });
+    }
+    /** Sends an app-level `ping`; resolves with the round trip in milliseconds. */
+    async ping() {
+        const start = Date.now();
+        await this.request("ping", {});
+        return Date.now() - start;
+    }
+    /**
+     * Replaces the token without dropping the connection; later reconnects use the new one. Without an argument the
+     * token comes from `getToken`. Rejects with `ERR_FORBIDDEN` for another user's token and `ERR_UNAUTHORIZED` for
+     * one that fails verification; the connection stays on the old token either way.
+     * @param token a token for the same user.
+     */
+    async refreshToken(token) {
+        const fresh = token ?? (await fetchToken(this.tokenSource));
+        await this.request("auth", { token: fresh });
+        if (typeof this.tokenSource === "string")
+            this.tokenSource = fresh;
+        return this.currentIdentity;
+    }
+    /**
+     * Drops the connection as a network failure would; the client then reconnects and resumes every room. For an
+     * app that learns the network changed.
+     * @param reason why, for the status report.
+     */
+    dropConnection(reason = "dropped by the app") {
+        this.connection?.abort(reason);
+    }
+    /** Closes the connection (code 1000) and ends every room; resolves once closed. Calling it again does nothing. */
+    async close() {
+        if (this.currentStatus === "closed" || this.closing)
+            return;
+        this.closing = true;
+        this.clearTimers();
+        const connection = this.connection;
+        if (connection !== undefined) {
+            await new Promise((resolve) => {
+                const timer = setTimeout(() => connection.abort("closed by the app"), 2000);
+                this.closeWaiter = () => {
+                    clearTimeout(timer);
+                    resolve();
+                };
+                connection.close(1000, "");
+            });
+        }
+        this.finish(undefined);
+    }
+    // Requests
+    request(type, fields, options = {}) {
+        const connection = this.connection;
+        if (connection === undefined || !this.welcomed) {
+            return Promise.reject(new RollcallError("not-connected", `not connected: cannot send ${type}`));
+        }
+        const { id, answer } = this.requests.create(type, options);
+        if (!connection.send({ type, id, ...fields })) {
+            this.requests.reject(id, new RollcallError("not-connected", `not connected: cannot send ${type}`));
+        }
+        return answer;
+    }
+    send(type, fields) {
+        if (this.connection === undefined || !this.welcomed || !this.connection.send({ type, ...fields })) {
+            throw new RollcallError("not-connected", `not connected: cannot send ${type}`);
+        }
+    }
+    // The connection's life
+    async openConnection() {
+        this.reconnectTimer = undefined;
+        let token;
+        try {
+            token = await fetchToken(this.tokenSource);
+        }
+        catch (error) {
+            const failure = new RollcallError("token", `getToken failed: ${describe(error)}`);
+            this.emitter.emit("error", failure);
+            if (!this.closing && this.currentStatus !== "closed")
+                this.connectionFailed(failure);
+            return;
+        }
+        if (this.closing || this.currentStatus === "closed")
+            return;
+        const url = this.authentication === "query" ? withQueryParameter(this.url, "token", token) : this.url;
+        this.authFailure = undefined;
+        let connection;
+        try {
+            connection = new Connection(url, this.WebSocketClass, {
+                opened: () => {
+                    if (this.authentication === "message")
+                        connection?.send({ type: "auth", token });
+                },
+                received: (message) => this.received(message),
+                closed: (info) => {
+                    if (connection !== undefined)
+                        this.connectionEnded(connection, info);
+                },
+            });
+        }
+        catch (error) {
+            this.connectionFailed(new RollcallError("connection-closed", `cannot open ${this.url}: ${describe(error)}`));
+            return;
+        }
+        this.connection = connection;
+        const opened = connection;
+        this.welcomeTimer = setTimeout(() => {
+            if (this.connection === opened && !this.welcomed) {
+                this.authFailure = new RollcallError("timeout", `no welcome within ${this.requestTimeoutMs} ms`);
+                opened.abort("no welcome");
+            }
+        }, this.requestTimeoutMs);
+    }
+    /** A connection attempt failed before a socket existed. */
+    connectionFailed(error) {
+        if (!this.hasConnected) {
+            this.finish(error);
+        }
+        else {
+            this.scheduleReconnect(error);
+        }
+    }
+    connectionEnded(connection, info) {
+        if (connection !== this.connection)
+            return;
+        this.connection = undefined;
+        if (this.welcomeTimer !== undefined)
+            clearTimeout(this.welcomeTimer);
+        this.welcomeTimer = undefined;
+        this.heartbeat?.stop();
+        this.heartbeat = undefined;
+        this.refresher.stop();
+        const wasWelcomed = this.welcomed;
+        this.welcomed = false;
+        const closedError = info.code === undefined
+            ? new RollcallError("connection-closed", `connection dropped: ${info.reason}`)
+            : RollcallError.closed(info.code, info.reason);
+        this.requests.failAll(closedError);
+        if (wasWelcomed) {
+            this.hasConnected = true;
+            this.attempt = 0;
+            for (const subscription of Array.from(this.subscriptions.values()))
+                subscription.connectionLost();
+        }
+        if (this.closing) {
+            const waiter = this.closeWaiter;
+            this.closeWaiter = undefined;
+            waiter?.();
+            return;
+        }
+        if (!this.hasConnected) {
+            this.finish(this.authFailure ?? closedError);
+        }
+        else if (info.code !== undefined && FINAL_CLOSE_CODES.includes(info.code)) {
+            this.finish(closedError);
+        }
+        else {
+            this.scheduleReconnect(closedError);
+        }
+    }
+    scheduleReconnect(error) {
+        this.attempt += 1;
+        if (!this.policy.allows(this.attempt)) {
+            this.finish(error);
+            return;
+        }
+        const offline = isOffline();
+        const delayMs = offline ? this.policy.maxDelayMs : this.policy.delayBefore(this.attempt);
+        this.setStatus({ status: "reconnecting", attempt: this.attempt, delayMs, waitingForNetwork: offline, error });
+        this.reconnectTimer = setTimeout(() => void this.openConnection(), delayMs);
+    }
+    /** Skips the rest of the backoff: the network came back, or the page became visible. */
+    reconnectNow() {
+        if (this.currentStatus !== "reconnecting" || this.reconnectTimer === undefined)
+            return;
+        clearTimeout(this.reconnectTimer);
+        this.reconnectTimer = undefined;
+        void this.openConnection();
+    }
+    networkCameBack() {
+        this.reconnectNow();
+        this.heartbeat?.checkNow();
+    }
+    pageVisible() {
+        this.reconnectNow();
+        this.heartbeat?.checkNow();
+        if (this.welcomed && this.refresher.overdue)
+            void this.refresher.runNow();
+    }
+    finish(error) {
+        if (this.currentStatus === "closed")
+            return;
+        this.clearTimers();
+        this.stopWatchingPage?.();
+        this.stopWatchingPage = undefined;
+        const ending = error ?? new RollcallError("closed", "the client was closed");
+        this.requests.failAll(ending);
+        const waiter = this.connectWaiter;
+        this.connectWaiter = undefined;
+        waiter?.reject(ending);
+        for (const subscription of Array.from(this.subscriptions.values()))
+            subscription.end(error);
+        this.subscriptions.clear();
+        this.setStatus(error === undefined ? { status: "closed" } : { status: "closed", error });
+        this.emitter.emit("closed", error);
+    }
+    clearTimers() {
+        for (const timer of [this.welcomeTimer, this.reconnectTimer]) {
+            if (timer !== undefined)
+                clearTimeout(timer);
+        }
+        this.welcomeTimer = undefined;
+        this.reconnectTimer = undefined;
+        this.refresher.stop();
+        this.heartbeat?.stop();
+        this.heartbeat = undefined;
+    }
+    setStatus(change) {
+        this.currentStatus = change.status;
+        this.emitter.emit("status", change);
+    }
+    // Messages
+    received(message) {
+        const id = typeof message.id === "number" ? message.id : undefined;
+        switch (message.type) {
+            case "welcome":
+                this.welcome(message, id);
+                break;
+            case "ack":
+                if (id !== undefined)
+                    this.requests.acknowledge(id, message);
+                break;
+            case "result":
+            case "pong":
+                if (id !== undefined)
+                    this.requests.resolve(id, message);
+                break;
+            case "error": {
+                const code = typeof message.code === "string" ? message.code : "ERR_UNKNOWN";
+                const error = RollcallError.fromServer(code, typeof message.message === "string" ? message.message : "");
+                if (id !== undefined && this.requests.reject(id, error))
+                    return;
+                if (!this.welcomed)
+                    this.authFailure = error;
+                this.emitter.emit("error", error);
+                break;
+            }
+            case "snapshot":
+            case "patch":
+            case "event":
+            case "resumed":
+                this.roomMessage(message);
+                break;
+        }
+    }
+    roomMessage(message) {
+        const room = message.room;
+        if (typeof room !== "string")
+            return;
+        const subscription = this.subscriptions.get(room);
+        if (subscription === undefined) {
+            if (message.type === "event") {
+                const event = readEvent(message);
+                if (event !== undefined && event.event === "meeting.message")
+                    this.emitter.emit("meeting", event);
+            }
+            return;
+        }
+        const followUp = subscription.handle(message);
+        if (message.type === "snapshot" || message.type === "resumed")
+            this.requests.rosterArrived(room);
+        if (followUp !== "none")
+            this.rejoin(subscription, followUp === "rejoin-resume");
+    }
+    welcome(message, id) {
+        const identity = {
+            uid: typeof message.uid === "string" ? message.uid : "",
+            name: typeof message.name === "string" ? message.name : "",
+            expiresAt: typeof message.expiresAt === "number" ? message.expiresAt : 0,
+        };
+        this.currentIdentity = identity;
+        if (typeof this.tokenSource !== "string")
+            this.refresher.schedule(identity.expiresAt);
+        if (this.welcomed) {
+            if (id !== undefined)
+                this.requests.resolve(id, message);
+            this.emitter.emit("welcome", identity);
+            return;
+        }
+        this.welcomed = true;
+        if (this.welcomeTimer !== undefined)
+            clearTimeout(this.welcomeTimer);
+        this.welcomeTimer = undefined;
+        const connection = this.connection;
+        if (connection !== undefined) {
+            this.heartbeat = new Heartbeat(this.pingIntervalMs, () => connection.lastReceivedAt, () => this.pingWithin(this.pongTimeoutMs), (reason) => connection.abort(reason));
+        }
+        this.setStatus({ status: "connected" });
+        this.emitter.emit("welcome", identity);
+        const waiter = this.connectWaiter;
+        this.connectWaiter = undefined;
+        if (waiter !== undefined) {
+            waiter.resolve(identity);
+        }
+        else {
+            for (const subscription of Array.from(this.subscriptions.values()))
+                this.rejoin(subscription, true);
+        }
+    }
+    pingWithin(timeoutMs) {
+        return new Promise((resolve, reject) => {
+            const timer = setTimeout(() => reject(new RollcallError("timeout", "no pong")), timeoutMs);
+            this.request("ping", {}).then((answer) => {
+                clearTimeout(timer);
+                resolve(answer);
+            }, (error) => {
+                clearTimeout(timer);
+                reject(error);
+            });
+        });
+    }
+    /** Joins a room again: after a reconnect (resuming) or after drift. */
+    rejoin(subscription, resume) {
+        this.request("join", subscription.joinFields(resume), {
+            room: subscription.room,
+            completesOnRoster: true,
+        }).catch((error) => {
+            const failure = asRollcallError(error);
+            subscription.rejoinFailed();
+            // A connection that dropped meanwhile rejoins again on the next welcome.
+            if (failure.isConnectionFailure || failure.isTimeout)
+                return;
+            subscription.end(failure);
+        });
+    }
+}
+function asRollcallError(error, kind = "protocol") {
+    return error instanceof RollcallError ? error : new RollcallError(kind, describe(error));
+}
+function describe(error) {
+    return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,23 @@
+/**
+ * The Rollcall browser client: one connection to the gateway, live rosters per room (a snapshot, then RFC 7386
+ * merge patches checked for continuity and by checksum), events, requests, and reconnects that resume every room.
+ * See docs/CLIENT.md and docs/PROTOCOL.md.
+ *
+ * @packageDocumentation
+ */
+export { Rollcall } from "./client.js";
+export type { ClientStatus, MeetingAnnouncement, RollcallEvents, RollcallOptions, RoomSummary, StatusChange } from "./client-types.js";
+export { RoomSubscription } from "./room.js";
+export type { FollowUp, JoinOptions, ParticipantStateUpdate, RoomChannel, RoomSubscriptionEvents } from "./room.js";
+export { RosterStore } from "./roster-store.js";
+export type { ApplyOutcome, ParticipantChange, ParticipantListener, RosterListener, RosterSnapshot } from "./roster-store.js";
+export { RollcallError, FINAL_CLOSE_CODES } from "./errors.js";
+export type { RollcallErrorKind, ServerErrorCode } from "./errors.js";
+export { ReconnectPolicy } from "./reconnect-policy.js";
+export type { ReconnectOptions } from "./reconnect-policy.js";
+export { applyMergePatch, diffMergePatch } from "./merge-patch.js";
+export { canonicalJson, compareUtf8, rosterChecksum } from "./checksum.js";
+export { isJsonObject, jsonEqual, parseJson } from "./json.js";
+export type { JsonObject, JsonValue } from "./json.js";
+export type { Acknowledgement, EventMode, Identity, MeetingMessage, ModeratorAction, Participant, QueryName, Role, RoomEvent, RoomState, RosterView, ServerMessage, ViewFilter, } from "./protocol.js";
+export type { WebSocketCloseEvent, WebSocketConstructor, WebSocketLike, WebSocketMessageEvent } from "./connection.js";

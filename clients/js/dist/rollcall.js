@@ -1,0 +1,15 @@
+/**
+ * The Rollcall browser client: one connection to the gateway, live rosters per room (a snapshot, then RFC 7386
+ * merge patches checked for continuity and by checksum), events, requests, and reconnects that resume every room.
+ * See docs/CLIENT.md and docs/PROTOCOL.md.
+ *
+ * @packageDocumentation
+ */
+export { Rollcall } from "./client.js";
+export { RoomSubscription } from "./room.js";
+export { RosterStore } from "./roster-store.js";
+export { RollcallError, FINAL_CLOSE_CODES } from "./errors.js";
+export { ReconnectPolicy } from "./reconnect-policy.js";
+export { applyMergePatch, diffMergePatch } from "./merge-patch.js";
+export { canonicalJson, compareUtf8, rosterChecksum } from "./checksum.js";
+export { isJsonObject, jsonEqual, parseJson } from "./json.js";

@@ -1,0 +1,201 @@
+import { RollcallError } from "./errors.js";
+import type { JsonObject } from "./json.js";
+import type { Acknowledgement, EventMode, ModeratorAction, QueryName, RoomEvent, RosterView, ServerMessage } from "./protocol.js";
+import type { RequestOptions } from "./requests.js";
+import { RosterStore } from "./roster-store.js";
+/** How a room subscription reaches the gateway: the client behind it. */
+export interface RoomChannel {
+    /** Sends a request and resolves with its answer. */
+    request(type: string, fields: JsonObject, options?: RequestOptions): Promise<ServerMessage>;
+    /** Sends a message that gets no answer. */
+    send(type: string, fields: JsonObject): void;
+    /** The authenticated user's uid, once welcomed. */
+    readonly uid: string | undefined;
+    /** The subscription ended: forget it. */
+    forget(subscription: RoomSubscription): void;
+}
+/** How to join a room. */
+export interface JoinOptions {
+    /** Join the call (`participant`, default) or watch it without joining (`observer`). */
+    as?: "participant" | "observer";
+    /** The roster view to mirror; default the whole roster. */
+    view?: RosterView;
+    /** The events to receive besides patches; default `all`. */
+    events?: EventMode;
+    /** `audio` or `video`, taken from the join that starts the call. */
+    callType?: "audio" | "video";
+}
+/** What a room subscription tells its listeners. */
+export interface RoomSubscriptionEvents {
+    /** A room event arrived (each sequence number once, replays after a resume included). */
+    event: RoomEvent;
+    /** A snapshot replaced the roster: `resync` after the gateway skipped patches, `recovered: false` after a resume
+     * that could not replay. */
+    snapshot: {
+        readonly resync: boolean;
+        readonly recovered: boolean | undefined;
+    };
+    /** A resume after a reconnect finished: `recovered` tells whether everything missed was replayed. */
+    resumed: {
+        readonly recovered: boolean;
+    };
+    /** The roster could not be trusted (a missed patch, a checksum mismatch); the client rejoins. */
+    drift: {
+        readonly detail: string;
+        readonly resume: boolean;
+    };
+    /** The connection dropped; the client reconnects and resumes. */
+    connectionLost: undefined;
+    /** The subscription ended: `leave()`, a refused rejoin, or the client closed (with why, when it failed). */
+    ended: RollcallError | undefined;
+}
+/** What a message asks the client to do next. */
+export declare type FollowUp = "none" | "rejoin-resume" | "rejoin-fresh";
+/** The fields of a participant's own state (docs/PROTOCOL.md, "state"). */
+export interface ParticipantStateUpdate {
+    /** Whether the microphone is muted. */
+    audioMuted?: boolean;
+    /** Whether the camera is paused. */
+    videoPaused?: boolean;
+    /** Whether the screen is shared. */
+    presenting?: boolean;
+    /** Whether the hand is raised. */
+    handRaised?: boolean;
+    /** The media id the calls SDK gave the participant. */
+    mid?: string;
+    /** `front` or `back`. */
+    cameraFacing?: "front" | "back";
+}
+/**
+ * A room the client joined or watches: a live roster (`roster`, a `RosterStore`), its events, and the requests
+ * about it. After a reconnect the client rejoins it with `resume` (the roster's `seq`) and `resumeEvents` (the last
+ * event's), so it either replays exactly what was missed or receives a fresh snapshot.
+ */
+export declare class RoomSubscription {
+    private readonly channel;
+    /** The room id. */
+    readonly room: string;
+    /** Whether this is a participant's join or an observer's. */
+    readonly kind: "participant" | "observer";
+    /** The device the join was made from. */
+    readonly device: string;
+    /** The events received besides patches. */
+    readonly events: EventMode;
+    /** The live roster of the view. */
+    readonly roster: RosterStore;
+    private readonly callType;
+    private currentView;
+    private lastEvent;
+    private lastResume;
+    private driftStreak;
+    private awaitingRoster;
+    private ended;
+    private readonly emitter;
+    /**
+     * Creates a subscription; the client does so in `join`.
+     * @param channel how requests reach the gateway.
+     * @param room the room id.
+     * @param device the device id.
+     * @param options how to join.
+     */
+    constructor(channel: RoomChannel, room: string, device: string, options?: JoinOptions);
+    /** The roster view mirrored. */
+    get view(): RosterView;
+    /** The sequence number of the last event received (or covered by a snapshot or a resume). */
+    get lastEventSeq(): number;
+    /** Whether the last resume replayed everything missed; undefined before any resume. */
+    get recovered(): boolean | undefined;
+    /** Whether the subscription still receives changes. */
+    get active(): boolean;
+    /**
+     * Adds a listener; returns the function that removes it.
+     * @param name `event`, `snapshot`, `resumed`, `drift`, `connectionLost` or `ended`.
+     * @param listener the callback.
+     */
+    on<Name extends keyof RoomSubscriptionEvents>(name: Name, listener: (value: RoomSubscriptionEvents[Name]) => void): () => void;
+    /**
+     * Sets the participant's own state; only the fields given are sent. Observers get `ERR_NOT_IN_ROOM`.
+     * @param fields the fields to set.
+     */
+    setState(fields: ParticipantStateUpdate): Promise<Acknowledgement>;
+    /** Mutes or unmutes the microphone. */
+    setAudioMuted(muted: boolean): Promise<Acknowledgement>;
+    /** Pauses or resumes the camera. */
+    setVideoPaused(paused: boolean): Promise<Acknowledgement>;
+    /** Starts or stops sharing the screen. */
+    setPresenting(presenting: boolean): Promise<Acknowledgement>;
+    /** Raises or lowers the hand. */
+    setHandRaised(raised: boolean): Promise<Acknowledgement>;
+    /**
+     * Reports whether this participant speaks, as its media stack detects it (no answer comes). The roster shows
+     * the active speaker by the room's speaker rule.
+     * @param speaking true when it starts speaking, false when it stops.
+     */
+    reportSpeaking(speaking: boolean): void;
+    /**
+     * Reports who speaks, for a bot with the `speaker` capability: anyone in the call, or null for nobody.
+     * Participants report themselves with `reportSpeaking`. No answer comes.
+     * @param uid the speaker, or null for nobody.
+     */
+    reportActiveSpeaker(uid: string | null): void;
+    /**
+     * Starts or stops recording (moderators, or bots with the `record` capability).
+     * @param recording the new state.
+     */
+    setRecording(recording: boolean): Promise<Acknowledgement>;
+    /**
+     * Sets this participant's audio output (its own device's; nobody else's changes).
+     * @param mode `speaker`, `earpiece`, `bluetooth` or `headphones`.
+     */
+    setAudioMode(mode: string): Promise<Acknowledgement>;
+    /**
+     * Performs a moderator action. Refusals reject with `ERR_FORBIDDEN` (not allowed) or `ERR_NOT_FOUND` (the
+     * target is not in the call); repeating an action resolves with `changed: false`.
+     * @param action the action.
+     * @param target the uid it applies to; none for `mute_all` and `end_session`.
+     * @param reason a reason shown with the event.
+     */
+    moderate(action: ModeratorAction, target?: string, reason?: string): Promise<Acknowledgement>;
+    /**
+     * Asks a question about this room (`members`, `operators`, `muted`, `banned`, `history`); resolves with the
+     * whole `result` message.
+     * @param query the query.
+     * @param parameters more parameters, such as `after` and `limit` for `history`.
+     */
+    query(query: Exclude<QueryName, "rooms" | "active_meeting">, parameters?: JsonObject): Promise<ServerMessage>;
+    /**
+     * Switches the roster view without leaving the room; resolves once the new view's snapshot is applied.
+     * @param view the new view.
+     */
+    changeView(view: RosterView): Promise<void>;
+    /** Leaves the room (a participant leaves the call at once); the subscription ends. */
+    leave(): Promise<void>;
+    private acknowledged;
+    private requireActive;
+    /**
+     * The fields of a join message for this subscription; with `resume`, the positions to resume from.
+     * @param resume whether to resume (only once a snapshot arrived).
+     */
+    joinFields(resume: boolean): JsonObject;
+    /**
+     * Applies a `snapshot`, `patch`, `event` or `resumed` message for this room; returns what to do next.
+     * @param message the parsed message.
+     */
+    handle(message: ServerMessage): FollowUp;
+    private applySnapshot;
+    private applyPatch;
+    /**
+     * Reports drift and asks for a rejoin, at most three times in a row. While a rejoin waits for its roster, the
+     * patches still on their way from before it are dropped without asking again.
+     */
+    private drifted;
+    /** The rejoin asked for after drift failed to go out or was refused: the next drift may ask again. */
+    rejoinFailed(): void;
+    /** The connection dropped. */
+    connectionLost(): void;
+    /**
+     * Ends the subscription: tells `ended` listeners once, and the client forgets it.
+     * @param error why, when it failed.
+     */
+    end(error: RollcallError | undefined): void;
+}

@@ -1,0 +1,278 @@
+import { Emitter } from "./emitter.js";
+import { RollcallError } from "./errors.js";
+import { readAcknowledgement, readEvent, viewJson } from "./protocol.js";
+import { RosterStore } from "./roster-store.js";
+const MAX_DRIFT_STREAK = 3;
+/**
+ * A room the client joined or watches: a live roster (`roster`, a `RosterStore`), its events, and the requests
+ * about it. After a reconnect the client rejoins it with `resume` (the roster's `seq`) and `resumeEvents` (the last
+ * event's), so it either replays exactly what was missed or receives a fresh snapshot.
+ */
+export class RoomSubscription {
+    /**
+     * Creates a subscription; the client does so in `join`.
+     * @param channel how requests reach the gateway.
+     * @param room the room id.
+     * @param device the device id.
+     * @param options how to join.
+     */
+    constructor(channel, room, device, options = {}) {
+        this.channel = channel;
+        this.lastEvent = 0;
+        this.driftStreak = 0;
+        this.awaitingRoster = false;
+        this.ended = false;
+        this.emitter = new Emitter();
+        this.room = room;
+        this.kind = options.as ?? "participant";
+        this.device = device;
+        this.events = options.events ?? "all";
+        this.callType = options.callType;
+        this.currentView = { ...(options.view ?? { filter: "all" }) };
+        this.roster = new RosterStore(room);
+    }
+    /** The roster view mirrored. */
+    get view() {
+        return this.currentView;
+    }
+    /** The sequence number of the last event received (or covered by a snapshot or a resume). */
+    get lastEventSeq() {
+        return this.lastEvent;
+    }
+    /** Whether the last resume replayed everything missed; undefined before any resume. */
+    get recovered() {
+        return this.lastResume;
+    }
+    /** Whether the subscription still receives changes. */
+    get active() {
+        return !this.ended;
+    }
+    /**
+     * Adds a listener; returns the function that removes it.
+     * @param name `event`, `snapshot`, `resumed`, `drift`, `connectionLost` or `ended`.
+     * @param listener the callback.
+     */
+    on(name, listener) {
+        return this.emitter.on(name, listener);
+    }
+    // Requests
+    /**
+     * Sets the participant's own state; only the fields given are sent. Observers get `ERR_NOT_IN_ROOM`.
+     * @param fields the fields to set.
+     */
+    async setState(fields) {
+        return this.acknowledged("state", { ...fields });
+    }
+    /** Mutes or unmutes the microphone. */
+    setAudioMuted(muted) {
+        return this.setState({ audioMuted: muted });
+    }
+    /** Pauses or resumes the camera. */
+    setVideoPaused(paused) {
+        return this.setState({ videoPaused: paused });
+    }
+    /** Starts or stops sharing the screen. */
+    setPresenting(presenting) {
+        return this.setState({ presenting });
+    }
+    /** Raises or lowers the hand. */
+    setHandRaised(raised) {
+        return this.setState({ handRaised: raised });
+    }
+    /**
+     * Reports whether this participant speaks, as its media stack detects it (no answer comes). The roster shows
+     * the active speaker by the room's speaker rule.
+     * @param speaking true when it starts speaking, false when it stops.
+     */
+    reportSpeaking(speaking) {
+        this.channel.send("speaker", { room: this.room, uid: speaking ? (this.channel.uid ?? null) : null });
+    }
+    /**
+     * Reports who speaks, for a bot with the `speaker` capability: anyone in the call, or null for nobody.
+     * Participants report themselves with `reportSpeaking`. No answer comes.
+     * @param uid the speaker, or null for nobody.
+     */
+    reportActiveSpeaker(uid) {
+        this.channel.send("speaker", { room: this.room, uid });
+    }
+    /**
+     * Starts or stops recording (moderators, or bots with the `record` capability).
+     * @param recording the new state.
+     */
+    setRecording(recording) {
+        return this.acknowledged("media", { recording });
+    }
+    /**
+     * Sets this participant's audio output (its own device's; nobody else's changes).
+     * @param mode `speaker`, `earpiece`, `bluetooth` or `headphones`.
+     */
+    setAudioMode(mode) {
+        return this.acknowledged("media", { audioMode: mode });
+    }
+    /**
+     * Performs a moderator action. Refusals reject with `ERR_FORBIDDEN` (not allowed) or `ERR_NOT_FOUND` (the
+     * target is not in the call); repeating an action resolves with `changed: false`.
+     * @param action the action.
+     * @param target the uid it applies to; none for `mute_all` and `end_session`.
+     * @param reason a reason shown with the event.
+     */
+    moderate(action, target, reason) {
+        const fields = { action };
+        if (target !== undefined)
+            fields.target = target;
+        if (reason !== undefined)
+            fields.reason = reason;
+        return this.acknowledged("action", fields);
+    }
+    /**
+     * Asks a question about this room (`members`, `operators`, `muted`, `banned`, `history`); resolves with the
+     * whole `result` message.
+     * @param query the query.
+     * @param parameters more parameters, such as `after` and `limit` for `history`.
+     */
+    query(query, parameters = {}) {
+        return this.channel.request("query", { ...parameters, query, room: this.room });
+    }
+    /**
+     * Switches the roster view without leaving the room; resolves once the new view's snapshot is applied.
+     * @param view the new view.
+     */
+    async changeView(view) {
+        this.requireActive();
+        await this.channel.request("view", { room: this.room, view: viewJson(view) }, { room: this.room, completesOnRoster: true });
+        this.currentView = { ...view };
+    }
+    /** Leaves the room (a participant leaves the call at once); the subscription ends. */
+    async leave() {
+        this.requireActive();
+        await this.channel.request("leave", { room: this.room });
+        this.end(undefined);
+    }
+    async acknowledged(type, fields) {
+        this.requireActive();
+        return readAcknowledgement(await this.channel.request(type, { room: this.room, ...fields }));
+    }
+    requireActive() {
+        if (this.ended)
+            throw new RollcallError("protocol", `the subscription to ${this.room} has ended`);
+    }
+    // Applying messages (called by the client)
+    /**
+     * The fields of a join message for this subscription; with `resume`, the positions to resume from.
+     * @param resume whether to resume (only once a snapshot arrived).
+     */
+    joinFields(resume) {
+        const fields = { room: this.room };
+        if (this.kind === "observer")
+            fields.as = "observer";
+        fields.device = this.device;
+        if (this.callType !== undefined && this.kind === "participant")
+            fields.callType = this.callType;
+        fields.view = viewJson(this.currentView);
+        fields.events = this.events;
+        if (resume && this.roster.ready) {
+            fields.resume = this.roster.seq;
+            fields.resumeEvents = Math.max(this.lastEvent, 0);
+        }
+        return fields;
+    }
+    /**
+     * Applies a `snapshot`, `patch`, `event` or `resumed` message for this room; returns what to do next.
+     * @param message the parsed message.
+     */
+    handle(message) {
+        if (this.ended)
+            return "none";
+        switch (message.type) {
+            case "snapshot":
+                return this.applySnapshot(message);
+            case "patch":
+                return this.applyPatch(message);
+            case "event": {
+                const event = readEvent(message);
+                if (event === undefined || event.seq <= this.lastEvent)
+                    return "none";
+                this.lastEvent = event.seq;
+                this.emitter.emit("event", event);
+                return "none";
+            }
+            case "resumed": {
+                const recovered = message.recovered === true;
+                this.lastResume = recovered;
+                this.awaitingRoster = false;
+                if (typeof message.seq === "number")
+                    this.lastEvent = Math.max(this.lastEvent, message.seq);
+                this.emitter.emit("resumed", { recovered });
+                return "none";
+            }
+            default:
+                return "none";
+        }
+    }
+    applySnapshot(message) {
+        const outcome = this.roster.applySnapshot(message);
+        if (outcome.kind !== "applied") {
+            return outcome.kind === "ignored" ? "none" : this.drifted(outcome.detail, false);
+        }
+        this.driftStreak = 0;
+        this.awaitingRoster = false;
+        this.lastEvent = Math.max(this.lastEvent, this.roster.seq);
+        const recovered = typeof message.recovered === "boolean" ? message.recovered : undefined;
+        if (recovered === false)
+            this.lastResume = false;
+        this.emitter.emit("snapshot", { resync: message.resync === true, recovered });
+        if (recovered === false)
+            this.emitter.emit("resumed", { recovered: false });
+        return "none";
+    }
+    applyPatch(message) {
+        const outcome = this.roster.applyPatch(message);
+        switch (outcome.kind) {
+            case "applied":
+                this.driftStreak = 0;
+                return "none";
+            case "ignored":
+                return "none";
+            case "gap":
+                return this.drifted(outcome.detail, true);
+            case "drift":
+                return this.drifted(outcome.detail, false);
+        }
+    }
+    /**
+     * Reports drift and asks for a rejoin, at most three times in a row. While a rejoin waits for its roster, the
+     * patches still on their way from before it are dropped without asking again.
+     */
+    drifted(detail, resume) {
+        if (this.awaitingRoster)
+            return "none";
+        this.driftStreak += 1;
+        this.emitter.emit("drift", { detail, resume });
+        if (this.driftStreak > MAX_DRIFT_STREAK)
+            return "none";
+        this.awaitingRoster = true;
+        return resume ? "rejoin-resume" : "rejoin-fresh";
+    }
+    /** The rejoin asked for after drift failed to go out or was refused: the next drift may ask again. */
+    rejoinFailed() {
+        this.awaitingRoster = false;
+    }
+    /** The connection dropped. */
+    connectionLost() {
+        this.awaitingRoster = false;
+        if (!this.ended)
+            this.emitter.emit("connectionLost", undefined);
+    }
+    /**
+     * Ends the subscription: tells `ended` listeners once, and the client forgets it.
+     * @param error why, when it failed.
+     */
+    end(error) {
+        if (this.ended)
+            return;
+        this.ended = true;
+        this.channel.forget(this);
+        this.emitter.emit("ended", error);
+        this.emitter.clear();
+    }
+}

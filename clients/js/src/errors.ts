@@ -1,0 +1,92 @@
+/** The error codes the gateway answers with (docs/PROTOCOL.md, "ack, result, error, welcome, pong"). */
+export type ServerErrorCode =
+    | "ERR_BAD_REQUEST"
+    | "ERR_UNAUTHORIZED"
+    | "ERR_TOKEN_EXPIRED"
+    | "ERR_NOT_GROUP_MEMBER"
+    | "ERR_CALL_FULL"
+    | "ERR_BANNED"
+    | "ERR_FORBIDDEN"
+    | "ERR_NOT_IN_ROOM"
+    | "ERR_NOT_FOUND"
+    | "ERR_TOO_MANY_ROOMS"
+    | "ERR_ROOM_FULL"
+    | "ERR_UNAVAILABLE"
+    | "ERR_BUSY";
+
+/** What kind of failure a `RollcallError` is. */
+export type RollcallErrorKind =
+    /** The gateway answered with an `error` message; `serverCode` holds its code. */
+    | "server"
+    /** No answer within the request timeout. */
+    | "timeout"
+    /** The client is not connected (or not yet authenticated). */
+    | "not-connected"
+    /** The connection closed while the request waited, or could not be opened; `closeCode` when one was sent. */
+    | "connection-closed"
+    /** The client was closed with `close()`. */
+    | "closed"
+    /** The gateway sent something the client cannot use, or the client was used the wrong way. */
+    | "protocol"
+    /** The `getToken` callback failed. */
+    | "token";
+
+/** Close codes after which the client does not reconnect: the session is over (docs/PROTOCOL.md, "Close codes"). */
+export const FINAL_CLOSE_CODES: readonly number[] = [4001, 4002, 4003, 4004, 4005];
+
+/**
+ * Why a client operation failed. Server refusals carry the protocol's code in `serverCode`
+ * (`ERR_NOT_GROUP_MEMBER`, `ERR_FORBIDDEN`, ...); closed connections the close code in `closeCode`.
+ */
+export class RollcallError extends Error {
+    /** What kind of failure this is. */
+    readonly kind: RollcallErrorKind;
+    /** The gateway's error code, for `kind === "server"`. A code this client does not know is passed through. */
+    readonly serverCode: ServerErrorCode | (string & {}) | undefined;
+    /** The WebSocket close code, for a closed connection that received one (4001 authentication, 4003 removed, ...). */
+    readonly closeCode: number | undefined;
+
+    /**
+     * Creates an error.
+     * @param kind what kind of failure it is.
+     * @param message a readable description.
+     * @param details the server's code or the close code.
+     */
+    constructor(
+        kind: RollcallErrorKind,
+        message: string,
+        details: { serverCode?: string | undefined; closeCode?: number | undefined } = {},
+    ) {
+        super(message);
+        this.name = "RollcallError";
+        this.kind = kind;
+        this.serverCode = details.serverCode;
+        this.closeCode = details.closeCode;
+    }
+
+    /** Whether the request got no answer in time. */
+    get isTimeout(): boolean {
+        return this.kind === "timeout";
+    }
+
+    /** Whether the error comes from the connection rather than from the gateway refusing the request. */
+    get isConnectionFailure(): boolean {
+        return this.kind === "not-connected" || this.kind === "connection-closed" || this.kind === "closed";
+    }
+
+    /** Whether the connection closed with a code that ends the session for good (4001-4005). */
+    get isFinal(): boolean {
+        return this.closeCode !== undefined && FINAL_CLOSE_CODES.includes(this.closeCode);
+    }
+
+    /** An error for an `error` message from the gateway. */
+    static fromServer(code: string, message: string): RollcallError {
+        return new RollcallError("server", `${code}: ${message}`, { serverCode: code });
+    }
+
+    /** An error for a connection that closed, with the close frame's code and reason when one arrived. */
+    static closed(code: number | undefined, reason: string): RollcallError {
+        const text = "connection closed" + (code === undefined ? "" : ` with ${code}`) + (reason ? `: ${reason}` : "");
+        return new RollcallError("connection-closed", text, { closeCode: code });
+    }
+}

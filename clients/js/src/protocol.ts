@@ -1,0 +1,214 @@
+import type { JsonObject, JsonValue } from "./json.js";
+
+/** The wire forms of docs/PROTOCOL.md that the client reads and writes. */
+
+/** Roster view filters (docs/PROTOCOL.md, "Roster views"). */
+export type ViewFilter =
+    | "all"
+    | "operators"
+    | "muted"
+    | "banned"
+    | "raised_hands"
+    | "presenters"
+    | "speakers"
+    | "search";
+
+/** Which part of a room's roster a subscription mirrors. */
+export interface RosterView {
+    /** The filter; default `all`. */
+    filter?: ViewFilter;
+    /** The name to search for, with the `search` filter. */
+    query?: string;
+    /** `prefix` (default) or `substring`, with the `search` filter. */
+    match?: "prefix" | "substring";
+    /** Keeps the first N matching participants in join order (a "visible tiles" window). */
+    limit?: number;
+}
+
+/** Which room events arrive besides roster patches: every event, notable ones, or meeting messages only. */
+export type EventMode = "all" | "notable" | "none";
+
+/** A participant's role in a room. */
+export type Role = "admin" | "moderator" | "participant" | "viewer" | "bot";
+
+/** The moderator actions (docs/PROTOCOL.md, "action"). */
+export type ModeratorAction =
+    | "mute"
+    | "mute_all"
+    | "lower_hand"
+    | "spotlight"
+    | "unspotlight"
+    | "promote"
+    | "demote"
+    | "remove"
+    | "ban"
+    | "unban"
+    | "end_session";
+
+/** The queries the gateway answers (docs/PROTOCOL.md, "query"). */
+export type QueryName = "rooms" | "active_meeting" | "members" | "operators" | "muted" | "banned" | "history";
+
+/** One participant's entry in a roster view, as the gateway sends it; fields without a value are absent. */
+export interface Participant {
+    /** The uid. */
+    readonly uid: string;
+    /** The display name (the uid when the token gave none). */
+    readonly name: string;
+    /** The avatar URL. */
+    readonly avatar?: string;
+    /** The media id the calls SDK gave the participant. */
+    readonly mid?: string;
+    /** The role in the room. */
+    readonly role: Role | (string & {});
+    /** Whether the participant operates the room (admin, moderator, or promoted). */
+    readonly operator: boolean;
+    /** `joined` or `reconnecting`. */
+    readonly state: "joined" | "reconnecting" | "left" | (string & {});
+    /** Position in the call's join order. */
+    readonly order: number;
+    /** When the participant joined, in milliseconds since the epoch. */
+    readonly joinedAt?: number;
+    /** The devices in the call. */
+    readonly devices?: readonly string[];
+    /** Whether the microphone is muted. */
+    readonly audioMuted: boolean;
+    /** Whether the camera is paused. */
+    readonly videoPaused: boolean;
+    /** Whether the participant shares their screen. */
+    readonly presenting: boolean;
+    /** Whether the hand is raised. */
+    readonly handRaised: boolean;
+    /** Whether a moderator spotlighted the participant. */
+    readonly pinned: boolean;
+    /** Whether the last mute came from a moderator. */
+    readonly mutedByModerator: boolean;
+    /** `front` or `back`. */
+    readonly cameraFacing?: string;
+    /** The device's audio output: `speaker`, `earpiece`, `bluetooth` or `headphones`. */
+    readonly audioMode?: string;
+    /** In the `banned` view: always true. */
+    readonly banned?: boolean;
+    /** Any field a newer gateway adds. */
+    readonly [field: string]: JsonValue | readonly JsonValue[] | undefined;
+}
+
+/** The room entry of a roster (`roster.room`). */
+export interface RoomState {
+    /** `audio` or `video`. */
+    readonly callType?: string;
+    /** When the call started, in milliseconds since the epoch. */
+    readonly startedAt?: number;
+    /** Who started the call. */
+    readonly initiator?: string;
+    /** Whether the call is recorded. */
+    readonly recording?: boolean;
+    /** The active speaker as shown, by the room's speaker rule (so it does not flicker). */
+    readonly activeSpeaker?: string;
+    /** The room's seats. */
+    readonly capacity?: number;
+    /** How many are in the call. */
+    readonly participantCount?: number;
+    /** Any field a newer gateway adds. */
+    readonly [field: string]: JsonValue | readonly JsonValue[] | undefined;
+}
+
+/** One entry of a room's log (docs/PROTOCOL.md, "event"). */
+export interface RoomEvent {
+    /** The room (for a meeting message, the group). */
+    readonly room: string;
+    /** Its sequence number in the room's log. */
+    readonly seq: number;
+    /** The event name, such as `participant.audio_muted` or `meeting.message`. */
+    readonly event: string;
+    /** Milliseconds since the epoch. */
+    readonly time: number;
+    /** Who caused it; null for the gateway itself. */
+    readonly actor: string | null;
+    /** The reason a moderator gave. */
+    readonly reason?: string;
+    /** The event's data: `uid`, `participant`, `deviceID`, `reason`, ... */
+    readonly data: JsonObject;
+    /** Whether it was replayed by a resume after a reconnect. */
+    readonly recovered: boolean;
+}
+
+/** A group meeting message's data (`meeting.message`; docs/PROTOCOL.md, "meeting"). */
+export interface MeetingMessage {
+    /** The calls SDK's session id. */
+    readonly sessionId: string;
+    /** `audio` or `video`. */
+    readonly callType?: string;
+    /** Who sent it. */
+    readonly sender?: string;
+    /** Whether the meeting is on. */
+    readonly active: boolean;
+    /** A short text, such as the meeting's title. */
+    readonly text?: string;
+}
+
+/** The answer to a request that changes something (`ack`). */
+export interface Acknowledgement {
+    /** The room, when the request was about one. */
+    readonly room?: string;
+    /** The room's sequence number after the request. */
+    readonly seq?: number;
+    /** Whether anything changed (repeating an action changes nothing). */
+    readonly changed: boolean;
+}
+
+/** Who the gateway authenticated (`welcome`). */
+export interface Identity {
+    /** The uid (the token's `sub`). */
+    readonly uid: string;
+    /** The display name. */
+    readonly name: string;
+    /** When the token expires, in seconds since the epoch. */
+    readonly expiresAt: number;
+}
+
+/** A message from the gateway, parsed; every message has a `type`. */
+export interface ServerMessage extends JsonObject {
+    type: string;
+}
+
+/** Reads an `event` message, or undefined when it lacks what every event has. */
+export function readEvent(message: JsonObject): RoomEvent | undefined {
+    const { room, seq, event } = message;
+    if (typeof room !== "string" || typeof seq !== "number" || typeof event !== "string") return undefined;
+    const data = message.data;
+    const dataObject: JsonObject = typeof data === "object" && data !== null && !Array.isArray(data) ? data : {};
+    const reason =
+        typeof message.reason === "string"
+            ? message.reason
+            : typeof dataObject.reason === "string"
+              ? dataObject.reason
+              : undefined;
+    return {
+        room,
+        seq,
+        event,
+        time: typeof message.time === "number" ? message.time : 0,
+        actor: typeof message.actor === "string" ? message.actor : null,
+        ...(reason === undefined ? {} : { reason }),
+        data: dataObject,
+        recovered: message.recovered === true,
+    };
+}
+
+/** Reads an `ack` message. */
+export function readAcknowledgement(message: JsonObject): Acknowledgement {
+    return {
+        ...(typeof message.room === "string" ? { room: message.room } : {}),
+        ...(typeof message.seq === "number" ? { seq: message.seq } : {}),
+        changed: message.changed === true,
+    };
+}
+
+/** The `view` object of a join or view message. */
+export function viewJson(view: RosterView): JsonObject {
+    const json: JsonObject = { filter: view.filter ?? "all" };
+    if (view.query !== undefined) json.query = view.query;
+    if (view.match !== undefined) json.match = view.match;
+    if (view.limit !== undefined) json.limit = view.limit;
+    return json;
+}

@@ -1,0 +1,392 @@
+import { Emitter } from "./emitter.js";
+import { RollcallError } from "./errors.js";
+import type { JsonObject } from "./json.js";
+import { readAcknowledgement, readEvent, viewJson } from "./protocol.js";
+import type {
+    Acknowledgement,
+    EventMode,
+    ModeratorAction,
+    QueryName,
+    RoomEvent,
+    RosterView,
+    ServerMessage,
+} from "./protocol.js";
+import type { RequestOptions } from "./requests.js";
+import { RosterStore } from "./roster-store.js";
+
+/** How a room subscription reaches the gateway: the client behind it. */
+export interface RoomChannel {
+    /** Sends a request and resolves with its answer. */
+    request(type: string, fields: JsonObject, options?: RequestOptions): Promise<ServerMessage>;
+    /** Sends a message that gets no answer. */
+    send(type: string, fields: JsonObject): void;
+    /** The authenticated user's uid, once welcomed. */
+    readonly uid: string | undefined;
+    /** The subscription ended: forget it. */
+    forget(subscription: RoomSubscription): void;
+}
+
+/** How to join a room. */
+export interface JoinOptions {
+    /** Join the call (`participant`, default) or watch it without joining (`observer`). */
+    as?: "participant" | "observer";
+    /** The roster view to mirror; default the whole roster. */
+    view?: RosterView;
+    /** The events to receive besides patches; default `all`. */
+    events?: EventMode;
+    /** `audio` or `video`, taken from the join that starts the call. */
+    callType?: "audio" | "video";
+}
+
+/** What a room subscription tells its listeners. */
+export interface RoomSubscriptionEvents {
+    /** A room event arrived (each sequence number once, replays after a resume included). */
+    event: RoomEvent;
+    /** A snapshot replaced the roster: `resync` after the gateway skipped patches, `recovered: false` after a resume
+     * that could not replay. */
+    snapshot: { readonly resync: boolean; readonly recovered: boolean | undefined };
+    /** A resume after a reconnect finished: `recovered` tells whether everything missed was replayed. */
+    resumed: { readonly recovered: boolean };
+    /** The roster could not be trusted (a missed patch, a checksum mismatch); the client rejoins. */
+    drift: { readonly detail: string; readonly resume: boolean };
+    /** The connection dropped; the client reconnects and resumes. */
+    connectionLost: undefined;
+    /** The subscription ended: `leave()`, a refused rejoin, or the client closed (with why, when it failed). */
+    ended: RollcallError | undefined;
+}
+
+/** What a message asks the client to do next. */
+export type FollowUp = "none" | "rejoin-resume" | "rejoin-fresh";
+
+/** The fields of a participant's own state (docs/PROTOCOL.md, "state"). */
+export interface ParticipantStateUpdate {
+    /** Whether the microphone is muted. */
+    audioMuted?: boolean;
+    /** Whether the camera is paused. */
+    videoPaused?: boolean;
+    /** Whether the screen is shared. */
+    presenting?: boolean;
+    /** Whether the hand is raised. */
+    handRaised?: boolean;
+    /** The media id the calls SDK gave the participant. */
+    mid?: string;
+    /** `front` or `back`. */
+    cameraFacing?: "front" | "back";
+}
+
+const MAX_DRIFT_STREAK = 3;
+
+/**
+ * A room the client joined or watches: a live roster (`roster`, a `RosterStore`), its events, and the requests
+ * about it. After a reconnect the client rejoins it with `resume` (the roster's `seq`) and `resumeEvents` (the last
+ * event's), so it either replays exactly what was missed or receives a fresh snapshot.
+ */
+export class RoomSubscription {
+    /** The room id. */
+    readonly room: string;
+    /** Whether this is a participant's join or an observer's. */
+    readonly kind: "participant" | "observer";
+    /** The device the join was made from. */
+    readonly device: string;
+    /** The events received besides patches. */
+    readonly events: EventMode;
+    /** The live roster of the view. */
+    readonly roster: RosterStore;
+    private readonly callType: string | undefined;
+    private currentView: RosterView;
+    private lastEvent = 0;
+    private lastResume: boolean | undefined;
+    private driftStreak = 0;
+    private awaitingRoster = false;
+    private ended = false;
+    private readonly emitter = new Emitter<RoomSubscriptionEvents>();
+
+    /**
+     * Creates a subscription; the client does so in `join`.
+     * @param channel how requests reach the gateway.
+     * @param room the room id.
+     * @param device the device id.
+     * @param options how to join.
+     */
+    constructor(
+        private readonly channel: RoomChannel,
+        room: string,
+        device: string,
+        options: JoinOptions = {},
+    ) {
+        this.room = room;
+        this.kind = options.as ?? "participant";
+        this.device = device;
+        this.events = options.events ?? "all";
+        this.callType = options.callType;
+        this.currentView = { ...(options.view ?? { filter: "all" }) };
+        this.roster = new RosterStore(room);
+    }
+
+    /** The roster view mirrored. */
+    get view(): RosterView {
+        return this.currentView;
+    }
+
+    /** The sequence number of the last event received (or covered by a snapshot or a resume). */
+    get lastEventSeq(): number {
+        return this.lastEvent;
+    }
+
+    /** Whether the last resume replayed everything missed; undefined before any resume. */
+    get recovered(): boolean | undefined {
+        return this.lastResume;
+    }
+
+    /** Whether the subscription still receives changes. */
+    get active(): boolean {
+        return !this.ended;
+    }
+
+    /**
+     * Adds a listener; returns the function that removes it.
+     * @param name `event`, `snapshot`, `resumed`, `drift`, `connectionLost` or `ended`.
+     * @param listener the callback.
+     */
+    on<Name extends keyof RoomSubscriptionEvents>(
+        name: Name,
+        listener: (value: RoomSubscriptionEvents[Name]) => void,
+    ): () => void {
+        return this.emitter.on(name, listener);
+    }
+
+    // Requests
+
+    /**
+     * Sets the participant's own state; only the fields given are sent. Observers get `ERR_NOT_IN_ROOM`.
+     * @param fields the fields to set.
+     */
+    async setState(fields: ParticipantStateUpdate): Promise<Acknowledgement> {
+        return this.acknowledged("state", { ...fields } as JsonObject);
+    }
+
+    /** Mutes or unmutes the microphone. */
+    setAudioMuted(muted: boolean): Promise<Acknowledgement> {
+        return this.setState({ audioMuted: muted });
+    }
+
+    /** Pauses or resumes the camera. */
+    setVideoPaused(paused: boolean): Promise<Acknowledgement> {
+        return this.setState({ videoPaused: paused });
+    }
+
+    /** Starts or stops sharing the screen. */
+    setPresenting(presenting: boolean): Promise<Acknowledgement> {
+        return this.setState({ presenting });
+    }
+
+    /** Raises or lowers the hand. */
+    setHandRaised(raised: boolean): Promise<Acknowledgement> {
+        return this.setState({ handRaised: raised });
+    }
+
+    /**
+     * Reports whether this participant speaks, as its media stack detects it (no answer comes). The roster shows
+     * the active speaker by the room's speaker rule.
+     * @param speaking true when it starts speaking, false when it stops.
+     */
+    reportSpeaking(speaking: boolean): void {
+        this.channel.send("speaker", { room: this.room, uid: speaking ? (this.channel.uid ?? null) : null });
+    }
+
+    /**
+     * Reports who speaks, for a bot with the `speaker` capability: anyone in the call, or null for nobody.
+     * Participants report themselves with `reportSpeaking`. No answer comes.
+     * @param uid the speaker, or null for nobody.
+     */
+    reportActiveSpeaker(uid: string | null): void {
+        this.channel.send("speaker", { room: this.room, uid });
+    }
+
+    /**
+     * Starts or stops recording (moderators, or bots with the `record` capability).
+     * @param recording the new state.
+     */
+    setRecording(recording: boolean): Promise<Acknowledgement> {
+        return this.acknowledged("media", { recording });
+    }
+
+    /**
+     * Sets this participant's audio output (its own device's; nobody else's changes).
+     * @param mode `speaker`, `earpiece`, `bluetooth` or `headphones`.
+     */
+    setAudioMode(mode: string): Promise<Acknowledgement> {
+        return this.acknowledged("media", { audioMode: mode });
+    }
+
+    /**
+     * Performs a moderator action. Refusals reject with `ERR_FORBIDDEN` (not allowed) or `ERR_NOT_FOUND` (the
+     * target is not in the call); repeating an action resolves with `changed: false`.
+     * @param action the action.
+     * @param target the uid it applies to; none for `mute_all` and `end_session`.
+     * @param reason a reason shown with the event.
+     */
+    moderate(action: ModeratorAction, target?: string, reason?: string): Promise<Acknowledgement> {
+        const fields: JsonObject = { action };
+        if (target !== undefined) fields.target = target;
+        if (reason !== undefined) fields.reason = reason;
+        return this.acknowledged("action", fields);
+    }
+
+    /**
+     * Asks a question about this room (`members`, `operators`, `muted`, `banned`, `history`); resolves with the
+     * whole `result` message.
+     * @param query the query.
+     * @param parameters more parameters, such as `after` and `limit` for `history`.
+     */
+    query(query: Exclude<QueryName, "rooms" | "active_meeting">, parameters: JsonObject = {}): Promise<ServerMessage> {
+        return this.channel.request("query", { ...parameters, query, room: this.room });
+    }
+
+    /**
+     * Switches the roster view without leaving the room; resolves once the new view's snapshot is applied.
+     * @param view the new view.
+     */
+    async changeView(view: RosterView): Promise<void> {
+        this.requireActive();
+        await this.channel.request(
+            "view",
+            { room: this.room, view: viewJson(view) },
+            { room: this.room, completesOnRoster: true },
+        );
+        this.currentView = { ...view };
+    }
+
+    /** Leaves the room (a participant leaves the call at once); the subscription ends. */
+    async leave(): Promise<void> {
+        this.requireActive();
+        await this.channel.request("leave", { room: this.room });
+        this.end(undefined);
+    }
+
+    private async acknowledged(type: string, fields: JsonObject): Promise<Acknowledgement> {
+        this.requireActive();
+        return readAcknowledgement(await this.channel.request(type, { room: this.room, ...fields }));
+    }
+
+    private requireActive(): void {
+        if (this.ended) throw new RollcallError("protocol", `the subscription to ${this.room} has ended`);
+    }
+
+    // Applying messages (called by the client)
+
+    /**
+     * The fields of a join message for this subscription; with `resume`, the positions to resume from.
+     * @param resume whether to resume (only once a snapshot arrived).
+     */
+    joinFields(resume: boolean): JsonObject {
+        const fields: JsonObject = { room: this.room };
+        if (this.kind === "observer") fields.as = "observer";
+        fields.device = this.device;
+        if (this.callType !== undefined && this.kind === "participant") fields.callType = this.callType;
+        fields.view = viewJson(this.currentView);
+        fields.events = this.events;
+        if (resume && this.roster.ready) {
+            fields.resume = this.roster.seq;
+            fields.resumeEvents = Math.max(this.lastEvent, 0);
+        }
+        return fields;
+    }
+
+    /**
+     * Applies a `snapshot`, `patch`, `event` or `resumed` message for this room; returns what to do next.
+     * @param message the parsed message.
+     */
+    handle(message: ServerMessage): FollowUp {
+        if (this.ended) return "none";
+        switch (message.type) {
+            case "snapshot":
+                return this.applySnapshot(message);
+            case "patch":
+                return this.applyPatch(message);
+            case "event": {
+                const event = readEvent(message);
+                if (event === undefined || event.seq <= this.lastEvent) return "none";
+                this.lastEvent = event.seq;
+                this.emitter.emit("event", event);
+                return "none";
+            }
+            case "resumed": {
+                const recovered = message.recovered === true;
+                this.lastResume = recovered;
+                this.awaitingRoster = false;
+                if (typeof message.seq === "number") this.lastEvent = Math.max(this.lastEvent, message.seq);
+                this.emitter.emit("resumed", { recovered });
+                return "none";
+            }
+            default:
+                return "none";
+        }
+    }
+
+    private applySnapshot(message: ServerMessage): FollowUp {
+        const outcome = this.roster.applySnapshot(message);
+        if (outcome.kind !== "applied") {
+            return outcome.kind === "ignored" ? "none" : this.drifted(outcome.detail, false);
+        }
+        this.driftStreak = 0;
+        this.awaitingRoster = false;
+        this.lastEvent = Math.max(this.lastEvent, this.roster.seq);
+        const recovered = typeof message.recovered === "boolean" ? message.recovered : undefined;
+        if (recovered === false) this.lastResume = false;
+        this.emitter.emit("snapshot", { resync: message.resync === true, recovered });
+        if (recovered === false) this.emitter.emit("resumed", { recovered: false });
+        return "none";
+    }
+
+    private applyPatch(message: ServerMessage): FollowUp {
+        const outcome = this.roster.applyPatch(message);
+        switch (outcome.kind) {
+            case "applied":
+                this.driftStreak = 0;
+                return "none";
+            case "ignored":
+                return "none";
+            case "gap":
+                return this.drifted(outcome.detail, true);
+            case "drift":
+                return this.drifted(outcome.detail, false);
+        }
+    }
+
+    /**
+     * Reports drift and asks for a rejoin, at most three times in a row. While a rejoin waits for its roster, the
+     * patches still on their way from before it are dropped without asking again.
+     */
+    private drifted(detail: string, resume: boolean): FollowUp {
+        if (this.awaitingRoster) return "none";
+        this.driftStreak += 1;
+        this.emitter.emit("drift", { detail, resume });
+        if (this.driftStreak > MAX_DRIFT_STREAK) return "none";
+        this.awaitingRoster = true;
+        return resume ? "rejoin-resume" : "rejoin-fresh";
+    }
+
+    /** The rejoin asked for after drift failed to go out or was refused: the next drift may ask again. */
+    rejoinFailed(): void {
+        this.awaitingRoster = false;
+    }
+
+    /** The connection dropped. */
+    connectionLost(): void {
+        this.awaitingRoster = false;
+        if (!this.ended) this.emitter.emit("connectionLost", undefined);
+    }
+
+    /**
+     * Ends the subscription: tells `ended` listeners once, and the client forgets it.
+     * @param error why, when it failed.
+     */
+    end(error: RollcallError | undefined): void {
+        if (this.ended) return;
+        this.ended = true;
+        this.channel.forget(this);
+        this.emitter.emit("ended", error);
+        this.emitter.clear();
+    }
+}

@@ -1,0 +1,90 @@
+// The vectors every Rollcall client shares (Tests/Vectors): the JavaScript checksum and merge patch must give
+// exactly what they say, as the Swift implementation must (Tests/JSONCodingTests/SharedVectorTests.swift).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { applyMergePatch, canonicalJson, compareUtf8, diffMergePatch, parseJson, rosterChecksum } from "../dist/rollcall.js";
+
+const vectors = (name) => parseJson(readFileSync(new URL(`../../../Tests/Vectors/${name}`, import.meta.url), "utf8"));
+
+test("every roster checksum vector matches", () => {
+    const { cases } = vectors("roster-checksum.json");
+    assert.ok(cases.length >= 7);
+    for (const vector of cases) {
+        assert.equal(rosterChecksum(vector.roster), vector.checksum, vector.name);
+    }
+});
+
+test("every merge patch application vector matches", () => {
+    const { apply } = vectors("merge-patch.json");
+    assert.equal(apply.length, 15);
+    for (const vector of apply) {
+        const target = clone(vector.target);
+        assert.deepEqual(applyMergePatch(target, vector.patch), vector.result, JSON.stringify(vector.patch));
+        assert.deepEqual(target, vector.target, "the target is not modified");
+    }
+});
+
+test("every merge patch diff vector is the smallest patch and applies back", () => {
+    const { diff } = vectors("merge-patch.json");
+    assert.ok(diff.length >= 3);
+    for (const vector of diff) {
+        const patch = diffMergePatch(vector.before, vector.after) ?? {};
+        assert.deepEqual(patch, vector.patch, vector.name);
+        assert.deepEqual(applyMergePatch(vector.before, patch), vector.after, vector.name);
+    }
+});
+
+test("the canonical form sorts keys by UTF-8 bytes, not UTF-16 code units", () => {
+    assert.equal(canonicalJson({ "\u{1F600}": 1, "\u{FF61}": 2 }), '{"\u{FF61}":2,"\u{1F600}":1}');
+    assert.ok(compareUtf8("\u{FF61}", "\u{1F600}") < 0);
+    assert.ok("\u{FF61}" > "\u{1F600}", "JavaScript's own order is the other way round");
+    assert.ok(compareUtf8("a", "ab") < 0);
+    assert.equal(compareUtf8("é", "é"), 0);
+});
+
+test("strings escape only quotes, backslashes and control characters", () => {
+    assert.equal(canonicalJson("a\"b\\c\n\t\u0001/\u2028é\u{1F98A}"), '"a\\"b\\\\c\\n\\t\\u0001/\u2028é\u{1F98A}"');
+});
+
+test("a patch keeps the identity of the members it does not touch", () => {
+    const roster = { room: { a: 1 }, participants: { x: { uid: "x" }, y: { uid: "y" } } };
+    const next = applyMergePatch(roster, { participants: { y: { name: "Y" } } });
+    assert.equal(next.room, roster.room);
+    assert.equal(next.participants.x, roster.participants.x);
+    assert.notEqual(next.participants.y, roster.participants.y);
+    assert.deepEqual(roster.participants.y, { uid: "y" });
+});
+
+test("a member named __proto__ is an ordinary member", () => {
+    const result = applyMergePatch({}, JSON.parse('{"__proto__":{"uid":"p"}}'));
+    assert.deepEqual(Object.keys(result), ["__proto__"]);
+    assert.equal(Object.getPrototypeOf(result), Object.prototype);
+});
+
+test("the cached per-entry hashes give the same checksum as hashing afresh", () => {
+    const { cases } = vectors("roster-checksum.json");
+    let roster = clone(cases[2].roster);
+    const first = rosterChecksum(roster);
+    roster = applyMergePatch(roster, { participants: { "u-bob": { audioMuted: false } } });
+    const patched = rosterChecksum(roster);
+    assert.notEqual(patched, first);
+    assert.equal(rosterChecksum(clone(roster)), patched);
+    roster = applyMergePatch(roster, { participants: { "u-bob": { audioMuted: true } } });
+    assert.equal(rosterChecksum(roster), first);
+});
+
+function clone(value) {
+    return parseJson(canonicalJson(value));
+}
+
+test("integers beyond 2^53 keep every digit", () => {
+    const value = parseJson('{"big":9007199254740993,"neg":-12345678901234567890,"small":1.5e3,"s":"9007199254740993"}');
+    assert.equal(value.big, 9007199254740993n);
+    assert.equal(value.neg, -12345678901234567890n);
+    assert.equal(value.small, 1500);
+    assert.equal(value.s, "9007199254740993");
+    assert.equal(canonicalJson(value), '{"big":9007199254740993,"neg":-12345678901234567890,"s":"9007199254740993","small":1500}');
+    assert.throws(() => parseJson('{"a":12345678901234567 x}'), SyntaxError);
+    assert.throws(() => parseJson('[1234567890123456789,]'), SyntaxError);
+});
