@@ -14,8 +14,10 @@ enum CtlCommand {
           room ROOM                      a room's state and roster
           meeting ROOM --session-id ID   publish a meeting message into ROOM (the meeting's group)
           event ROOM EVENT-OPTION        publish a room event: --recording, --audio-mode, --speaker or --no-speaker
-          action ROOM ACTION             a moderator action: mute, mute_all, lower_hand, spotlight, unspotlight,
-                                         remove, ban, unban, promote, demote, end_session
+          action ROOM ACTION             a moderator action: mute, mute_all, lower_hand, lower_all_hands, spotlight,
+                                         unspotlight, remove, ban, unban, promote, demote, end_session
+          attributes ROOM UID CHANGE...  set a participant's attributes: KEY=VALUE sets, a bare KEY removes
+          metadata ROOM CHANGE...        set the room's metadata: KEY=VALUE sets, a bare KEY removes
           disconnect UID                 close every connection of a user (close code 4009); they may reconnect
 
         OPTIONS:
@@ -26,7 +28,8 @@ enum CtlCommand {
           --inactive           meeting: announce the meeting's end instead of its start
           --text TEXT          meeting: free text
           --recording on|off   event: start or stop recording
-          --audio-mode MODE    event: set the room's audio mode
+          --audio-mode MODE    event: set a participant's audio output (with --uid)
+          --uid UID            event: whose audio output
           --speaker UID        event: set the active speaker
           --no-speaker         event: clear the active speaker
           --target UID         action: the participant acted on (all actions but mute_all and end_session)
@@ -48,7 +51,8 @@ enum CtlCommand {
         var flags: Set<String> = []
         let valueless: Set<String> = ["--inactive", "--no-speaker"]
         let known: Set<String> = [
-            "--session-id", "--call-type", "--text", "--recording", "--audio-mode", "--speaker", "--target", "--reason",
+            "--session-id", "--call-type", "--text", "--recording", "--audio-mode", "--uid", "--speaker", "--target",
+            "--reason",
         ]
         var index = 0
         while index < arguments.count {
@@ -137,7 +141,10 @@ enum CtlCommand {
                 guard recording == "on" || recording == "off" else { return .failure("--recording takes on or off") }
                 body = object([("type", .string("media")), ("recording", .bool(recording == "on"))])
             } else if let mode = options["--audio-mode"] {
-                body = object([("type", .string("media")), ("audioMode", .string(mode))])
+                body = object([
+                    ("type", .string("media")), ("audioMode", .string(mode)),
+                    ("uid", options["--uid"].map { .string($0) }),
+                ])
             } else if let speaker = options["--speaker"] {
                 body = object([("type", .string("speaker")), ("uid", .string(speaker))])
             } else if flags.contains("--no-speaker") {
@@ -152,6 +159,21 @@ enum CtlCommand {
                 ("reason", options["--reason"].map { .string($0) }),
             ])
             return .success(("POST", "/v1/api/rooms/\(segment(arguments[0]))/actions", body))
+        case ("attributes", 2...), ("metadata", 1...):
+            let isAttributes = command == "attributes"
+            let changes = Array(arguments.dropFirst(isAttributes ? 2 : 1))
+            guard !changes.isEmpty else { return .failure("\(command) needs at least one KEY=VALUE or KEY") }
+            let members = changes.map { change -> (String, JSONValue) in
+                let pair = change.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                return (String(pair[0]), pair.count == 2 ? .string(String(pair[1])) : .null)
+            }
+            guard Set(members.map(\.0)).count == members.count else { return .failure("a key appears twice") }
+            let values = JSONValue.object(JSONObject(uniqueKeysWithValues: members))
+            let body =
+                isAttributes
+                ? object([("type", .string("attributes")), ("uid", .string(arguments[1])), ("attributes", values)])
+                : object([("type", .string("metadata")), ("metadata", values)])
+            return .success(("POST", "/v1/api/rooms/\(segment(arguments[0]))/events", body))
         case ("disconnect", 1):
             let body = object([("reason", options["--reason"].map { .string($0) })])
             return .success(("POST", "/v1/api/users/\(segment(arguments[0]))/disconnect", body))

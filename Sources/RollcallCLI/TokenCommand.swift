@@ -18,7 +18,9 @@ enum TokenCommand {
           --room ROOM          a room the token gives access to (repeatable), with --role
           --role ROLE          role in the --room rooms: admin, moderator, participant, viewer or bot (default participant)
           --group GROUP        a group the user is a member of (repeatable)
-          --caps LIST          bot capabilities, comma-separated (mute, remove, ban, promote, pin, end, record)
+          --caps LIST          bot capabilities, comma-separated (mute, remove, ban, promote, pin, end, record,
+                               speaker, attributes, metadata, permissions)
+          --attr KEY=VALUE     a participant attribute the token vouches for (repeatable)
           --ttl SECONDS        lifetime (default 3600)
           --config PATH        configuration file the signing key comes from (as for serve)
           --set KEY=VALUE      override one key, e.g. --set auth.keys=kid:secret (repeatable)
@@ -33,6 +35,7 @@ enum TokenCommand {
         var roleText = "participant"
         var groups: [String] = []
         var caps: [String] = []
+        var attributes: [String: String] = [:]
         var ttl: Int64 = 3600
         var configurationArguments: [String] = []
         var index = 0
@@ -50,6 +53,12 @@ enum TokenCommand {
             case "--role": roleText = value() ?? ""
             case "--group": if let group = value() { groups.append(group) }
             case "--caps": caps = (value() ?? "").split(separator: ",").map(String.init)
+            case "--attr":
+                let pair = (value() ?? "").split(separator: "=", maxSplits: 1)
+                guard pair.count == 2, !pair[0].isEmpty else {
+                    return CommandRunner.fail("--attr needs KEY=VALUE")
+                }
+                attributes[String(pair[0])] = String(pair[1])
             case "--ttl":
                 guard let text = value(), let seconds = Int64(text), seconds > 0 else {
                     return CommandRunner.fail("--ttl needs a positive number of seconds")
@@ -84,6 +93,7 @@ enum TokenCommand {
                 rooms: Dictionary(uniqueKeysWithValues: rooms.map { ($0, role) }),
                 groups: groups,
                 capabilities: caps,
+                attributes: attributes,
                 issuedAt: now,
                 issuer: configuration.auth.issuer,
                 audience: configuration.auth.audience.map { [$0] } ?? []

@@ -225,6 +225,33 @@ public final class RoomSubscription: @unchecked Sendable {
         try await self.acknowledged("media", [("audioMode", .string(mode))])
     }
 
+    /// Sets or removes this participant's attributes (a nil value removes the key); keys its token set are the
+    /// backend's and cannot be changed here.
+    ///
+    /// - Parameters:
+    ///   - changes: the keys to set, and those to remove (nil).
+    @discardableResult
+    public func setAttributes(_ changes: [String: String?]) async throws(RollcallError) -> RollcallAcknowledgement {
+        try await self.acknowledged("attributes", [("attributes", Self.changes(changes))])
+    }
+
+    /// Sets or removes the room's metadata (moderators, bots with the `metadata` capability).
+    ///
+    /// - Parameters:
+    ///   - changes: the keys to set, and those to remove (nil).
+    @discardableResult
+    public func setMetadata(_ changes: [String: String?]) async throws(RollcallError) -> RollcallAcknowledgement {
+        try await self.acknowledged("metadata", [("metadata", Self.changes(changes))])
+    }
+
+    private static func changes(_ changes: [String: String?]) -> JSONValue {
+        .object(
+            JSONObject(
+                uniqueKeysWithValues: changes.sorted { $0.key < $1.key }.map {
+                    ($0.key, $0.value.map { .string($0) } ?? .null)
+                }))
+    }
+
     /// Performs a moderator action (`mute`, `mute_all`, `lower_hand`, `spotlight`, `unspotlight`, `promote`,
     /// `demote`, `remove`, `ban`, `unban`, `end_session`).
     ///

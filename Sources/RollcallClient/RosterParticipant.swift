@@ -30,6 +30,8 @@ public struct RosterParticipant: Identifiable, Hashable, Sendable {
     public var presenting: Bool
     /// Whether the hand is raised.
     public var handRaised: Bool
+    /// When the hand went up (milliseconds since the epoch), while it is up: the hand queue's order.
+    public var raisedAt: Int64?
     /// Whether a moderator spotlighted the participant.
     public var pinned: Bool
     /// Whether the last mute came from a moderator.
@@ -38,6 +40,8 @@ public struct RosterParticipant: Identifiable, Hashable, Sendable {
     public var cameraFacing: String?
     /// The device's audio output: `speaker`, `earpiece`, `bluetooth` or `headphones`.
     public var audioMode: String?
+    /// What the app attached to the participant (from the token, the participant, bots or the backend).
+    public var attributes: [String: String]
     /// Set in the banned view.
     public var isBanned: Bool
 
@@ -57,10 +61,16 @@ public struct RosterParticipant: Identifiable, Hashable, Sendable {
         self.videoPaused = entry["videoPaused"]?.boolValue ?? false
         self.presenting = entry["presenting"]?.boolValue ?? false
         self.handRaised = entry["handRaised"]?.boolValue ?? false
+        self.raisedAt = entry["raisedAt"]?.intValue
         self.pinned = entry["pinned"]?.boolValue ?? false
         self.mutedByModerator = entry["mutedByModerator"]?.boolValue ?? false
         self.cameraFacing = entry["cameraFacing"]?.stringValue
         self.audioMode = entry["audioMode"]?.stringValue
+        var attributes: [String: String] = [:]
+        for (key, value) in entry["attributes"]?.objectValue?.entries ?? [] {
+            if let text = value.stringValue { attributes[key] = text }
+        }
+        self.attributes = attributes
         self.isBanned = entry["banned"]?.boolValue ?? false
     }
 }

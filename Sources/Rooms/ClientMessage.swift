@@ -169,6 +169,14 @@ struct ClientMessageDecoder {
             if recording == nil && audioMode == nil { throw .badRequest("'media' changes nothing") }
             if uid != nil && audioMode == nil { throw .badRequest("'uid' names whose 'audioMode' changes") }
             message = .command(room: room, .media(recording: recording, audioMode: audioMode, uid: uid))
+        case "attributes":
+            let room = try fields.requiredID("room")
+            let changes = try fields.requiredChanges("attributes", limits: .participant)
+            let uid = try fields.optionalID("uid")
+            message = .command(room: room, .setAttributes(changes: changes, uid: uid))
+        case "metadata":
+            let room = try fields.requiredID("room")
+            message = .command(room: room, .setMetadata(changes: try fields.requiredChanges("metadata", limits: .room)))
         case "meeting":
             let group = try fields.requiredID("group")
             let session = try fields.requiredID("sessionId")
@@ -280,6 +288,37 @@ private struct Fields {
             throw .badRequest("'\(key)' must be an integer in \(range.lowerBound)...\(range.upperBound)")
         }
         return Int(number)
+    }
+
+    /// Key/value changes: an object of strings to set and `null`s to remove, keys and values within `limits`.
+    mutating func requiredChanges(_ key: String, limits: AttributeLimits) throws(GatewayError) -> [String: String?] {
+        self.consumed.insert(key)
+        guard case .object(let object)? = self.object[key] else {
+            throw .badRequest("'\(key)' must be an object of strings (null removes a key)")
+        }
+        guard !object.isEmpty else { throw .badRequest("'\(key)' changes nothing") }
+        guard object.count <= limits.maximumKeys else {
+            throw .tooLarge("'\(key)' holds at most \(limits.maximumKeys) keys")
+        }
+        var changes: [String: String?] = [:]
+        for (name, value) in object.entries {
+            guard limits.isValidKey(name) else {
+                throw .badRequest(
+                    "'\(key).\(name.prefix(32))' is not a key of 1 to \(limits.maximumKeyBytes) of A-Z a-z 0-9 . _ -")
+            }
+            switch value {
+            case .string(let text):
+                guard text.utf8.count <= limits.maximumValueBytes else {
+                    throw .tooLarge("'\(key).\(name)' is longer than \(limits.maximumValueBytes) bytes")
+                }
+                changes.updateValue(text, forKey: name)
+            case .null:
+                changes.updateValue(nil, forKey: name)
+            default:
+                throw .badRequest("'\(key).\(name)' must be a string, or null to remove it")
+            }
+        }
+        return changes
     }
 
     /// A roster view: `{"filter": "muted", "query": "ann", "match": "prefix", "limit": 9}`.

@@ -66,11 +66,12 @@ extension Gateway {
                     // In a cluster the shared log checks the seats, atomically for every node.
                     try self.checkCapacity(room, role: role)
                 }
+                _ = try AttributeLimits.participant.checked(claims.attributes, what: "the token's attrs")
                 proposed.append(
                     ProposedEvent(
                         .participantJoined(
                             uid: uid, deviceID: deviceID, name: claims.name ?? uid, avatar: claims.avatar,
-                            role: role, callType: callType),
+                            role: role, callType: callType, attributes: claims.attributes),
                         actor: uid
                     ))
             }

@@ -80,8 +80,10 @@ extension Gateway {
         self.perform(command, fromAPIAs: sender, in: self.room(roomID), requiringExistence: false, completion)
     }
 
-    /// Publishes a room event: `{"type":"media","recording":true}`, `{"type":"media","audioMode":"music"}` or
-    /// `{"type":"speaker","uid":"alice"}` (`"uid":null` for nobody), validated as the client messages are.
+    /// Publishes a room event, validated as the client messages are: `{"type":"media","recording":true}`,
+    /// `{"type":"media","audioMode":"earpiece","uid":"alice"}`, `{"type":"speaker","uid":"alice"}` (`"uid":null`
+    /// for nobody), `{"type":"attributes","uid":"alice","attributes":{"title":"CTO"}}` or
+    /// `{"type":"metadata","metadata":{"topic":"Q3 planning"}}`.
     ///
     /// - Parameters:
     ///   - roomID: an existing room.
@@ -94,11 +96,9 @@ extension Gateway {
         actor: String,
         completion: @escaping (Result<JSONValue, GatewayError>) -> Void
     ) throws(GatewayError) {
-        guard case .object(let object) = body, case .string(let type)? = object["type"] else {
-            throw .badRequest("the body must be a JSON object with a 'type' of media or speaker")
-        }
-        guard type == "media" || type == "speaker" else {
-            throw .badRequest("'type' must be media or speaker")
+        let types = ["media", "speaker", "attributes", "metadata"]
+        guard case .object(let object) = body, case .string(let type)? = object["type"], types.contains(type) else {
+            throw .badRequest("the body must be a JSON object with a 'type' of media, speaker, attributes or metadata")
         }
         let command = try self.decodeAPICommand(body, type: type, roomField: "room", roomID: roomID)
         self.perform(command, fromAPIAs: actor, in: try self.existingRoom(roomID), requiringExistence: true, completion)

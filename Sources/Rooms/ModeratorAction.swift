@@ -12,12 +12,13 @@ enum ModeratorAction: String, Hashable, CaseIterable {
     case spotlight
     case unspotlight
     case lowerHand = "lower_hand"
+    case lowerAllHands = "lower_all_hands"
     case endSession = "end_session"
 
     /// The capability a bot token needs in `caps` to perform the action.
     var capability: String {
         switch self {
-        case .mute, .muteAll, .lowerHand: return "mute"
+        case .mute, .muteAll, .lowerHand, .lowerAllHands: return "mute"
         case .remove: return "remove"
         case .ban, .unban: return "ban"
         case .promote, .demote: return "promote"
@@ -30,7 +31,7 @@ enum ModeratorAction: String, Hashable, CaseIterable {
     var needsTarget: Bool {
         switch self {
         case .mute, .remove, .ban, .unban, .promote, .demote, .spotlight, .unspotlight, .lowerHand: return true
-        case .muteAll, .endSession: return false
+        case .muteAll, .lowerAllHands, .endSession: return false
         }
     }
 
@@ -39,7 +40,7 @@ enum ModeratorAction: String, Hashable, CaseIterable {
     var needsTargetInCall: Bool {
         switch self {
         case .mute, .remove, .spotlight, .unspotlight, .lowerHand: return true
-        case .ban, .unban, .promote, .demote, .muteAll, .endSession: return false
+        case .ban, .unban, .promote, .demote, .muteAll, .lowerAllHands, .endSession: return false
         }
     }
 
@@ -47,7 +48,8 @@ enum ModeratorAction: String, Hashable, CaseIterable {
     var protectsAdmins: Bool {
         switch self {
         case .remove, .ban, .demote: return true
-        case .mute, .muteAll, .unban, .promote, .spotlight, .unspotlight, .lowerHand, .endSession: return false
+        case .mute, .muteAll, .unban, .promote, .spotlight, .unspotlight, .lowerHand, .lowerAllHands, .endSession:
+            return false
         }
     }
 
@@ -70,6 +72,10 @@ enum ModeratorAction: String, Hashable, CaseIterable {
         case .lowerHand:
             guard let target, participant?.handRaised == true else { return [] }
             return [.flagChanged(uid: target, flag: .handRaised, value: false)]
+        case .lowerAllHands:
+            return state.joinedParticipants.filter(\.handRaised).map {
+                .flagChanged(uid: $0.uid, flag: .handRaised, value: false)
+            }
         case .spotlight, .unspotlight:
             let value = self == .spotlight
             guard let target, participant?.pinned != value else { return [] }

@@ -55,9 +55,11 @@ extension Participant {
             optional("leftAt", self.leftAt.map { .int($0) })
         }
         for flag in ParticipantFlag.ordered { object[flag.rawValue] = .bool(self.flags.contains(flag)) }
+        optional("raisedAt", self.raisedAt.map { .int($0) })
         object["mutedByModerator"] = .bool(self.mutedByModerator)
         optional("cameraFacing", self.cameraFacing.map { .string($0) })
         optional("audioMode", self.audioMode.map { .string($0) })
+        if !self.attributes.isEmpty || !omitsNulls { object["attributes"] = ServerMessages.strings(self.attributes) }
         switch form {
         case .roster:
             break
@@ -99,9 +101,13 @@ extension Participant {
         }
         self.leftAt = value["leftAt"]?.intValue
         for flag in ParticipantFlag.ordered { self.flags[flag] = fields.bool(flag.rawValue) }
+        self.raisedAt = value["raisedAt"]?.intValue
         self.mutedByModerator = fields.bool("mutedByModerator")
         self.cameraFacing = value["cameraFacing"]?.stringValue
         self.audioMode = value["audioMode"]?.stringValue
+        for (key, item) in value["attributes"]?.objectValue?.entries ?? [] {
+            if let text = item.stringValue { self.attributes[key] = text }
+        }
         self.audioMilliseconds = try fields.int("audioMs")
         self.videoMilliseconds = try fields.int("videoMs")
         self.durationMilliseconds = try fields.int("durationMs")

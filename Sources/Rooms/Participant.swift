@@ -40,6 +40,10 @@ public struct Participant: Hashable, Sendable {
     public var cameraFacing: String?
     /// The device's audio output, when reported: `speaker`, `earpiece`, `bluetooth` or `headphones`.
     public var audioMode: String?
+    /// When the hand went up (log time), while it is up: the hand queue's order.
+    public var raisedAt: Int64?
+    /// What the app attached to the participant (bounded by `AttributeLimits.participant`).
+    public var attributes: [String: String]
     /// Accumulated time with audio unmuted, video on and in the call, in milliseconds, up to `accountedUntil`.
     public var audioMilliseconds: Int64
     public var videoMilliseconds: Int64
@@ -61,6 +65,8 @@ public struct Participant: Hashable, Sendable {
         self.mutedByModerator = false
         self.cameraFacing = nil
         self.audioMode = nil
+        self.raisedAt = nil
+        self.attributes = [:]
         self.audioMilliseconds = 0
         self.videoMilliseconds = 0
         self.durationMilliseconds = 0
@@ -112,6 +118,7 @@ public struct Participant: Hashable, Sendable {
     /// Clears the flags a leave ends (`ParticipantFlag.clearsOnLeave`).
     mutating func clearFlagsOnLeave() {
         for flag in ParticipantFlag.ordered where flag.clearsOnLeave { self.flags[flag] = false }
+        if !self.handRaised { self.raisedAt = nil }
     }
 
     /// Adds the time since `accountedUntil` to the totals, as of `now`.

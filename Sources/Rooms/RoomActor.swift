@@ -11,6 +11,8 @@ struct RoomActor {
     var capabilities: [String]
     /// Whether the request comes through the server API.
     var isServerAPI: Bool
+    /// The attributes the token vouches for: the participant cannot change these keys.
+    var tokenAttributes: [String: String]
 
     /// A user, with the role their token gives in `roomID`.
     init(claims: TokenClaims, role: ParticipantRole?) {
@@ -18,6 +20,7 @@ struct RoomActor {
         self.role = role
         self.capabilities = claims.capabilities
         self.isServerAPI = false
+        self.tokenAttributes = claims.attributes
     }
 
     /// A backend acting through the server API as `uid` (`api:NAME`).
@@ -26,10 +29,16 @@ struct RoomActor {
         self.role = nil
         self.capabilities = []
         self.isServerAPI = true
+        self.tokenAttributes = [:]
     }
 
     /// Whether the actor is a bot: bots act through their capabilities only.
     var isBot: Bool { self.role == .bot }
+
+    /// Whether the actor is the server API or a bot with `capability`.
+    func isServerAPIOrBot(with capability: String) -> Bool {
+        self.isServerAPI || (self.isBot && self.capabilities.contains(capability))
+    }
 
     /// Whether the actor may take the room's moderator actions: a moderator or admin by token, a participant
     /// promoted in the room, or the server API.

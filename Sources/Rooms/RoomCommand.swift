@@ -14,6 +14,11 @@ enum RoomCommand: Hashable {
     case publishMeeting(sessionID: String, callType: String, isActive: Bool, text: String?)
     /// A moderator action.
     case moderate(ModeratorAction, target: String?, reason: String?)
+    /// A participant's attributes: keys to set, and to remove (nil). `uid` names another participant (bots with the
+    /// `attributes` capability, the server API); nil is the actor.
+    case setAttributes(changes: [String: String?], uid: String?)
+    /// The room's metadata: keys to set, and to remove (nil).
+    case setMetadata(changes: [String: String?])
 
     /// What a connection must be to the room to send the command over the WebSocket.
     enum Presence {
@@ -30,7 +35,7 @@ enum RoomCommand: Hashable {
         switch self {
         case .updateState, .media: return .participant
         // A participant reports its own speaking from the call; a bot with the `speaker` capability may watch.
-        case .reportSpeaker, .moderate: return .subscriber
+        case .reportSpeaker, .moderate, .setAttributes, .setMetadata: return .subscriber
         case .publishMeeting: return .member
         }
     }
@@ -113,6 +118,28 @@ enum RoomCommand: Hashable {
             let message = MeetingMessage(
                 sessionID: sessionID, callType: callType, sender: actor.uid, text: text, isActive: isActive)
             return [.meetingMessage(message)]
+        case .setAttributes(let changes, let target):
+            let uid = target ?? actor.uid
+            let forOther = actor.isServerAPIOrBot(with: "attributes")
+            guard uid == actor.uid || forOther else {
+                throw .forbidden("a participant sets its own attributes only; bots need the 'attributes' capability")
+            }
+            guard let participant = state.participants[uid], participant.isJoined else {
+                throw uid == actor.uid ? .notInRoom : .notFound("'\(uid)' is not in the call")
+            }
+            if !forOther, let locked = changes.keys.sorted().first(where: { actor.tokenAttributes[$0] != nil }) {
+                throw .forbidden("'\(locked)' comes from your token; only the backend changes it")
+            }
+            let effective = changes.filter { participant.attributes[$0.key] != $0.value }
+            try AttributeLimits.participant.applying(effective, to: participant.attributes, what: "attributes")
+            return effective.isEmpty ? [] : [.attributesChanged(uid: uid, changes: effective)]
+        case .setMetadata(let changes):
+            guard actor.isOperator(in: state) || actor.isServerAPIOrBot(with: "metadata") else {
+                throw .forbidden("room metadata is set by moderators, bots with 'metadata' and the server API")
+            }
+            let effective = changes.filter { state.metadata[$0.key] != $0.value }
+            try AttributeLimits.room.applying(effective, to: state.metadata, what: "metadata")
+            return effective.isEmpty ? [] : [.metadataChanged(changes: effective)]
         case .moderate(let action, let target, _):
             let allowed = actor.isBot ? actor.capabilities.contains(action.capability) : actor.isOperator(in: state)
             guard allowed else { throw .forbidden("'\(action.rawValue)' needs a moderator of this room") }

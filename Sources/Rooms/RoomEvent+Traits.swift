@@ -35,7 +35,7 @@ extension RoomEvent {
     /// The event's effect on seats and devices.
     public var seatEffect: SeatEffect {
         switch self {
-        case .participantJoined(let uid, let deviceID, _, _, let role, _):
+        case .participantJoined(let uid, let deviceID, _, _, let role, _, _):
             return .takeSeat(uid: uid, deviceID: deviceID, countsAgainstCapacity: role.countsAgainstCapacity)
         case .connectionRestored(let uid, let deviceID):
             return .restoreDevice(uid: uid, deviceID: deviceID)
@@ -48,8 +48,7 @@ extension RoomEvent {
             return .releaseEveryone
         case .flagChanged, .mediaIDChanged, .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown,
             .recordingChanged, .audioModeChanged, .cameraFacingChanged, .operatorChanged, .banChanged,
-            .mutedByModerator,
-            .meetingMessage:
+            .mutedByModerator, .meetingMessage, .attributesChanged, .metadataChanged:
             return .none
         }
     }
@@ -62,7 +61,7 @@ extension RoomEvent {
             return true
         case .participantJoined, .connectionLost, .participantConnectionClosed, .connectionRestored, .flagChanged,
             .mediaIDChanged, .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .recordingChanged,
-            .audioModeChanged, .cameraFacingChanged, .meetingMessage:
+            .audioModeChanged, .cameraFacingChanged, .meetingMessage, .attributesChanged, .metadataChanged:
             return false
         }
     }
@@ -78,7 +77,8 @@ extension RoomEvent {
         case .flagChanged(_, let flag, _):
             return flag.isNotable
         case .participantJoined, .connectionLost, .participantConnectionClosed, .connectionRestored, .mediaIDChanged,
-            .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .audioModeChanged, .cameraFacingChanged:
+            .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .audioModeChanged, .cameraFacingChanged,
+            .attributesChanged, .metadataChanged:
             return false
         }
     }
@@ -87,13 +87,15 @@ extension RoomEvent {
     /// (`changesEveryParticipant`). Every event may change the room entry.
     var changedParticipant: String? {
         switch self {
-        case .participantJoined(let uid, _, _, _, _, _), .participantLeft(let uid, _, _), .connectionLost(let uid, _),
+        case .participantJoined(let uid, _, _, _, _, _, _), .participantLeft(let uid, _, _),
+            .connectionLost(let uid, _),
             .participantConnectionClosed(let uid, _), .connectionRestored(let uid, _), .flagChanged(let uid, _, _),
             .mediaIDChanged(let uid, _), .cameraFacingChanged(let uid, _), .operatorChanged(let uid, _),
-            .banChanged(let uid, _), .mutedByModerator(let uid), .audioModeChanged(let uid, _):
+            .banChanged(let uid, _), .mutedByModerator(let uid), .audioModeChanged(let uid, _),
+            .attributesChanged(let uid, _):
             return uid
         case .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .recordingChanged, .meetingMessage,
-            .sessionEnded:
+            .sessionEnded, .metadataChanged:
             return nil
         }
     }

@@ -17,9 +17,11 @@ public enum LeaveReason: String, Hashable, Sendable {
 /// Everything that can happen in a room. Each event is appended to the room's ordered log, which gives it its
 /// sequence number, and applied by the reducer (`RoomState.applying`).
 public enum RoomEvent: Hashable, Sendable {
-    /// A device joined the call; `callType` is the one the join asked for, which the join that starts a call sets.
+    /// A device joined the call; `callType` is the one the join asked for, which the join that starts a call sets;
+    /// `attributes` are those the token vouches for.
     case participantJoined(
-        uid: String, deviceID: String, name: String, avatar: String?, role: ParticipantRole, callType: String?
+        uid: String, deviceID: String, name: String, avatar: String?, role: ParticipantRole, callType: String?,
+        attributes: [String: String] = [:]
     )
     /// A device left the call.
     case participantLeft(uid: String, deviceID: String, reason: LeaveReason)
@@ -51,6 +53,10 @@ public enum RoomEvent: Hashable, Sendable {
     case banChanged(uid: String, isBanned: Bool)
     /// A moderator muted the user.
     case mutedByModerator(uid: String)
+    /// A participant's attributes changed: the keys set, and those removed (nil).
+    case attributesChanged(uid: String, changes: [String: String?])
+    /// The room's metadata changed: the keys set, and those removed (nil).
+    case metadataChanged(changes: [String: String?])
     /// A group meeting message (persisted in the history, replayable).
     case meetingMessage(MeetingMessage)
     /// The session was ended for everyone.

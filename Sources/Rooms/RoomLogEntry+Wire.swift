@@ -47,13 +47,17 @@ extension RoomEvent {
         }
         func optional(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }
         switch self {
-        case .participantJoined(let uid, let deviceID, let name, let avatar, let role, let callType):
-            return object(
-                "joined",
-                [
-                    ("uid", .string(uid)), ("device", .string(deviceID)), ("name", .string(name)),
-                    ("avatar", optional(avatar)), ("role", .string(role.rawValue)), ("callType", optional(callType)),
-                ])
+        case .participantJoined(let uid, let deviceID, let name, let avatar, let role, let callType, let attributes):
+            var members: [(String, JSONValue)] = [
+                ("uid", .string(uid)), ("device", .string(deviceID)), ("name", .string(name)),
+                ("avatar", optional(avatar)), ("role", .string(role.rawValue)), ("callType", optional(callType)),
+            ]
+            if !attributes.isEmpty { members.append(("attrs", ServerMessages.strings(attributes))) }
+            return object("joined", members)
+        case .attributesChanged(let uid, let changes):
+            return object("attrs", [("uid", .string(uid)), ("changes", ServerMessages.changes(changes))])
+        case .metadataChanged(let changes):
+            return object("metadata", [("changes", ServerMessages.changes(changes))])
         case .participantLeft(let uid, let deviceID, let reason):
             return object(
                 "left", [("uid", .string(uid)), ("device", .string(deviceID)), ("reason", .string(reason.rawValue))])
@@ -113,14 +117,28 @@ extension RoomEvent {
             return flag
         }
         func optional(_ key: String) -> String? { value[key]?.stringValue }
+        func changes() throws(RoomLogWireError) -> [String: String?] {
+            guard let object = value["changes"]?.objectValue else {
+                throw RoomLogWireError("event '\(type)' without 'changes'")
+            }
+            var changes: [String: String?] = [:]
+            for (key, item) in object.entries { changes.updateValue(item.stringValue, forKey: key) }
+            return changes
+        }
         switch type {
         case "joined":
             guard let role = ParticipantRole(rawValue: try string("role")) else {
                 throw RoomLogWireError("unknown role")
             }
+            var attributes: [String: String] = [:]
+            for (key, item) in value["attrs"]?.objectValue?.entries ?? [] {
+                if let text = item.stringValue { attributes[key] = text }
+            }
             self = .participantJoined(
                 uid: try string("uid"), deviceID: try string("device"), name: try string("name"),
-                avatar: optional("avatar"), role: role, callType: optional("callType"))
+                avatar: optional("avatar"), role: role, callType: optional("callType"), attributes: attributes)
+        case "attrs": self = .attributesChanged(uid: try string("uid"), changes: try changes())
+        case "metadata": self = .metadataChanged(changes: try changes())
         case "left":
             guard let reason = LeaveReason(rawValue: try string("reason")) else {
                 throw RoomLogWireError("unknown leave reason")

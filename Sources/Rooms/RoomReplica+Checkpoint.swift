@@ -20,6 +20,7 @@ extension RoomReplica {
                 ("participants", .array(participants)),
                 ("operators", .array(state.operators.sorted().map { .string($0) })),
                 ("banned", .array(state.banned.sorted().map { .string($0) })),
+                ("metadata", ServerMessages.strings(state.metadata)),
                 ("activeMeeting", state.activeMeeting.map { RoomEvent.meetingMessage($0).wireValue } ?? .null),
                 ("heldSpeaker", optional(self.heldSpeaker)), ("heldSince", .int(self.heldSince)),
                 ("speakerDue", optional(self.speakerDue)), ("pendingSpeaker", optional(self.pendingSpeaker)),
@@ -51,6 +52,9 @@ extension RoomReplica {
         }
         state.operators = Set((value["operators"]?.arrayValue ?? []).compactMap(\.stringValue))
         state.banned = Set((value["banned"]?.arrayValue ?? []).compactMap(\.stringValue))
+        for (key, item) in value["metadata"]?.objectValue?.entries ?? [] {
+            if let text = item.stringValue { state.metadata[key] = text }
+        }
         if let meeting = value["activeMeeting"], !meeting.isNull,
             case .meetingMessage(let message) = try RoomEvent(wireValue: meeting)
         {

@@ -18,6 +18,8 @@ public struct RoomState: Hashable, Sendable {
     /// Uids promoted to operator in this room (beyond token roles).
     public var operators: Set<String>
     public var banned: Set<String>
+    /// What moderators, bots and backends attached to the room (bounded by `AttributeLimits.room`).
+    public var metadata: [String: String]
     /// The current meeting announced to the group, if one is active.
     public var activeMeeting: MeetingMessage?
     /// The sequence number of the last applied event.
@@ -30,6 +32,7 @@ public struct RoomState: Hashable, Sendable {
         self.initiator = nil
         self.isRecording = false
         self.speakers = []
+        self.metadata = [:]
         self.participants = [:]
         self.joinOrder = []
         self.operators = []
@@ -77,7 +80,7 @@ public struct RoomState: Hashable, Sendable {
         self.sequence = entry.sequence
         let now = entry.time
         switch entry.event {
-        case .participantJoined(let uid, let deviceID, let name, let avatar, let role, let callType):
+        case .participantJoined(let uid, let deviceID, let name, let avatar, let role, let callType, let attributes):
             if self.startedAt == nil {
                 // A new call: the roster lists who joined this call, not those who left an earlier one.
                 self.participants = self.participants.filter { $0.value.isJoined }
@@ -95,6 +98,8 @@ public struct RoomState: Hashable, Sendable {
             }
             participant.name = name
             participant.avatar = avatar
+            // What the token vouches for replaces what was there under the same keys.
+            participant.attributes.merge(attributes) { _, vouched in vouched }
             participant.role = role
             participant.devices.removeAll { $0.deviceID == deviceID }
             participant.devices.append(ParticipantDevice(deviceID: deviceID, joinedAt: now))
@@ -132,6 +137,8 @@ public struct RoomState: Hashable, Sendable {
         case .flagChanged(let uid, let flag, let value):
             guard var participant = self.participants[uid] else { return }
             participant.account(until: now)
+            // The hand queue keeps when each hand went up; a hand raised again keeps its place.
+            if flag == .handRaised { participant.raisedAt = value ? (participant.raisedAt ?? now) : nil }
             participant.flags[flag] = value
             // Unmuting ends a moderator's mute.
             if flag == .audioMuted && !value { participant.mutedByModerator = false }
@@ -164,6 +171,12 @@ public struct RoomState: Hashable, Sendable {
             participant.audioMuted = true
             participant.mutedByModerator = true
             self.participants[uid] = participant
+        case .attributesChanged(let uid, let changes):
+            guard var participant = self.participants[uid] else { return }
+            for (key, value) in changes { participant.attributes[key] = value }
+            self.participants[uid] = participant
+        case .metadataChanged(let changes):
+            for (key, value) in changes { self.metadata[key] = value }
         case .meetingMessage(let message):
             if message.isActive {
                 self.activeMeeting = message

@@ -32,6 +32,14 @@ struct RosterView: Equatable {
                 else { continue }
                 uids.append(uid)
             }
+            if spec.filter == .raisedHands {
+                // The hand queue: whose hand went up first (join order among hands raised at the same moment).
+                uids.sort { lhs, rhs in
+                    let left = state.participants[lhs]!
+                    let right = state.participants[rhs]!
+                    return (left.raisedAt ?? 0, left.order) < (right.raisedAt ?? 0, right.order)
+                }
+            }
         }
         if let limit = spec.limit, uids.count > limit { uids.removeLast(uids.count - limit) }
         return uids
@@ -56,6 +64,7 @@ struct RosterView: Equatable {
         if let initiator = state.initiator { object["initiator"] = .string(initiator) }
         object["recording"] = .bool(state.isRecording)
         if let speaker { object["activeSpeaker"] = .string(speaker) }
+        if !state.metadata.isEmpty { object["metadata"] = ServerMessages.strings(state.metadata) }
         object["capacity"] = .int(Int64(capacity))
         object["participantCount"] = .int(Int64(state.joinedParticipants.count))
         if let meeting = state.activeMeeting, case .object(var entry) = ServerMessages.meeting(meeting) {

@@ -50,6 +50,7 @@ enum ServerMessages {
                 ("operators", .array(state.operators.sorted().map { .string($0) })),
                 ("banned", .array(state.banned.sorted().map { .string($0) })),
                 ("activeMeeting", state.activeMeeting.map(Self.meeting) ?? .null),
+                ("metadata", Self.strings(state.metadata)),
             ])
         )
     }
@@ -176,7 +177,7 @@ enum ServerMessages {
             return .object(JSONObject(fields))
         }
         switch event {
-        case .participantJoined(let uid, let deviceID, _, _, _, _):
+        case .participantJoined(let uid, let deviceID, _, _, _, _, _):
             return ("participant.joined", withParticipant(uid, [("deviceID", .string(deviceID))]))
         case .participantLeft(let uid, let deviceID, let reason):
             let name = reason == .timedOut ? "session.timed_out" : "participant.left"
@@ -218,11 +219,28 @@ enum ServerMessages {
             )
         case .mutedByModerator(let uid):
             return ("moderation.muted", withParticipant(uid))
+        case .attributesChanged(let uid, let changes):
+            return ("participant.attributes_changed", withParticipant(uid, [("attributes", Self.changes(changes))]))
+        case .metadataChanged(let changes):
+            return ("room.metadata_changed", .object(JSONObject([("metadata", Self.changes(changes))])))
         case .meetingMessage(let message):
             return ("meeting.message", Self.meeting(message))
         case .sessionEnded:
             return ("session.ended", .object(JSONObject([])))
         }
+    }
+
+    /// Key/value changes as a merge patch: the keys set, and `null` for those removed, in key order.
+    static func changes(_ changes: [String: String?]) -> JSONValue {
+        let members = changes.sorted { $0.key < $1.key }.map {
+            ($0.key, $0.value.map { JSONValue.string($0) } ?? .null)
+        }
+        return .object(JSONObject(uniqueKeysWithValues: members))
+    }
+
+    /// Keys and values as a JSON object, in key order.
+    static func strings(_ values: [String: String]) -> JSONValue {
+        .object(JSONObject(uniqueKeysWithValues: values.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
     }
 
     static func viewSpec(_ spec: RosterViewSpec) -> JSONValue {

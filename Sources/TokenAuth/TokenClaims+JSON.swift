@@ -5,7 +5,8 @@ extension TokenClaims {
     ///
     /// Required: `sub` (a non-empty string) and `exp` (an integer). Optional: `nbf` and `iat` (integers), `iss` and
     /// `name` (strings), `avatar` (an `https` or `http` URL), `aud` (a string or an array of strings), `rooms` (an
-    /// object of non-empty room IDs to role names), `groups` and `caps` (arrays of non-empty strings). `null` is not
+    /// object of non-empty room IDs to role names), `groups` and `caps` (arrays of non-empty strings), `attrs` (an
+    /// object of strings). `null` is not
     /// accepted for any of them. Unknown claims are ignored. Times are not compared with the clock here.
     ///
     /// - Parameters:
@@ -40,6 +41,7 @@ extension TokenClaims {
             rooms: try Self.rooms(payload),
             groups: try Self.stringArray(payload, "groups"),
             capabilities: try Self.stringArray(payload, "caps"),
+            attributes: try Self.attributes(payload),
             notBefore: try Self.integer(payload, "nbf"),
             issuedAt: try Self.integer(payload, "iat"),
             issuer: try Self.string(payload, "iss"),
@@ -85,6 +87,10 @@ extension TokenClaims {
         if !self.capabilities.isEmpty {
             members["caps"] = .array(self.capabilities.map { .string($0) })
         }
+        if !self.attributes.isEmpty {
+            let attributes = self.attributes.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) }
+            members["attrs"] = .object(JSONObject(uniqueKeysWithValues: attributes))
+        }
         return .object(members)
     }
 
@@ -97,6 +103,19 @@ extension TokenClaims {
         default:
             throw TokenError(.invalidClaims, "\(claim) is not a string")
         }
+    }
+
+    private static func attributes(_ payload: JSONObject) throws(TokenError) -> [String: String] {
+        guard let value = payload["attrs"] else { return [:] }
+        guard case .object(let object) = value else { throw TokenError(.invalidClaims, "attrs is not an object") }
+        var attributes: [String: String] = [:]
+        for (key, value) in object.entries {
+            guard case .string(let text) = value else {
+                throw TokenError(.invalidClaims, "attrs.\(key.prefix(32)) is not a string")
+            }
+            attributes[key] = text
+        }
+        return attributes
     }
 
     private static func integer(_ payload: JSONObject, _ claim: String) throws(TokenError) -> Int64? {

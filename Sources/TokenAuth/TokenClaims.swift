@@ -16,6 +16,9 @@ public struct TokenClaims: Sendable, Hashable {
     /// What a bot token allows (`caps`), for example `mute`, `remove`, `ban`, `promote`, `pin`, `end` or `publish`,
     /// in token order. Capabilities are free-form: the caller decides which ones it knows.
     public var capabilities: [String]
+    /// Participant attributes the backend vouches for (`attrs`, an object of strings): the participant's roster entry
+    /// carries them, and the participant cannot change them.
+    public var attributes: [String: String]
     /// The time from which the token is no longer valid (`exp`).
     public var expiresAt: Int64
     /// The time before which the token is not yet valid (`nbf`).
@@ -54,6 +57,7 @@ public struct TokenClaims: Sendable, Hashable {
         rooms: [String: TokenRole] = [:],
         groups: [String] = [],
         capabilities: [String] = [],
+        attributes: [String: String] = [:],
         notBefore: Int64? = nil,
         issuedAt: Int64? = nil,
         issuer: String? = nil,
@@ -67,6 +71,7 @@ public struct TokenClaims: Sendable, Hashable {
         self.rooms = rooms
         self.groups = groups
         self.capabilities = capabilities
+        self.attributes = attributes
         self.notBefore = notBefore
         self.issuedAt = issuedAt
         self.issuer = issuer

@@ -205,6 +205,26 @@ struct OperationsEndpointTests {
         if case .success = CtlCommand.request(["rooms", "extra"], options: [:], flags: []) {
             Issue.record("rooms with an argument was accepted")
         }
+        guard
+            case .success(let attributes) = CtlCommand.request(
+                ["attributes", "r", "bob", "title=CTO", "team"], options: [:], flags: [])
+        else {
+            Issue.record("attributes refused")
+            return
+        }
+        #expect(attributes.path == "/v1/api/rooms/r/events")
+        #expect(
+            attributes.body.map(JSONWriter.string)
+                == #"{"type":"attributes","uid":"bob","attributes":{"title":"CTO","team":null}}"#)
+        guard case .success(let metadata) = CtlCommand.request(["metadata", "r", "topic=Q3"], options: [:], flags: [])
+        else {
+            Issue.record("metadata refused")
+            return
+        }
+        #expect(metadata.body.map(JSONWriter.string) == #"{"type":"metadata","metadata":{"topic":"Q3"}}"#)
+        if case .success = CtlCommand.request(["attributes", "r", "bob"], options: [:], flags: []) {
+            Issue.record("attributes without a change was accepted")
+        }
     }
 
     @Test("log lines are logfmt and quote what needs quoting")

@@ -59,6 +59,7 @@ final class GatewayHarness {
         rooms: [String: TokenRole] = [:],
         groups: [String] = [],
         caps: [String] = [],
+        attributes: [String: String] = [:],
         expiresIn: Int64 = 3600,
         notBeforeIn: Int64? = nil,
         audience: [String] = [],
@@ -71,6 +72,7 @@ final class GatewayHarness {
             rooms: rooms,
             groups: groups,
             capabilities: caps,
+            attributes: attributes,
             notBefore: notBeforeIn.map { self.nowSeconds + $0 },
             audience: audience
         )

@@ -149,6 +149,20 @@ export declare class RoomSubscription {
      */
     setAudioMode(mode: string): Promise<Acknowledgement>;
     /**
+     * Sets or removes this participant's attributes (null removes a key); keys its token set are the backend's.
+     * @param changes the keys to set, and null for those to remove.
+     */
+    setAttributes(changes: {
+        readonly [key: string]: string | null;
+    }): Promise<Acknowledgement>;
+    /**
+     * Sets or removes the room's metadata (moderators, bots with the `metadata` capability).
+     * @param changes the keys to set, and null for those to remove.
+     */
+    setMetadata(changes: {
+        readonly [key: string]: string | null;
+    }): Promise<Acknowledgement>;
+    /**
      * Performs a moderator action. Refusals reject with `ERR_FORBIDDEN` (not allowed) or `ERR_NOT_FOUND` (the
      * target is not in the call); repeating an action resolves with `changed: false`.
      * @param action the action.

@@ -78,6 +78,8 @@ export interface Participant {
     readonly presenting: boolean;
     /** Whether the hand is raised. */
     readonly handRaised: boolean;
+    /** When the hand went up (milliseconds since the epoch), while it is up: the hand queue's order. */
+    readonly raisedAt?: number;
     /** Whether a moderator spotlighted the participant. */
     readonly pinned: boolean;
     /** Whether the last mute came from a moderator. */
@@ -86,6 +88,8 @@ export interface Participant {
     readonly cameraFacing?: string;
     /** The device's audio output: `speaker`, `earpiece`, `bluetooth` or `headphones`. */
     readonly audioMode?: string;
+    /** What the app attached to the participant (from the token, the participant, bots or the backend). */
+    readonly attributes?: { readonly [key: string]: string };
     /** In the `banned` view: always true. */
     readonly banned?: boolean;
     /** Any field a newer gateway adds. */
@@ -108,6 +112,8 @@ export interface RoomState {
     readonly capacity?: number;
     /** How many are in the call. */
     readonly participantCount?: number;
+    /** What moderators, bots and the backend attached to the room. */
+    readonly metadata?: { readonly [key: string]: string };
     /** Any field a newer gateway adds. */
     readonly [field: string]: JsonValue | readonly JsonValue[] | undefined;
 }
