@@ -26,6 +26,7 @@ from rollcall import (
     Resumed,
     ServerAPI,
     TokenKey,
+    TooLargeError,
     UnauthorizedError,
     View,
     mint_token,
@@ -330,6 +331,8 @@ def payload_of(token):
         (["--uid", "notetaker", "--room", "standup", "--role", "bot", "--caps", "mute,remove"],
          {"rooms": {"standup": "bot"}, "caps": ["mute", "remove"]},
          {"auth.issuer": "backend", "auth.audience": "rollcall"}),
+        (["--uid", "carol", "--group", "standup", "--attr", "title=CTO", "--attr", "badge=guest=yes"],
+         {"groups": ["standup"], "attributes": {"title": "CTO", "badge": "guest=yes"}}, {}),
     ],
 )
 def test_tokens_from_rollcall_token_and_from_python_are_the_same_bytes(arguments, python, settings):
@@ -357,5 +360,53 @@ def test_a_bot_token_minted_in_python_moderates(rollcall):
             assert (await bot_room.mute("bob", reason="noise")).changed
             await bob_room.wait_for(lambda room: room.participant("bob").audio_muted)
         assert bot.status == "closed" and bob.status == "closed"
+
+    run(scenario())
+
+
+def test_attributes_metadata_and_the_hand_queue(rollcall):
+    server = rollcall(**{"api.keys": f"ops:{API_SECRET}"})
+    api = AsyncServerAPI(http_base(server), API_SECRET, timeout=5)
+
+    async def scenario():
+        alice = client(server, "alice", rooms=[ROOM], role="moderator")
+        bob = client(server, "bob", groups=[ROOM], attributes={"badge": "guest"})
+        carol = client(server, "carol", groups=[ROOM])
+        for each in (alice, bob, carol):
+            await each.connect()
+        alice_room = await alice.join(ROOM)
+        bob_room = await bob.join(ROOM)
+        carol_room = await carol.join(ROOM)
+
+        # Bob's own attributes beside the one his token vouches for, which he cannot change.
+        assert (await bob_room.set_attributes({"pronouns": "he/him"})).changed
+        with pytest.raises(ForbiddenError):
+            await bob_room.set_attributes({"badge": "host"})
+        with pytest.raises(TooLargeError):
+            await bob_room.set_attributes({"bio": "x" * 300})
+        await alice_room.wait_for(lambda room: room.participant("bob").attributes == {"badge": "guest",
+                                                                                     "pronouns": "he/him"})
+        await api.set_attributes(ROOM, "carol", {"title": "CTO"})
+        await bob_room.wait_for(lambda room: room.participant("carol").attributes == {"title": "CTO"})
+
+        # Room metadata: moderators set it, participants may not.
+        assert (await alice_room.set_metadata({"topic": "Q3 planning"})).changed
+        with pytest.raises(ForbiddenError):
+            await bob_room.set_metadata({"topic": "lunch"})
+        await bob_room.wait_for(lambda room: room.room_state.get("metadata") == {"topic": "Q3 planning"})
+        await api.set_metadata(ROOM, {"topic": None})
+        await bob_room.wait_for(lambda room: "metadata" not in room.room_state)
+
+        # The hand queue: the raised-hands view keeps the order the hands went up in.
+        await carol_room.raise_hand()
+        await asyncio.sleep(0.05)  # raisedAt counts milliseconds: the two hands go up in different ones
+        await bob_room.raise_hand()
+        await alice_room.wait_for(lambda room: all(room.participant(uid).hand_raised for uid in ("bob", "carol")))
+        hands = sorted((person.raised_at, person.uid) for person in alice_room.participants if person.hand_raised)
+        assert [uid for _, uid in hands] == ["carol", "bob"]
+        assert (await alice_room.lower_all_hands(reason="moving on")).changed
+        await carol_room.wait_for(lambda room: not any(person.hand_raised for person in room.participants))
+        for each in (alice, bob, carol):
+            await each.close()
 
     run(scenario())

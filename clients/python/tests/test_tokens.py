@@ -22,13 +22,15 @@ def part(value: object) -> str:
 def test_a_minted_token_has_the_signers_header_and_member_order() -> None:
     token = mint_token(
         KEY, "bob", name="Zoë", rooms=["standup", "design"], role="moderator", groups=["g1"], caps=["mute"],
-        issued_at=1_764_500_000, ttl=600, issuer="backend", audience="rollcall",
+        attributes={"title": "CTO", "badge": "guest"}, issued_at=1_764_500_000, ttl=600, issuer="backend",
+        audience="rollcall",
     )
     header, payload, signature = token.split(".")
     assert header == part({"alg": "HS256", "typ": "JWT", "kid": "k1"})
     assert payload == part({
         "iss": "backend", "sub": "bob", "aud": "rollcall", "exp": 1_764_500_600, "iat": 1_764_500_000,
         "name": "Zoë", "rooms": {"design": "moderator", "standup": "moderator"}, "groups": ["g1"], "caps": ["mute"],
+        "attrs": {"badge": "guest", "title": "CTO"},
     })
     expected = hmac.new(KEY.secret, f"{header}.{payload}".encode(), hashlib.sha256).digest()
     assert signature == base64.urlsafe_b64encode(expected).rstrip(b"=").decode()
@@ -95,6 +97,7 @@ def test_issuer_and_audience_are_checked_when_asked_for() -> None:
         TokenClaims(subject="bob", expires_at=1, rooms={"standup": "owner"}),
         TokenClaims(subject="bob", expires_at=1, avatar="ftp://pictures"),
         TokenClaims(subject="bob", expires_at=1, groups=("",)),
+        TokenClaims(subject="bob", expires_at=1, attributes={"title": 7}),  # type: ignore[dict-item]
     ],
 )
 def test_claims_the_gateway_would_refuse_are_not_signed(claims: TokenClaims) -> None:

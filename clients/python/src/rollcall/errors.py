@@ -98,6 +98,12 @@ class RoomFullError(ServerError):
     CODE = "ERR_ROOM_FULL"
 
 
+class TooLargeError(ServerError):
+    """`ERR_TOO_LARGE`: attributes or metadata past their limits (the message names the limit)."""
+
+    CODE = "ERR_TOO_LARGE"
+
+
 class UnavailableError(ServerError):
     """`ERR_UNAVAILABLE`: cluster mode, the shared store did not answer; the change may or may not be made."""
 
@@ -124,6 +130,7 @@ _BY_CODE: dict[str, type[ServerError]] = {
         NotFoundError,
         TooManyRoomsError,
         RoomFullError,
+        TooLargeError,
         UnavailableError,
         BusyError,
     )

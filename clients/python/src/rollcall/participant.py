@@ -31,6 +31,8 @@ class Participant:
         camera_facing: `front` or `back`.
         audio_mode: the participant's audio output: `speaker`, `earpiece`, `bluetooth` or `headphones`.
         banned: set in the banned view.
+        raised_at: when the hand went up (milliseconds since the epoch), while it is up: the hand queue's order.
+        attributes: what the app attached to the participant (from the token, the participant, bots or the backend).
         entry: the roster entry itself.
     """
 
@@ -53,6 +55,8 @@ class Participant:
     camera_facing: str | None = None
     audio_mode: str | None = None
     banned: bool = False
+    raised_at: int | None = None
+    attributes: Mapping[str, str] = field(default_factory=dict, hash=False)
     entry: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -83,5 +87,9 @@ class Participant:
             camera_facing=entry.get("cameraFacing"),
             audio_mode=entry.get("audioMode"),
             banned=entry.get("banned") is True,
+            raised_at=entry.get("raisedAt") if isinstance(entry.get("raisedAt"), int) else None,
+            attributes={
+                key: value for key, value in (entry.get("attributes") or {}).items() if isinstance(value, str)
+            },
             entry=entry,
         )

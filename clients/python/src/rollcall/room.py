@@ -246,15 +246,40 @@ class Room:
         """Sets the participant's own audio output: `speaker`, `earpiece`, `bluetooth` or `headphones`."""
         return await self._acknowledged("media", {"audioMode": mode})
 
+    async def set_attributes(self, changes: Mapping[str, str | None], *, uid: str | None = None) -> Ack:
+        """Sets or removes participant attributes (a None value removes the key).
+
+        Args:
+            changes: the keys to set, and those to remove (None).
+            uid: another participant, for a bot with the `attributes` capability; None for the client's own
+                (keys its token set are the backend's and cannot be changed).
+
+        Raises:
+            ForbiddenError: a key the token set, or another's attributes without the capability;
+                TooLargeError: past the limits.
+        """
+        fields: dict[str, Any] = {"attributes": dict(changes)}
+        if uid is not None:
+            fields["uid"] = uid
+        return await self._acknowledged("attributes", fields)
+
+    async def set_metadata(self, changes: Mapping[str, str | None]) -> Ack:
+        """Sets or removes the room's metadata (moderators, bots with the `metadata` capability).
+
+        Args:
+            changes: the keys to set, and those to remove (None).
+        """
+        return await self._acknowledged("metadata", {"metadata": dict(changes)})
+
     # MARK: Moderation
 
     async def action(self, action: str, target: str | None = None, reason: str | None = None) -> Ack:
         """Performs a moderator action (docs/PROTOCOL.md, "action").
 
         Args:
-            action: `mute`, `mute_all`, `lower_hand`, `spotlight`, `unspotlight`, `promote`, `demote`, `remove`,
-                `ban`, `unban` or `end_session`.
-            target: the uid it applies to; None for `mute_all` and `end_session`.
+            action: `mute`, `mute_all`, `lower_hand`, `lower_all_hands`, `spotlight`, `unspotlight`, `promote`,
+                `demote`, `remove`, `ban`, `unban` or `end_session`.
+            target: the uid it applies to; None for `mute_all`, `lower_all_hands` and `end_session`.
             reason: shown with the event.
 
         Raises:
@@ -278,6 +303,10 @@ class Room:
     async def lower_hand_of(self, uid: str, reason: str | None = None) -> Ack:
         """Lowers a participant's hand."""
         return await self.action("lower_hand", uid, reason)
+
+    async def lower_all_hands(self, reason: str | None = None) -> Ack:
+        """Lowers every raised hand."""
+        return await self.action("lower_all_hands", None, reason)
 
     async def remove(self, uid: str, reason: str | None = None) -> Ack:
         """Removes a participant from the call (their connection closes with 4003)."""

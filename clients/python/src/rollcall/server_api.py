@@ -75,7 +75,7 @@ class ServerAPI:
         return Ack.from_message(self._call("POST", f"/rooms/{quote(room, safe='')}/meeting", body))
 
     def publish_event(self, room: str, event: Mapping[str, Any]) -> Ack:
-        """Publishes a `media` or `speaker` message (without `room`) as the server.
+        """Publishes a `media`, `speaker`, `attributes` or `metadata` message (without `room`) as the server.
 
         Args:
             room: the room.
@@ -96,14 +96,22 @@ class ServerAPI:
         """Sets a participant's audio output: `speaker`, `earpiece`, `bluetooth` or `headphones`."""
         return self.publish_event(room, {"type": "media", "audioMode": mode, "uid": uid})
 
+    def set_attributes(self, room: str, uid: str, changes: Mapping[str, str | None]) -> Ack:
+        """Sets or removes a participant's attributes (a None value removes the key)."""
+        return self.publish_event(room, {"type": "attributes", "uid": uid, "attributes": dict(changes)})
+
+    def set_metadata(self, room: str, changes: Mapping[str, str | None]) -> Ack:
+        """Sets or removes the room's metadata (a None value removes the key)."""
+        return self.publish_event(room, {"type": "metadata", "metadata": dict(changes)})
+
     def moderate(self, room: str, action: str, target: str | None = None, reason: str | None = None) -> Ack:
         """Performs a moderator action with an admin's rights; the events carry the actor `api:NAME`.
 
         Args:
             room: the room.
-            action: `mute`, `mute_all`, `lower_hand`, `spotlight`, `unspotlight`, `remove`, `ban`, `unban`,
-                `promote`, `demote` or `end_session`.
-            target: the uid, for every action but `mute_all` and `end_session`.
+            action: `mute`, `mute_all`, `lower_hand`, `lower_all_hands`, `spotlight`, `unspotlight`, `remove`,
+                `ban`, `unban`, `promote`, `demote` or `end_session`.
+            target: the uid, for every action but `mute_all`, `lower_all_hands` and `end_session`.
             reason: shown with the event.
         """
         body: dict[str, Any] = {"action": action}
@@ -195,6 +203,14 @@ class AsyncServerAPI:
     async def set_audio_mode(self, room: str, uid: str, mode: str) -> Ack:
         """Sets a participant's audio output."""
         return await asyncio.to_thread(self.sync.set_audio_mode, room, uid, mode)
+
+    async def set_attributes(self, room: str, uid: str, changes: Mapping[str, str | None]) -> Ack:
+        """Sets or removes a participant's attributes."""
+        return await asyncio.to_thread(self.sync.set_attributes, room, uid, changes)
+
+    async def set_metadata(self, room: str, changes: Mapping[str, str | None]) -> Ack:
+        """Sets or removes the room's metadata."""
+        return await asyncio.to_thread(self.sync.set_metadata, room, changes)
 
     async def moderate(self, room: str, action: str, target: str | None = None, reason: str | None = None) -> Ack:
         """Performs a moderator action (see `ServerAPI.moderate`)."""

@@ -2,7 +2,8 @@
 
 A token minted here is byte for byte the one `rollcall token` prints for the same claims and key: the header is
 `{"alg":"HS256","typ":"JWT","kid":...}` (`kid` only when the key has an ID), the payload holds the claims in a fixed
-order (`iss`, `sub`, `aud`, `exp`, `nbf`, `iat`, `name`, `avatar`, `rooms` sorted by room id, `groups`, `caps`),
+order (`iss`, `sub`, `aud`, `exp`, `nbf`, `iat`, `name`, `avatar`, `rooms` sorted by room id, `groups`, `caps`,
+`attrs` sorted by key),
 leaving out absent values and empty collections, in compact JSON with non-ASCII written as UTF-8.
 """
 
@@ -77,7 +78,9 @@ class TokenClaims:
         avatar: an `https` or `http` URL of the user's picture.
         rooms: the role in each room the token gives access to, by room id.
         groups: the groups the user is a member of.
-        caps: a bot's moderator capabilities (`mute`, `remove`, `ban`, `promote`, `pin`, `end`, `record`).
+        caps: a bot's capabilities (`mute`, `remove`, `ban`, `promote`, `pin`, `end`, `record`, `speaker`,
+            `attributes`, `metadata`).
+        attributes: participant attributes the backend vouches for (`attrs`); the participant cannot change them.
         not_before: `nbf`, seconds since the epoch.
         issued_at: `iat`, seconds since the epoch.
         issuer: `iss`.
@@ -92,6 +95,7 @@ class TokenClaims:
     rooms: Mapping[str, str] = field(default_factory=dict)
     groups: tuple[str, ...] = ()
     caps: tuple[str, ...] = ()
+    attributes: Mapping[str, str] = field(default_factory=dict)
     not_before: int | None = None
     issued_at: int | None = None
     issuer: str | None = None
@@ -123,6 +127,8 @@ class TokenClaims:
             members["groups"] = list(self.groups)
         if self.caps:
             members["caps"] = list(self.caps)
+        if self.attributes:
+            members["attrs"] = {key: self.attributes[key] for key in sorted(self.attributes)}
         return members
 
     @classmethod
@@ -161,6 +167,7 @@ class TokenClaims:
             rooms=_rooms(payload),
             groups=_string_array(payload, "groups"),
             caps=_string_array(payload, "caps"),
+            attributes=_attributes(payload),
             not_before=_integer(payload, "nbf"),
             issued_at=_integer(payload, "iat"),
             issuer=_string(payload, "iss"),
@@ -179,6 +186,7 @@ def mint_token(
     role: str = "participant",
     groups: Iterable[str] = (),
     caps: Iterable[str] = (),
+    attributes: Mapping[str, str] | None = None,
     ttl: int = 3600,
     expires_at: int | None = None,
     issued_at: int | None = None,
@@ -197,6 +205,7 @@ def mint_token(
         role: the role for rooms given without one: admin, moderator, participant, viewer or bot.
         groups: the groups the user is a member of.
         caps: a bot's capabilities.
+        attributes: participant attributes the backend vouches for (`attrs`).
         ttl: the lifetime in seconds, counted from `issued_at`, when `expires_at` is not given.
         expires_at: `exp`, seconds since the epoch.
         issued_at: `iat`; default now.
@@ -227,6 +236,7 @@ def mint_token(
         rooms=room_roles,
         groups=tuple(groups),
         caps=tuple(caps),
+        attributes=dict(attributes or {}),
         not_before=not_before,
         issued_at=now,
         issuer=issuer,
@@ -415,6 +425,18 @@ def _string_array(payload: dict[str, Any], claim: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
         raise TokenError("invalid_claims", f"{claim} is not an array of non-empty strings")
     return tuple(value)
+
+
+def _attributes(payload: dict[str, Any]) -> dict[str, str]:
+    if "attrs" not in payload:
+        return {}
+    value = payload["attrs"]
+    if not isinstance(value, dict):
+        raise TokenError("invalid_claims", "attrs is not an object")
+    for key, text in value.items():
+        if not isinstance(text, str):
+            raise TokenError("invalid_claims", f"attrs.{key[:32]} is not a string")
+    return dict(value)
 
 
 def _audience(payload: dict[str, Any]) -> tuple[str, ...]:
