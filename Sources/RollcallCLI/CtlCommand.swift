@@ -14,8 +14,11 @@ enum CtlCommand {
           room ROOM                      a room's state and roster
           meeting ROOM --session-id ID   publish a meeting message into ROOM (the meeting's group)
           event ROOM EVENT-OPTION        publish a room event: --recording, --audio-mode, --speaker or --no-speaker
-          action ROOM ACTION             a moderator action: mute, mute_all, lower_hand, lower_all_hands, spotlight,
-                                         unspotlight, remove, ban, unban, promote, demote, end_session
+          action ROOM ACTION             a moderator action: mute, mute_all, lower_hand, lower_all_hands, ask_unmute,
+                                         spotlight, unspotlight, remove, ban, unban, promote, demote, end_session
+          permissions ROOM UID SETTING...
+                                         set a participant's permissions: unmute=, share=, meetings=, hidden= with
+                                         true or false
           attributes ROOM UID CHANGE...  set a participant's attributes: KEY=VALUE sets, a bare KEY removes
           metadata ROOM CHANGE...        set the room's metadata: KEY=VALUE sets, a bare KEY removes
           disconnect UID                 close every connection of a user (close code 4009); they may reconnect
@@ -33,6 +36,8 @@ enum CtlCommand {
           --speaker UID        event: set the active speaker
           --no-speaker         event: clear the active speaker
           --target UID         action: the participant acted on (all actions but mute_all and end_session)
+          --hard               action mute: the participant cannot unmute itself until lifted
+          --duration-ms MS     action mute --hard: lift the restriction after this long
           --reason TEXT        action, disconnect: a reason recorded with the action or sent in the close frame
           -h, --help           show this help
 
@@ -49,10 +54,10 @@ enum CtlCommand {
         var positional: [String] = []
         var options: [String: String] = [:]
         var flags: Set<String> = []
-        let valueless: Set<String> = ["--inactive", "--no-speaker"]
+        let valueless: Set<String> = ["--inactive", "--no-speaker", "--hard"]
         let known: Set<String> = [
             "--session-id", "--call-type", "--text", "--recording", "--audio-mode", "--uid", "--speaker", "--target",
-            "--reason",
+            "--reason", "--duration-ms",
         ]
         var index = 0
         while index < arguments.count {
@@ -154,9 +159,17 @@ enum CtlCommand {
             }
             return .success(("POST", "/v1/api/rooms/\(segment(arguments[0]))/events", body))
         case ("action", 2):
+            var duration: JSONValue?
+            if let text = options["--duration-ms"] {
+                guard let milliseconds = Int64(text), milliseconds > 0 else {
+                    return .failure("--duration-ms takes a positive number of milliseconds")
+                }
+                duration = .int(milliseconds)
+            }
             let body = object([
                 ("action", .string(arguments[1])), ("target", options["--target"].map { .string($0) }),
                 ("reason", options["--reason"].map { .string($0) }),
+                ("hard", flags.contains("--hard") ? .bool(true) : nil), ("durationMs", duration),
             ])
             return .success(("POST", "/v1/api/rooms/\(segment(arguments[0]))/actions", body))
         case ("attributes", 2...), ("metadata", 1...):
@@ -173,6 +186,20 @@ enum CtlCommand {
                 isAttributes
                 ? object([("type", .string("attributes")), ("uid", .string(arguments[1])), ("attributes", values)])
                 : object([("type", .string("metadata")), ("metadata", values)])
+            return .success(("POST", "/v1/api/rooms/\(segment(arguments[0]))/events", body))
+        case ("permissions", 3...):
+            var values: [(String, JSONValue)] = []
+            for setting in arguments.dropFirst(2) {
+                let pair = setting.split(separator: "=", maxSplits: 1)
+                guard pair.count == 2, ["unmute", "share", "meetings", "hidden"].contains(String(pair[0])),
+                    pair[1] == "true" || pair[1] == "false", !values.contains(where: { $0.0 == pair[0] })
+                else { return .failure("permissions takes unmute=, share=, meetings=, hidden= with true or false") }
+                values.append((String(pair[0]), .bool(pair[1] == "true")))
+            }
+            let body = object([
+                ("type", .string("permissions")), ("uid", .string(arguments[1])),
+                ("permissions", .object(JSONObject(uniqueKeysWithValues: values))),
+            ])
             return .success(("POST", "/v1/api/rooms/\(segment(arguments[0]))/events", body))
         case ("disconnect", 1):
             let body = object([("reason", options["--reason"].map { .string($0) })])

@@ -244,6 +244,46 @@ public final class RoomSubscription: @unchecked Sendable {
         try await self.acknowledged("metadata", [("metadata", Self.changes(changes))])
     }
 
+    /// Hard-mutes a participant (moderators, bots with `mute`): muted, and unable to unmute itself for `duration`
+    /// seconds, or until `ask_unmute` or a permission change gives the right back (nil).
+    ///
+    /// - Parameters:
+    ///   - uid: the participant.
+    ///   - duration: how long, in seconds (1 s to a day), or nil until lifted.
+    ///   - reason: recorded with the action.
+    @discardableResult
+    public func hardMute(
+        _ uid: String, for duration: Int? = nil, reason: String? = nil
+    ) async throws(RollcallError)
+        -> RollcallAcknowledgement
+    {
+        var fields: [(String, JSONValue)] = [("action", "mute"), ("target", .string(uid)), ("hard", true)]
+        if let duration { fields.append(("durationMs", .int(Int64(duration) * 1000))) }
+        if let reason { fields.append(("reason", .string(reason))) }
+        return try await self.acknowledged("action", fields)
+    }
+
+    /// Changes a participant's permissions (moderators, bots with `permissions`): the ones given, the others as they
+    /// are.
+    ///
+    /// - Parameters:
+    ///   - uid: the participant.
+    ///   - unmute: whether it may unmute itself.
+    ///   - share: whether it may share its screen.
+    ///   - meetings: whether it may send group meeting messages.
+    ///   - hidden: whether it is left out of every roster view and count.
+    @discardableResult
+    public func setPermissions(
+        of uid: String, unmute: Bool? = nil, share: Bool? = nil, meetings: Bool? = nil, hidden: Bool? = nil
+    ) async throws(RollcallError) -> RollcallAcknowledgement {
+        let values: [(String, JSONValue)] = [
+            ("unmute", unmute.map(JSONValue.bool)), ("share", share.map(JSONValue.bool)),
+            ("meetings", meetings.map(JSONValue.bool)), ("hidden", hidden.map(JSONValue.bool)),
+        ].compactMap { key, value in value.map { (key, $0) } }
+        return try await self.acknowledged(
+            "permissions", [("uid", .string(uid)), ("permissions", .object(JSONObject(uniqueKeysWithValues: values)))])
+    }
+
     private static func changes(_ changes: [String: String?]) -> JSONValue {
         .object(
             JSONObject(

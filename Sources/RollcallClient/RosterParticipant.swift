@@ -42,6 +42,14 @@ public struct RosterParticipant: Identifiable, Hashable, Sendable {
     public var audioMode: String?
     /// What the app attached to the participant (from the token, the participant, bots or the backend).
     public var attributes: [String: String]
+    /// Whether the participant may unmute itself (false after a hard mute).
+    public var mayUnmute: Bool
+    /// When a timed hard mute lifts (milliseconds since the epoch).
+    public var restrictedUntil: Int64?
+    /// Whether the participant may share its screen.
+    public var mayShare: Bool
+    /// Whether the participant may send group meeting messages.
+    public var mayPublishMeetings: Bool
     /// Set in the banned view.
     public var isBanned: Bool
 
@@ -71,6 +79,11 @@ public struct RosterParticipant: Identifiable, Hashable, Sendable {
             if let text = value.stringValue { attributes[key] = text }
         }
         self.attributes = attributes
+        let permissions = entry["permissions"]?.objectValue
+        self.mayUnmute = permissions?["unmute"]?.boolValue ?? true
+        self.restrictedUntil = permissions?["restrictedUntil"]?.intValue
+        self.mayShare = permissions?["share"]?.boolValue ?? true
+        self.mayPublishMeetings = permissions?["meetings"]?.boolValue ?? true
         self.isBanned = entry["banned"]?.boolValue ?? false
     }
 }

@@ -196,7 +196,19 @@ struct ClientMessageDecoder {
             }
             let target = action.needsTarget ? try fields.requiredID("target") : nil
             let reason = try fields.optionalText("reason")
-            message = .command(room: room, .moderate(action, target: target, reason: reason))
+            var hardMute: HardMute?
+            if try fields.optionalBool("hard") == true {
+                guard action == .mute else { throw .badRequest("'hard' is for the mute action") }
+                let duration = try fields.optionalInt("durationMs", range: 1_000...86_400_000)
+                hardMute = HardMute(durationMilliseconds: duration.map(Int64.init))
+            } else if object["durationMs"] != nil {
+                throw .badRequest("'durationMs' goes with \"hard\": true")
+            }
+            message = .command(room: room, .moderate(action, target: target, reason: reason, hardMute: hardMute))
+        case "permissions":
+            let room = try fields.requiredID("room")
+            let uid = try fields.requiredID("uid")
+            message = .command(room: room, .setPermissions(uid: uid, change: try fields.requiredPermissionChange()))
         case "query":
             let what = try fields.requiredString("query")
             switch what {
@@ -319,6 +331,23 @@ private struct Fields {
             }
         }
         return changes
+    }
+
+    /// A permission change: `{"unmute": false, "share": false, "meetings": false, "hidden": true}`, any of them.
+    mutating func requiredPermissionChange() throws(GatewayError) -> PermissionChange {
+        self.consumed.insert("permissions")
+        guard case .object(let object)? = self.object["permissions"] else {
+            throw .badRequest("'permissions' must be an object of unmute, share, meetings, hidden")
+        }
+        var fields = Fields(object: object, configuration: self.configuration)
+        let change = PermissionChange(
+            mayUnmute: try fields.optionalBool("unmute"), mayShare: try fields.optionalBool("share"),
+            mayPublishMeetings: try fields.optionalBool("meetings"), hidden: try fields.optionalBool("hidden"))
+        if let unknown = fields.unconsumed.first {
+            throw .badRequest("unknown permission '\(unknown.prefix(32))'")
+        }
+        guard change != PermissionChange() else { throw .badRequest("'permissions' changes nothing") }
+        return change
     }
 
     /// A roster view: `{"filter": "muted", "query": "ann", "match": "prefix", "limit": 9}`.

@@ -49,7 +49,7 @@ extension Gateway {
                 answer(self, room, .failure(error))
                 return
             }
-            if case .moderate(let action, let target, let reason) = command {
+            if case .moderate(let action, let target, let reason, _) = command {
                 self.onModeration?(
                     ModerationRecord(
                         room: room.state.id, action: action.rawValue, actor: actor.uid, target: target, reason: reason,

@@ -72,6 +72,7 @@ extension Gateway {
     /// Whether a room has a deadline of its own pending.
     static func hasDeadlines(_ room: GatewayRoom) -> Bool {
         !room.lostDevices.isEmpty || room.replica.speakerDue != nil || room.flushDue != nil
+            || room.restrictionsEnd != nil
     }
 
     /// Lists a room among those `tick()` looks at every time, if it has a deadline pending.
@@ -117,6 +118,22 @@ extension Gateway {
             ) { result in
                 room.speakerSwitchProposed = false
                 if case .success = result { self.publisher.publishNow(room) }
+            }
+        }
+        if let end = room.restrictionsEnd, end <= now, !room.restrictionLiftProposed {
+            // Timed hard mutes that ran out are lifted through the log, once, whichever node proposes it first.
+            let lifts = room.state.joinOrder.compactMap { uid -> ProposedEvent? in
+                guard var permissions = room.state.participants[uid]?.permissions,
+                    let until = permissions.restrictedUntil, until <= now
+                else { return nil }
+                permissions.mayUnmute = true
+                permissions.restrictedUntil = nil
+                return ProposedEvent(.permissionsChanged(uid: uid, permissions: permissions), actor: nil)
+            }
+            room.restrictionLiftProposed = true
+            self.record(lifts, in: room, expectedSequence: room.state.sequence) { _ in
+                room.restrictionLiftProposed = false
+                room.refreshRestrictionsEnd()
             }
         }
         self.publisher.publishIfDue(room, now: now)

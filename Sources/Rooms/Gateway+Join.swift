@@ -71,7 +71,8 @@ extension Gateway {
                     ProposedEvent(
                         .participantJoined(
                             uid: uid, deviceID: deviceID, name: claims.name ?? uid, avatar: claims.avatar,
-                            role: role, callType: callType, attributes: claims.attributes),
+                            role: role, callType: callType, attributes: claims.attributes,
+                            hidden: role == .bot && claims.capabilities.contains("hidden")),
                         actor: uid
                     ))
             }

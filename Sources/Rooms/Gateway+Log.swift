@@ -95,6 +95,12 @@ extension Gateway {
                 recipients.append(id)
             }
         }
+        if case .unmuteRequested(let uid) = event {
+            // The request is for the participant to answer, whatever events it asked for.
+            for id in room.subscribers where !recipients.contains(id) && self.sessions[id]?.claims?.subject == uid {
+                recipients.append(id)
+            }
+        }
         if case .meetingMessage = event {
             for id in self.groupSessions[room.state.id] ?? [] where !recipients.contains(id) { recipients.append(id) }
         }
@@ -102,6 +108,13 @@ extension Gateway {
             self.transport.send(message, to: recipients)
         }
         if let closure = event.closedConnections { room.pendingCloses.append(closure) }
+        switch event {
+        case .hardMuted, .permissionsChanged, .participantLeft, .sessionEnded:
+            room.refreshRestrictionsEnd()
+            if room.restrictionsEnd != nil { self.watchDeadlines(of: room) }
+        default:
+            break
+        }
         self.publisher.applied(event, in: room, startedCall: startsCall, shownSpeakerChanges: shownSpeakerChanges)
         if !room.sequenceWaiters.isEmpty {
             let sequence = room.state.sequence

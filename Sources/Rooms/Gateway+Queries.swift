@@ -28,7 +28,7 @@ extension Gateway {
                                 JSONObject([
                                     ("room", .string(id)),
                                     ("active", .bool(!state.joinedParticipants.isEmpty)),
-                                    ("participants", .int(Int64(state.joinedParticipants.count))),
+                                    ("participants", .int(Int64(state.listedParticipants.count))),
                                     ("seq", .int(Int64(state.sequence))),
                                     ("activeMeeting", state.activeMeeting.map(ServerMessages.meeting) ?? .null),
                                 ]))
@@ -45,11 +45,11 @@ extension Gateway {
             switch query {
             case .members:
                 name = "members"
-                uids = state.joinedParticipants.map(\.uid)
+                uids = state.listedParticipants.map(\.uid)
             case .operators:
                 name = "operators"
                 uids =
-                    state.joinedParticipants.map(\.uid).filter(state.isOperator)
+                    state.listedParticipants.map(\.uid).filter(state.isOperator)
                     + state.operators.filter { state.participants[$0]?.isJoined != true }.sorted()
             case .muted:
                 name = "muted"

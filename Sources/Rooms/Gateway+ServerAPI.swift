@@ -19,7 +19,7 @@ extension Gateway {
                 JSONObject([
                     ("room", .string(id)),
                     ("seq", .int(Int64(state.sequence))),
-                    ("participants", .int(Int64(state.joinedParticipants.count))),
+                    ("participants", .int(Int64(state.listedParticipants.count))),
                     ("subscribers", .int(Int64(room.subscribers.count))),
                     ("activeMeeting", state.activeMeeting.map(ServerMessages.meeting) ?? .null),
                 ]))
@@ -96,9 +96,10 @@ extension Gateway {
         actor: String,
         completion: @escaping (Result<JSONValue, GatewayError>) -> Void
     ) throws(GatewayError) {
-        let types = ["media", "speaker", "attributes", "metadata"]
+        let types = ["media", "speaker", "attributes", "metadata", "permissions"]
         guard case .object(let object) = body, case .string(let type)? = object["type"], types.contains(type) else {
-            throw .badRequest("the body must be a JSON object with a 'type' of media, speaker, attributes or metadata")
+            throw .badRequest(
+                "the body must be a JSON object with a 'type' of media, speaker, attributes, metadata or permissions")
         }
         let command = try self.decodeAPICommand(body, type: type, roomField: "room", roomID: roomID)
         self.perform(command, fromAPIAs: actor, in: try self.existingRoom(roomID), requiringExistence: true, completion)

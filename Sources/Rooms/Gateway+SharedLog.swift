@@ -67,6 +67,7 @@ extension Gateway: SharedRoomLogDelegate {
             room.state.participants[key.uid]?.devices.contains { $0.deviceID == key.deviceID } == true
         }
         room.isReady = true
+        room.refreshRestrictionsEnd()
         self.watchDeadlines(of: room)
         if isReload {
             // Reloaded after a gap: every view starts again from the room as it is now.

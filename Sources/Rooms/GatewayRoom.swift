@@ -67,6 +67,10 @@ final class GatewayRoom {
     var sequenceWaiters: [(sequence: UInt64, action: () -> Void)] = []
     /// Whether this node has proposed the switch of the shown speaker and waits for the answer.
     var speakerSwitchProposed = false
+    /// When the earliest timed hard mute lifts (log time); nil when none is timed.
+    var restrictionsEnd: Int64?
+    /// Whether this node has proposed lifting the hard mutes that ran out and waits for the answer.
+    var restrictionLiftProposed = false
     /// In a cluster: when the room last had a subscriber or device on this node.
     var lastLocalUse: Int64
 
@@ -99,6 +103,11 @@ final class GatewayRoom {
             replica.apply(entry, speakerRule: speakerRule)
         }
         return replica
+    }
+
+    /// Finds when the earliest timed hard mute lifts, after an event that may have changed one.
+    func refreshRestrictionsEnd() {
+        self.restrictionsEnd = self.state.participants.values.compactMap(\.permissions.restrictedUntil).min()
     }
 
     var hasPendingChanges: Bool { self.everythingDirty || self.roomDirty || !self.dirtyUIDs.isEmpty }

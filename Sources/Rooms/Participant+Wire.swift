@@ -60,6 +60,9 @@ extension Participant {
         optional("cameraFacing", self.cameraFacing.map { .string($0) })
         optional("audioMode", self.audioMode.map { .string($0) })
         if !self.attributes.isEmpty || !omitsNulls { object["attributes"] = ServerMessages.strings(self.attributes) }
+        if !self.permissions.isDefault || !omitsNulls {
+            object["permissions"] = .object(self.permissions.wireObject(nonDefaultOnly: omitsNulls))
+        }
         switch form {
         case .roster:
             break
@@ -108,6 +111,7 @@ extension Participant {
         for (key, item) in value["attributes"]?.objectValue?.entries ?? [] {
             if let text = item.stringValue { self.attributes[key] = text }
         }
+        self.permissions = ParticipantPermissions(wireObject: value["permissions"]?.objectValue)
         self.audioMilliseconds = try fields.int("audioMs")
         self.videoMilliseconds = try fields.int("videoMs")
         self.durationMilliseconds = try fields.int("durationMs")

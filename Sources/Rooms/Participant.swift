@@ -44,6 +44,8 @@ public struct Participant: Hashable, Sendable {
     public var raisedAt: Int64?
     /// What the app attached to the participant (bounded by `AttributeLimits.participant`).
     public var attributes: [String: String]
+    /// What moderators allow the participant beyond its role (hard mute, sharing, meeting messages, hidden).
+    public var permissions: ParticipantPermissions
     /// Accumulated time with audio unmuted, video on and in the call, in milliseconds, up to `accountedUntil`.
     public var audioMilliseconds: Int64
     public var videoMilliseconds: Int64
@@ -67,6 +69,7 @@ public struct Participant: Hashable, Sendable {
         self.audioMode = nil
         self.raisedAt = nil
         self.attributes = [:]
+        self.permissions = ParticipantPermissions()
         self.audioMilliseconds = 0
         self.videoMilliseconds = 0
         self.durationMilliseconds = 0

@@ -12,8 +12,11 @@ enum RoomCommand: Hashable {
     case media(recording: Bool?, audioMode: String?, uid: String?)
     /// A group meeting message, sent by the actor.
     case publishMeeting(sessionID: String, callType: String, isActive: Bool, text: String?)
-    /// A moderator action.
-    case moderate(ModeratorAction, target: String?, reason: String?)
+    /// A moderator action; a `mute` may be hard (the participant cannot unmute itself), for a time or until lifted.
+    case moderate(ModeratorAction, target: String?, reason: String?, hardMute: HardMute? = nil)
+    /// A participant's permissions, as a moderator, a bot with the `permissions` capability or the server API sets
+    /// them.
+    case setPermissions(uid: String, change: PermissionChange)
     /// A participant's attributes: keys to set, and to remove (nil). `uid` names another participant (bots with the
     /// `attributes` capability, the server API); nil is the actor.
     case setAttributes(changes: [String: String?], uid: String?)
@@ -35,14 +38,14 @@ enum RoomCommand: Hashable {
         switch self {
         case .updateState, .media: return .participant
         // A participant reports its own speaking from the call; a bot with the `speaker` capability may watch.
-        case .reportSpeaker, .moderate, .setAttributes, .setMetadata: return .subscriber
+        case .reportSpeaker, .moderate, .setAttributes, .setMetadata, .setPermissions: return .subscriber
         case .publishMeeting: return .member
         }
     }
 
     /// The reason recorded with the events (moderator actions).
     var reason: String? {
-        if case .moderate(_, _, let reason) = self { return reason }
+        if case .moderate(_, _, let reason, _) = self { return reason }
         return nil
     }
 
@@ -64,6 +67,12 @@ enum RoomCommand: Hashable {
         case .updateState(let flags, let mid, let facing):
             let uid = actor.uid
             let participant = state.participants[uid]
+            if flags[.audioMuted] == false, participant?.permissions.mayUnmute == false {
+                throw .forbidden("a moderator muted you; ask to be unmuted")
+            }
+            if flags[.presenting] == true, participant?.permissions.mayShare == false {
+                throw .forbidden("a moderator does not let you share your screen")
+            }
             var events: [RoomEvent] = []
             for flag in ParticipantFlag.allCases {
                 guard let value = flags[flag], participant?.flags.contains(flag) != value else { continue }
@@ -108,6 +117,9 @@ enum RoomCommand: Hashable {
             }
             return events
         case .publishMeeting(let sessionID, let callType, let isActive, let text):
+            if state.participants[actor.uid]?.permissions.mayPublishMeetings == false {
+                throw .forbidden("a moderator does not let you send meeting messages")
+            }
             // Ending the meeting that is on clears every member's "Join meeting" card: its sender, a moderator or
             // admin of the group, or the server API may.
             if !isActive, let meeting = state.activeMeeting, meeting.sessionID == sessionID,
@@ -140,15 +152,33 @@ enum RoomCommand: Hashable {
             let effective = changes.filter { state.metadata[$0.key] != $0.value }
             try AttributeLimits.room.applying(effective, to: state.metadata, what: "metadata")
             return effective.isEmpty ? [] : [.metadataChanged(changes: effective)]
-        case .moderate(let action, let target, _):
+        case .setPermissions(let uid, let change):
+            guard actor.isOperator(in: state) || actor.isServerAPIOrBot(with: "permissions") else {
+                throw .forbidden("permissions are set by moderators, bots with 'permissions' and the server API")
+            }
+            guard let participant = state.participants[uid], participant.isJoined else {
+                throw .notFound("'\(uid)' is not in the call")
+            }
+            if participant.role == .admin, !actor.isAdmin { throw .forbidden("only an admin restricts an admin") }
+            let permissions = change.applied(to: participant.permissions)
+            return permissions == participant.permissions
+                ? [] : [.permissionsChanged(uid: uid, permissions: permissions)]
+        case .moderate(let action, let target, _, let hardMute):
             let allowed = actor.isBot ? actor.capabilities.contains(action.capability) : actor.isOperator(in: state)
             guard allowed else { throw .forbidden("'\(action.rawValue)' needs a moderator of this room") }
             let participant = target.flatMap { state.participants[$0] }
             if let target, action.needsTargetInCall, participant?.isJoined != true {
                 throw .notFound("'\(target)' is not in the call")
             }
-            if action.protectsAdmins, participant?.role == .admin, !actor.isAdmin {
+            if action.protectsAdmins || hardMute != nil, participant?.role == .admin, !actor.isAdmin {
                 throw .forbidden("only an admin can \(action.rawValue) an admin")
+            }
+            if let hardMute, let target, let participant {
+                // A hard mute takes the right to unmute away, even from someone already muted.
+                guard participant.permissions.mayUnmute || participant.permissions.restrictedUntil != nil else {
+                    return []
+                }
+                return [.hardMuted(uid: target, durationMilliseconds: hardMute.durationMilliseconds)]
             }
             return action.events(target: target, in: state, by: actor.uid)
         }

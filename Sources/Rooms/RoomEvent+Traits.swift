@@ -35,7 +35,7 @@ extension RoomEvent {
     /// The event's effect on seats and devices.
     public var seatEffect: SeatEffect {
         switch self {
-        case .participantJoined(let uid, let deviceID, _, _, let role, _, _):
+        case .participantJoined(let uid, let deviceID, _, _, let role, _, _, _):
             return .takeSeat(uid: uid, deviceID: deviceID, countsAgainstCapacity: role.countsAgainstCapacity)
         case .connectionRestored(let uid, let deviceID):
             return .restoreDevice(uid: uid, deviceID: deviceID)
@@ -48,7 +48,8 @@ extension RoomEvent {
             return .releaseEveryone
         case .flagChanged, .mediaIDChanged, .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown,
             .recordingChanged, .audioModeChanged, .cameraFacingChanged, .operatorChanged, .banChanged,
-            .mutedByModerator, .meetingMessage, .attributesChanged, .metadataChanged:
+            .mutedByModerator, .meetingMessage, .attributesChanged, .metadataChanged, .permissionsChanged,
+            .unmuteRequested, .hardMuted:
             return .none
         }
     }
@@ -57,11 +58,13 @@ extension RoomEvent {
     /// nobody keeps seeing a participant who is gone or a mute that is in effect.
     var isUrgent: Bool {
         switch self {
-        case .participantLeft, .mutedByModerator, .banChanged, .operatorChanged, .sessionEnded:
+        case .participantLeft, .mutedByModerator, .banChanged, .operatorChanged, .sessionEnded, .permissionsChanged,
+            .hardMuted:
             return true
         case .participantJoined, .connectionLost, .participantConnectionClosed, .connectionRestored, .flagChanged,
             .mediaIDChanged, .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .recordingChanged,
-            .audioModeChanged, .cameraFacingChanged, .meetingMessage, .attributesChanged, .metadataChanged:
+            .audioModeChanged, .cameraFacingChanged, .meetingMessage, .attributesChanged, .metadataChanged,
+            .unmuteRequested:
             return false
         }
     }
@@ -70,7 +73,8 @@ extension RoomEvent {
     /// messages, moderation, recording, the end of the session, removals, the spotlight).
     var isNotable: Bool {
         switch self {
-        case .meetingMessage, .mutedByModerator, .operatorChanged, .banChanged, .sessionEnded, .recordingChanged:
+        case .meetingMessage, .mutedByModerator, .operatorChanged, .banChanged, .sessionEnded, .recordingChanged,
+            .permissionsChanged, .unmuteRequested, .hardMuted:
             return true
         case .participantLeft(_, _, let reason):
             return reason == .removed || reason == .banned
@@ -87,15 +91,15 @@ extension RoomEvent {
     /// (`changesEveryParticipant`). Every event may change the room entry.
     var changedParticipant: String? {
         switch self {
-        case .participantJoined(let uid, _, _, _, _, _, _), .participantLeft(let uid, _, _),
+        case .participantJoined(let uid, _, _, _, _, _, _, _), .participantLeft(let uid, _, _),
             .connectionLost(let uid, _),
             .participantConnectionClosed(let uid, _), .connectionRestored(let uid, _), .flagChanged(let uid, _, _),
             .mediaIDChanged(let uid, _), .cameraFacingChanged(let uid, _), .operatorChanged(let uid, _),
             .banChanged(let uid, _), .mutedByModerator(let uid), .audioModeChanged(let uid, _),
-            .attributesChanged(let uid, _):
+            .attributesChanged(let uid, _), .permissionsChanged(let uid, _), .hardMuted(let uid, _):
             return uid
         case .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .recordingChanged, .meetingMessage,
-            .sessionEnded, .metadataChanged:
+            .sessionEnded, .metadataChanged, .unmuteRequested:
             return nil
         }
     }

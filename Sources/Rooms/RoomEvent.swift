@@ -18,10 +18,11 @@ public enum LeaveReason: String, Hashable, Sendable {
 /// sequence number, and applied by the reducer (`RoomState.applying`).
 public enum RoomEvent: Hashable, Sendable {
     /// A device joined the call; `callType` is the one the join asked for, which the join that starts a call sets;
-    /// `attributes` are those the token vouches for.
+    /// `attributes` are those the token vouches for; `hidden` keeps the participant out of the lists from its first
+    /// moment (a bot whose token has the `hidden` capability).
     case participantJoined(
         uid: String, deviceID: String, name: String, avatar: String?, role: ParticipantRole, callType: String?,
-        attributes: [String: String] = [:]
+        attributes: [String: String] = [:], hidden: Bool = false
     )
     /// A device left the call.
     case participantLeft(uid: String, deviceID: String, reason: LeaveReason)
@@ -53,6 +54,13 @@ public enum RoomEvent: Hashable, Sendable {
     case banChanged(uid: String, isBanned: Bool)
     /// A moderator muted the user.
     case mutedByModerator(uid: String)
+    /// A moderator muted the user and took away its right to unmute itself, for `durationMilliseconds` or until a
+    /// moderator gives it back (nil).
+    case hardMuted(uid: String, durationMilliseconds: Int64?)
+    /// A participant's permissions are now these.
+    case permissionsChanged(uid: String, permissions: ParticipantPermissions)
+    /// A moderator asks a muted participant to unmute (the participant accepts by unmuting).
+    case unmuteRequested(uid: String)
     /// A participant's attributes changed: the keys set, and those removed (nil).
     case attributesChanged(uid: String, changes: [String: String?])
     /// The room's metadata changed: the keys set, and those removed (nil).

@@ -47,17 +47,27 @@ extension RoomEvent {
         }
         func optional(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }
         switch self {
-        case .participantJoined(let uid, let deviceID, let name, let avatar, let role, let callType, let attributes):
+        case .participantJoined(
+            let uid, let deviceID, let name, let avatar, let role, let callType, let attributes, let hidden):
             var members: [(String, JSONValue)] = [
                 ("uid", .string(uid)), ("device", .string(deviceID)), ("name", .string(name)),
                 ("avatar", optional(avatar)), ("role", .string(role.rawValue)), ("callType", optional(callType)),
             ]
             if !attributes.isEmpty { members.append(("attrs", ServerMessages.strings(attributes))) }
+            if hidden { members.append(("hidden", .bool(true))) }
             return object("joined", members)
         case .attributesChanged(let uid, let changes):
             return object("attrs", [("uid", .string(uid)), ("changes", ServerMessages.changes(changes))])
         case .metadataChanged(let changes):
             return object("metadata", [("changes", ServerMessages.changes(changes))])
+        case .permissionsChanged(let uid, let permissions):
+            return object(
+                "permissions",
+                [("uid", .string(uid)), ("value", .object(permissions.wireObject(nonDefaultOnly: false)))])
+        case .unmuteRequested(let uid):
+            return object("ask_unmute", [("uid", .string(uid))])
+        case .hardMuted(let uid, let duration):
+            return object("hard_mute", [("uid", .string(uid)), ("durationMs", duration.map { .int($0) } ?? .null)])
         case .participantLeft(let uid, let deviceID, let reason):
             return object(
                 "left", [("uid", .string(uid)), ("device", .string(deviceID)), ("reason", .string(reason.rawValue))])
@@ -136,9 +146,18 @@ extension RoomEvent {
             }
             self = .participantJoined(
                 uid: try string("uid"), deviceID: try string("device"), name: try string("name"),
-                avatar: optional("avatar"), role: role, callType: optional("callType"), attributes: attributes)
+                avatar: optional("avatar"), role: role, callType: optional("callType"), attributes: attributes,
+                hidden: value["hidden"]?.boolValue ?? false)
         case "attrs": self = .attributesChanged(uid: try string("uid"), changes: try changes())
         case "metadata": self = .metadataChanged(changes: try changes())
+        case "permissions":
+            guard let permissions = value["value"]?.objectValue else {
+                throw RoomLogWireError("event 'permissions' without 'value'")
+            }
+            self = .permissionsChanged(
+                uid: try string("uid"), permissions: ParticipantPermissions(wireObject: permissions))
+        case "ask_unmute": self = .unmuteRequested(uid: try string("uid"))
+        case "hard_mute": self = .hardMuted(uid: try string("uid"), durationMilliseconds: value["durationMs"]?.intValue)
         case "left":
             guard let reason = LeaveReason(rawValue: try string("reason")) else {
                 throw RoomLogWireError("unknown leave reason")

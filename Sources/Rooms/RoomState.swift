@@ -50,6 +50,11 @@ public struct RoomState: Hashable, Sendable {
         self.joinOrder.compactMap { self.participants[$0] }.filter(\.isJoined)
     }
 
+    /// Participants in the call that the lists show (all but the hidden ones), in join order.
+    public var listedParticipants: [Participant] {
+        self.joinOrder.compactMap { self.participants[$0] }.filter { $0.isJoined && !$0.permissions.hidden }
+    }
+
     /// Seats taken against the capacity: joined users whose role counts.
     public var seatsTaken: Int {
         self.participants.values.reduce(0) { $0 + ($1.isJoined && $1.role.countsAgainstCapacity ? 1 : 0) }
@@ -57,7 +62,7 @@ public struct RoomState: Hashable, Sendable {
 
     /// Uids muted (audio) among joined participants.
     public var mutedUIDs: [String] {
-        self.joinedParticipants.filter(\.audioMuted).map(\.uid)
+        self.listedParticipants.filter(\.audioMuted).map(\.uid)
     }
 
     /// Whether `uid` moderates this room: an operator role from the token, or promoted here.
@@ -80,7 +85,8 @@ public struct RoomState: Hashable, Sendable {
         self.sequence = entry.sequence
         let now = entry.time
         switch entry.event {
-        case .participantJoined(let uid, let deviceID, let name, let avatar, let role, let callType, let attributes):
+        case .participantJoined(
+            let uid, let deviceID, let name, let avatar, let role, let callType, let attributes, let hidden):
             if self.startedAt == nil {
                 // A new call: the roster lists who joined this call, not those who left an earlier one.
                 self.participants = self.participants.filter { $0.value.isJoined }
@@ -100,6 +106,7 @@ public struct RoomState: Hashable, Sendable {
             participant.avatar = avatar
             // What the token vouches for replaces what was there under the same keys.
             participant.attributes.merge(attributes) { _, vouched in vouched }
+            if hidden { participant.permissions.hidden = true }
             participant.role = role
             participant.devices.removeAll { $0.deviceID == deviceID }
             participant.devices.append(ParticipantDevice(deviceID: deviceID, joinedAt: now))
@@ -175,6 +182,19 @@ public struct RoomState: Hashable, Sendable {
             guard var participant = self.participants[uid] else { return }
             for (key, value) in changes { participant.attributes[key] = value }
             self.participants[uid] = participant
+        case .hardMuted(let uid, let duration):
+            guard var participant = self.participants[uid] else { return }
+            participant.account(until: now)
+            participant.audioMuted = true
+            participant.mutedByModerator = true
+            participant.permissions.mayUnmute = false
+            participant.permissions.restrictedUntil = duration.map { now + $0 }
+            self.participants[uid] = participant
+        case .permissionsChanged(let uid, let permissions):
+            self.participants[uid]?.permissions = permissions
+        case .unmuteRequested:
+            // A request to the participant; its answer is its own unmute.
+            break
         case .metadataChanged(let changes):
             for (key, value) in changes { self.metadata[key] = value }
         case .meetingMessage(let message):

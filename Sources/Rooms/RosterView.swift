@@ -27,7 +27,7 @@ struct RosterView: Equatable {
         } else {
             uids = []
             for uid in state.joinOrder {
-                guard let participant = state.participants[uid], participant.isJoined,
+                guard let participant = state.participants[uid], participant.isJoined, !participant.permissions.hidden,
                     spec.includes(participant, in: state, speaker: speaker)
                 else { continue }
                 uids.append(uid)
@@ -66,7 +66,7 @@ struct RosterView: Equatable {
         if let speaker { object["activeSpeaker"] = .string(speaker) }
         if !state.metadata.isEmpty { object["metadata"] = ServerMessages.strings(state.metadata) }
         object["capacity"] = .int(Int64(capacity))
-        object["participantCount"] = .int(Int64(state.joinedParticipants.count))
+        object["participantCount"] = .int(Int64(state.listedParticipants.count))
         if let meeting = state.activeMeeting, case .object(var entry) = ServerMessages.meeting(meeting) {
             // A view holds no nulls: a null in a merge patch removes the member, so it could not be sent.
             if meeting.text == nil { entry["text"] = nil }

@@ -84,7 +84,7 @@ enum ServerMessages {
             ("state", Self.roomState(state, capacity: capacity)),
         ]
         if includeParticipants {
-            let participants = state.joinOrder.compactMap { state.participants[$0] }
+            let participants = state.joinOrder.compactMap { state.participants[$0] }.filter { !$0.permissions.hidden }
             fields.append(("participants", .array(participants.map { Self.participant($0, now: now) })))
         }
         if let recovered { fields.append(("recovered", .bool(recovered))) }
@@ -177,7 +177,7 @@ enum ServerMessages {
             return .object(JSONObject(fields))
         }
         switch event {
-        case .participantJoined(let uid, let deviceID, _, _, _, _, _):
+        case .participantJoined(let uid, let deviceID, _, _, _, _, _, _):
             return ("participant.joined", withParticipant(uid, [("deviceID", .string(deviceID))]))
         case .participantLeft(let uid, let deviceID, let reason):
             let name = reason == .timedOut ? "session.timed_out" : "participant.left"
@@ -223,6 +223,18 @@ enum ServerMessages {
             return ("participant.attributes_changed", withParticipant(uid, [("attributes", Self.changes(changes))]))
         case .metadataChanged(let changes):
             return ("room.metadata_changed", .object(JSONObject([("metadata", Self.changes(changes))])))
+        case .permissionsChanged(let uid, let permissions):
+            return (
+                "moderation.permissions_changed",
+                withParticipant(uid, [("permissions", .object(permissions.wireObject(nonDefaultOnly: false)))])
+            )
+        case .hardMuted(let uid, let duration):
+            return (
+                "moderation.muted",
+                withParticipant(uid, [("hard", .bool(true)), ("durationMs", duration.map { .int($0) } ?? .null)])
+            )
+        case .unmuteRequested(let uid):
+            return ("moderation.unmute_requested", .object(JSONObject([("uid", .string(uid))])))
         case .meetingMessage(let message):
             return ("meeting.message", Self.meeting(message))
         case .sessionEnded:

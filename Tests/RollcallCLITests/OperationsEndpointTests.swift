@@ -225,6 +225,28 @@ struct OperationsEndpointTests {
         if case .success = CtlCommand.request(["attributes", "r", "bob"], options: [:], flags: []) {
             Issue.record("attributes without a change was accepted")
         }
+        guard
+            case .success(let permissions) = CtlCommand.request(
+                ["permissions", "r", "bob", "share=false", "hidden=true"], options: [:], flags: [])
+        else {
+            Issue.record("permissions refused")
+            return
+        }
+        #expect(
+            permissions.body.map(JSONWriter.string)
+                == #"{"type":"permissions","uid":"bob","permissions":{"share":false,"hidden":true}}"#)
+        if case .success = CtlCommand.request(["permissions", "r", "bob", "share=maybe"], options: [:], flags: []) {
+            Issue.record("a permission that is not true or false was accepted")
+        }
+        guard
+            case .success(let hard) = CtlCommand.request(
+                ["action", "r", "mute"], options: ["--target": "bob", "--duration-ms": "60000"], flags: ["--hard"])
+        else {
+            Issue.record("a hard mute refused")
+            return
+        }
+        #expect(
+            hard.body.map(JSONWriter.string) == #"{"action":"mute","target":"bob","hard":true,"durationMs":60000}"#)
     }
 
     @Test("log lines are logfmt and quote what needs quoting")

@@ -18,7 +18,7 @@ export declare type EventMode = "all" | "notable" | "none";
 /** A participant's role in a room. */
 export declare type Role = "admin" | "moderator" | "participant" | "viewer" | "bot";
 /** The moderator actions (docs/PROTOCOL.md, "action"). */
-export declare type ModeratorAction = "mute" | "mute_all" | "lower_hand" | "spotlight" | "unspotlight" | "promote" | "demote" | "remove" | "ban" | "unban" | "end_session";
+export declare type ModeratorAction = "mute" | "mute_all" | "lower_hand" | "lower_all_hands" | "ask_unmute" | "spotlight" | "unspotlight" | "promote" | "demote" | "remove" | "ban" | "unban" | "end_session";
 /** The queries the gateway answers (docs/PROTOCOL.md, "query"). */
 export declare type QueryName = "rooms" | "active_meeting" | "members" | "operators" | "muted" | "banned" | "history";
 /** One participant's entry in a roster view, as the gateway sends it; fields without a value are absent. */
@@ -64,6 +64,17 @@ export interface Participant {
     /** What the app attached to the participant (from the token, the participant, bots or the backend). */
     readonly attributes?: {
         readonly [key: string]: string;
+    };
+    /** The permissions a moderator changed (absent while all are at their default: everything allowed). */
+    readonly permissions?: {
+        /** False after a hard mute: the participant cannot unmute itself. */
+        readonly unmute?: boolean;
+        /** When a timed hard mute lifts (milliseconds since the epoch). */
+        readonly restrictedUntil?: number;
+        /** Whether it may share its screen. */
+        readonly share?: boolean;
+        /** Whether it may send group meeting messages. */
+        readonly meetings?: boolean;
     };
     /** In the `banned` view: always true. */
     readonly banned?: boolean;

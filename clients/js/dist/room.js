@@ -124,6 +124,26 @@ export class RoomSubscription {
         return this.acknowledged("metadata", { metadata: { ...changes } });
     }
     /**
+     * Hard-mutes a participant (moderators, bots with `mute`): muted, and unable to unmute itself for `durationMs`,
+     * or until `ask_unmute` or a permission change gives the right back.
+     * @param uid the participant.
+     * @param durationMs how long (1 s to a day), or none until lifted.
+     */
+    hardMute(uid, durationMs) {
+        const fields = { action: "mute", target: uid, hard: true };
+        if (durationMs !== undefined)
+            fields.durationMs = durationMs;
+        return this.acknowledged("action", fields);
+    }
+    /**
+     * Changes a participant's permissions (moderators, bots with `permissions`): those given, the others as they are.
+     * @param uid the participant.
+     * @param permissions `unmute`, `share`, `meetings`, `hidden`.
+     */
+    setPermissions(uid, permissions) {
+        return this.acknowledged("permissions", { uid, permissions: { ...permissions } });
+    }
+    /**
      * Performs a moderator action. Refusals reject with `ERR_FORBIDDEN` (not allowed) or `ERR_NOT_FOUND` (the
      * target is not in the call); repeating an action resolves with `changed: false`.
      * @param action the action.

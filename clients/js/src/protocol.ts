@@ -36,6 +36,8 @@ export type ModeratorAction =
     | "mute"
     | "mute_all"
     | "lower_hand"
+    | "lower_all_hands"
+    | "ask_unmute"
     | "spotlight"
     | "unspotlight"
     | "promote"
@@ -90,6 +92,17 @@ export interface Participant {
     readonly audioMode?: string;
     /** What the app attached to the participant (from the token, the participant, bots or the backend). */
     readonly attributes?: { readonly [key: string]: string };
+    /** The permissions a moderator changed (absent while all are at their default: everything allowed). */
+    readonly permissions?: {
+        /** False after a hard mute: the participant cannot unmute itself. */
+        readonly unmute?: boolean;
+        /** When a timed hard mute lifts (milliseconds since the epoch). */
+        readonly restrictedUntil?: number;
+        /** Whether it may share its screen. */
+        readonly share?: boolean;
+        /** Whether it may send group meeting messages. */
+        readonly meetings?: boolean;
+    };
     /** In the `banned` view: always true. */
     readonly banned?: boolean;
     /** Any field a newer gateway adds. */

@@ -236,6 +236,30 @@ export class RoomSubscription {
     }
 
     /**
+     * Hard-mutes a participant (moderators, bots with `mute`): muted, and unable to unmute itself for `durationMs`,
+     * or until `ask_unmute` or a permission change gives the right back.
+     * @param uid the participant.
+     * @param durationMs how long (1 s to a day), or none until lifted.
+     */
+    hardMute(uid: string, durationMs?: number): Promise<Acknowledgement> {
+        const fields: JsonObject = { action: "mute", target: uid, hard: true };
+        if (durationMs !== undefined) fields.durationMs = durationMs;
+        return this.acknowledged("action", fields);
+    }
+
+    /**
+     * Changes a participant's permissions (moderators, bots with `permissions`): those given, the others as they are.
+     * @param uid the participant.
+     * @param permissions `unmute`, `share`, `meetings`, `hidden`.
+     */
+    setPermissions(
+        uid: string,
+        permissions: { unmute?: boolean; share?: boolean; meetings?: boolean; hidden?: boolean },
+    ): Promise<Acknowledgement> {
+        return this.acknowledged("permissions", { uid, permissions: { ...permissions } });
+    }
+
+    /**
      * Performs a moderator action. Refusals reject with `ERR_FORBIDDEN` (not allowed) or `ERR_NOT_FOUND` (the
      * target is not in the call); repeating an action resolves with `changed: false`.
      * @param action the action.
