@@ -364,7 +364,7 @@ def test_a_bot_token_minted_in_python_moderates(rollcall):
     run(scenario())
 
 
-def test_attributes_metadata_and_the_hand_queue(rollcall):
+def test_attributes_metadata_permissions_and_the_hand_queue(rollcall):
     server = rollcall(**{"api.keys": f"ops:{API_SECRET}"})
     api = AsyncServerAPI(http_base(server), API_SECRET, timeout=5)
 
@@ -406,6 +406,24 @@ def test_attributes_metadata_and_the_hand_queue(rollcall):
         assert [uid for _, uid in hands] == ["carol", "bob"]
         assert (await alice_room.lower_all_hands(reason="moving on")).changed
         await carol_room.wait_for(lambda room: not any(person.hand_raised for person in room.participants))
+
+        # A hard mute refuses Bob's own unmuting until Alice asks him to unmute.
+        assert (await alice_room.mute("bob", hard=True, duration=600)).changed
+        await bob_room.wait_for(lambda room: not room.participant("bob").may_unmute)
+        assert "restrictedUntil" in bob_room.participant("bob").permissions
+        with pytest.raises(ForbiddenError):
+            await bob_room.set_audio_muted(False)
+        await alice_room.ask_unmute("bob")
+        await bob_room.wait_for(lambda room: room.participant("bob").may_unmute)
+        assert (await bob_room.set_audio_muted(False)).changed
+        # Permissions: Carol may not share until the server API allows it again.
+        await alice_room.set_permissions("carol", share=False)
+        await carol_room.wait_for(lambda room: room.participant("carol").permissions.get("share") is False)
+        with pytest.raises(ForbiddenError):
+            await carol_room.set_presenting(True)
+        await api.set_permissions(ROOM, "carol", {"share": True})
+        await carol_room.wait_for(lambda room: room.participant("carol").permissions == {})
+        assert (await carol_room.set_presenting(True)).changed
         for each in (alice, bob, carol):
             await each.close()
 

@@ -33,6 +33,8 @@ class Participant:
         banned: set in the banned view.
         raised_at: when the hand went up (milliseconds since the epoch), while it is up: the hand queue's order.
         attributes: what the app attached to the participant (from the token, the participant, bots or the backend).
+        permissions: the permissions not at their default (`unmute`, `share`, `meetings`, `hidden`, and
+            `restrictedUntil` for a timed hard mute); empty when all are.
         entry: the roster entry itself.
     """
 
@@ -57,7 +59,13 @@ class Participant:
     banned: bool = False
     raised_at: int | None = None
     attributes: Mapping[str, str] = field(default_factory=dict, hash=False)
+    permissions: Mapping[str, Any] = field(default_factory=dict, hash=False)
     entry: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def may_unmute(self) -> bool:
+        """Whether the participant may unmute itself (False under a hard mute)."""
+        return self.permissions.get("unmute") is not False
 
     @classmethod
     def from_entry(cls, uid: str, entry: Mapping[str, Any]) -> Participant:
@@ -91,5 +99,6 @@ class Participant:
             attributes={
                 key: value for key, value in (entry.get("attributes") or {}).items() if isinstance(value, str)
             },
+            permissions=dict(entry.get("permissions") or {}),
             entry=entry,
         )

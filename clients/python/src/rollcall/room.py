@@ -277,8 +277,8 @@ class Room:
         """Performs a moderator action (docs/PROTOCOL.md, "action").
 
         Args:
-            action: `mute`, `mute_all`, `lower_hand`, `lower_all_hands`, `spotlight`, `unspotlight`, `promote`,
-                `demote`, `remove`, `ban`, `unban` or `end_session`.
+            action: `mute`, `mute_all`, `ask_unmute`, `lower_hand`, `lower_all_hands`, `spotlight`,
+                `unspotlight`, `promote`, `demote`, `remove`, `ban`, `unban` or `end_session`.
             target: the uid it applies to; None for `mute_all`, `lower_all_hands` and `end_session`.
             reason: shown with the event.
 
@@ -292,9 +292,39 @@ class Room:
             fields["reason"] = reason
         return await self._acknowledged("action", fields)
 
-    async def mute(self, uid: str, reason: str | None = None) -> Ack:
-        """Mutes a participant."""
-        return await self.action("mute", uid, reason)
+    async def mute(
+        self, uid: str, reason: str | None = None, *, hard: bool = False, duration: float | None = None
+    ) -> Ack:
+        """Mutes a participant; a hard mute also refuses their own unmuting until a moderator lifts it
+        (`ask_unmute`, or `set_permissions(uid, unmute=True)`) or `duration` seconds pass.
+
+        Args:
+            uid: the participant.
+            reason: shown with the event.
+            hard: whether to restrict their unmuting.
+            duration: for a hard mute, seconds until the gateway lifts it (1 s to a day); None until lifted.
+        """
+        if not hard:
+            return await self.action("mute", uid, reason)
+        fields: dict[str, Any] = {"action": "mute", "target": uid, "hard": True}
+        if reason is not None:
+            fields["reason"] = reason
+        if duration is not None:
+            fields["durationMs"] = int(duration * 1000)
+        return await self._acknowledged("action", fields)
+
+    async def ask_unmute(self, uid: str, reason: str | None = None) -> Ack:
+        """Lifts a hard mute's restriction and asks the participant to unmute (`moderation.unmute_requested`)."""
+        return await self.action("ask_unmute", uid, reason)
+
+    async def set_permissions(self, uid: str, **permissions: bool) -> Ack:
+        """Changes what a participant may do (moderators, bots with `permissions`); the others stay as they are.
+
+        Args:
+            uid: the participant.
+            **permissions: any of `unmute`, `share`, `meetings` (default True) and `hidden` (default False).
+        """
+        return await self._acknowledged("permissions", {"uid": uid, "permissions": permissions})
 
     async def mute_all(self, reason: str | None = None) -> Ack:
         """Mutes every joined participant who is not a moderator."""

@@ -75,7 +75,8 @@ class ServerAPI:
         return Ack.from_message(self._call("POST", f"/rooms/{quote(room, safe='')}/meeting", body))
 
     def publish_event(self, room: str, event: Mapping[str, Any]) -> Ack:
-        """Publishes a `media`, `speaker`, `attributes` or `metadata` message (without `room`) as the server.
+        """Publishes a `media`, `speaker`, `attributes`, `metadata` or `permissions` message (without `room`) as the
+        server.
 
         Args:
             room: the room.
@@ -103,6 +104,10 @@ class ServerAPI:
     def set_metadata(self, room: str, changes: Mapping[str, str | None]) -> Ack:
         """Sets or removes the room's metadata (a None value removes the key)."""
         return self.publish_event(room, {"type": "metadata", "metadata": dict(changes)})
+
+    def set_permissions(self, room: str, uid: str, permissions: Mapping[str, bool]) -> Ack:
+        """Changes what a participant may do (`unmute`, `share`, `meetings`, `hidden`); the others stay."""
+        return self.publish_event(room, {"type": "permissions", "uid": uid, "permissions": dict(permissions)})
 
     def moderate(self, room: str, action: str, target: str | None = None, reason: str | None = None) -> Ack:
         """Performs a moderator action with an admin's rights; the events carry the actor `api:NAME`.
@@ -211,6 +216,10 @@ class AsyncServerAPI:
     async def set_metadata(self, room: str, changes: Mapping[str, str | None]) -> Ack:
         """Sets or removes the room's metadata."""
         return await asyncio.to_thread(self.sync.set_metadata, room, changes)
+
+    async def set_permissions(self, room: str, uid: str, permissions: Mapping[str, bool]) -> Ack:
+        """Changes what a participant may do."""
+        return await asyncio.to_thread(self.sync.set_permissions, room, uid, permissions)
 
     async def moderate(self, room: str, action: str, target: str | None = None, reason: str | None = None) -> Ack:
         """Performs a moderator action (see `ServerAPI.moderate`)."""
