@@ -120,6 +120,13 @@ enum Settings {
             "rooms.max_subscribers", "participants and observers one room may have (ERR_ROOM_FULL beyond)",
             \.rooms.maximumSubscribersPerRoom, 1...10_000_000),
         integer(
+            "rooms.max_connections_per_user", "connections one user (sub) may have open (4010 beyond)",
+            \.rooms.maximumConnectionsPerUser, 1...100_000),
+        integer(
+            "rooms.max_subscriptions_per_user",
+            "one user's subscriptions in one room (ERR_TOO_MANY_SUBSCRIPTIONS beyond)",
+            \.rooms.maximumSubscriptionsPerUserPerRoom, 1...10_000),
+        integer(
             "rooms.history_max_events", "events kept per room for history and resume",
             \.rooms.history.maximumEntries, 0...10_000_000),
         integer64(

@@ -16,6 +16,15 @@ extension Gateway {
             }
             return false
         }
+        if session.claims == nil {
+            guard self.connectionsByUser[claims.subject, default: 0] < self.configuration.maximumConnectionsPerUser
+            else {
+                self.reply(session, ServerMessages.error(id: requestID, .tooManyConnections))
+                self.closeSession(session, code: GatewayCloseCode.tooManyConnections, reason: "too many connections")
+                return false
+            }
+            self.countConnection(of: claims.subject, by: 1)
+        }
         if let previous = session.claims {
             guard previous.subject == claims.subject else {
                 self.reply(
@@ -35,9 +44,14 @@ extension Gateway {
         }
         self.reply(
             session,
-            ServerMessages.welcome(
-                id: requestID, uid: claims.subject, name: claims.name ?? claims.subject, expiresAt: claims.expiresAt))
+            ServerMessages.welcome(id: requestID, claims: claims))
         return true
+    }
+
+    /// Counts a user's authenticated connections up or down.
+    func countConnection(of uid: String, by change: Int) {
+        let count = self.connectionsByUser[uid, default: 0] + change
+        self.connectionsByUser[uid] = count > 0 ? count : nil
     }
 
     func removeFromGroups(_ id: SessionID, claims: TokenClaims) {

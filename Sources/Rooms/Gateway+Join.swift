@@ -44,6 +44,18 @@ extension Gateway {
         {
             throw .roomFull
         }
+        if session.subscriptions[roomID] == nil,
+            room.subscriptionsByUser[uid, default: 0] >= self.configuration.maximumSubscriptionsPerUserPerRoom
+        {
+            // The same device joining again replaces its other session: that one does not count.
+            let others = room.subscribers.filter { id in
+                guard let other = self.sessions[id], other.claims?.subject == uid else { return false }
+                return
+                    !(kind == .participant && other.subscriptions[roomID]?.kind == .participant
+                    && other.subscriptions[roomID]?.deviceID == deviceID)
+            }
+            if others.count >= self.configuration.maximumSubscriptionsPerUserPerRoom { throw .tooManySubscriptions }
+        }
         var proposed: [ProposedEvent] = []
         if kind == .participant {
             let key = GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)
@@ -145,9 +157,18 @@ extension Gateway {
                 kind: kind, deviceID: deviceID, view: view, events: events
             )
             room.subscribers.append(session.id)  // Also drops room.subscriberEventModes.
+            room.countSubscription(of: uid, by: 1)
             self.publisher.subscribe(session.id, to: view, in: room)
         }
-        self.ack(session, requestID, room: room, changed: !alreadySubscribed)
+        let rights = RoomActor(claims: claims, role: self.role(of: claims, in: roomID)).rights(in: room.state)
+        self.reply(
+            session,
+            ServerMessages.ack(
+                id: requestID,
+                [
+                    ("room", .string(roomID)), ("seq", .int(Int64(room.state.sequence))),
+                    ("changed", .bool(!alreadySubscribed)), ("rights", ServerMessages.rights(rights)),
+                ]))
         let subscription = session.subscriptions[roomID]!
         if let resume, self.publisher.resume(session, room: room, subscription: subscription, from: resume) {
             self.statistics.resumesRecovered += 1
@@ -196,6 +217,7 @@ extension Gateway {
     func unsubscribe(_ session: GatewaySession, from room: GatewayRoom) {
         guard let subscription = session.subscriptions.removeValue(forKey: room.state.id) else { return }
         room.subscribers.removeAll { $0 == session.id }
+        if let uid = session.claims?.subject { room.countSubscription(of: uid, by: -1) }
         session.needsResync.remove(room.state.id)
         self.publisher.unsubscribe(session.id, from: subscription.view, in: room)
     }

@@ -17,6 +17,8 @@ public final class Gateway {
     let publisher: RosterPublisher
     var sessions: [SessionID: GatewaySession] = [:]
     var rooms: [String: GatewayRoom] = [:]
+    /// Authenticated connections per user, for `maximumConnectionsPerUser`.
+    var connectionsByUser: [String: Int] = [:]
     /// Authenticated sessions by group, for meeting messages to members who are not in the room.
     var groupSessions: [String: [SessionID]] = [:]
     /// Told about every moderator action that was carried out (from a client or the server API), for the log.
@@ -152,11 +154,15 @@ public final class Gateway {
         guard let session = self.sessions.removeValue(forKey: id) else { return }
         // The session is gone: no event from here on goes to it, whichever room's subscribers still list it.
         for roomID in session.subscriptions.keys { self.rooms[roomID]?.subscriberEventModes = nil }
-        if let claims = session.claims { self.removeFromGroups(session.id, claims: claims) }
+        if let claims = session.claims {
+            self.removeFromGroups(session.id, claims: claims)
+            self.countConnection(of: claims.subject, by: -1)
+        }
         let now = self.clock()
         for (roomID, subscription) in session.subscriptions.sorted(by: { $0.key < $1.key }) {
             guard let room = self.rooms[roomID], let claims = session.claims else { continue }
             room.subscribers.removeAll { $0 == id }
+            room.countSubscription(of: claims.subject, by: -1)
             guard subscription.kind == .participant else { continue }
             let uid = claims.subject
             guard

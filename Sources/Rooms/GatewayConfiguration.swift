@@ -13,6 +13,12 @@ public struct GatewayConfiguration: Sendable {
     /// Subscribers (participants and observers, each connection once) one room may have; a join or watch beyond
     /// it is refused with `ERR_ROOM_FULL`.
     public var maximumSubscribersPerRoom: Int = 10_000
+    /// Connections one user (`sub`) may have open and authenticated at once; more are refused with
+    /// `ERR_TOO_MANY_CONNECTIONS` and closed with 4010.
+    public var maximumConnectionsPerUser: Int = 16
+    /// Subscriptions (joined or watching, over any connections) one user may have in one room; more are refused with
+    /// `ERR_TOO_MANY_SUBSCRIPTIONS`. One token cannot fill `maximumSubscribersPerRoom` and lock everyone else out.
+    public var maximumSubscriptionsPerUserPerRoom: Int = 4
     /// History kept per room.
     public var history = HistoryRetention()
     /// Longest id (room, group, device, session) in characters.

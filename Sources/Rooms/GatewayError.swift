@@ -24,6 +24,10 @@ public struct GatewayError: Error, Hashable, Sendable, CustomStringConvertible {
     static let roomFull = GatewayError("ERR_ROOM_FULL", "the room has as many subscribers as it can take")
     static let tooManyRooms = GatewayError("ERR_TOO_MANY_ROOMS", "this connection is in too many rooms")
     static let rateLimited = GatewayError("ERR_RATE_LIMITED", "too many messages; slow down")
+    static let tooManyConnections = GatewayError(
+        "ERR_TOO_MANY_CONNECTIONS", "this user has as many connections open as it may")
+    static let tooManySubscriptions = GatewayError(
+        "ERR_TOO_MANY_SUBSCRIPTIONS", "this user is in this room over as many connections as it may")
 }
 
 /// The application close codes (4000-4999) the gateway uses, in one place.
@@ -42,4 +46,6 @@ public enum GatewayCloseCode {
     public static let slowConsumer: UInt16 = 4008
     /// The server API disconnected the user (`POST /v1/api/users/{uid}/disconnect`); the client may reconnect.
     public static let disconnected: UInt16 = 4009
+    /// The user has `GatewayConfiguration.maximumConnectionsPerUser` connections open already.
+    public static let tooManyConnections: UInt16 = 4010
 }

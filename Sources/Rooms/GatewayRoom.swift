@@ -33,6 +33,8 @@ final class GatewayRoom {
     /// event, without two dictionary lookups (one keyed by the room id string) per subscriber. Rebuilt after any
     /// change of `subscribers`; nil until then.
     var subscriberEventModes: [(id: SessionID, events: EventMode)]?
+    /// Subscriptions per user, for `maximumSubscriptionsPerUserPerRoom`.
+    var subscriptionsByUser: [String: Int] = [:]
     /// Devices whose socket ended, with the time they leave unless they come back.
     var lostDevices: [DeviceKey: LostDevice] = [:]
     /// Each retained entry's event message as it was sent live, by sequence number, so that history and resume
@@ -103,6 +105,12 @@ final class GatewayRoom {
             replica.apply(entry, speakerRule: speakerRule)
         }
         return replica
+    }
+
+    /// Counts a user's subscriptions up or down.
+    func countSubscription(of uid: String, by change: Int) {
+        let count = self.subscriptionsByUser[uid, default: 0] + change
+        self.subscriptionsByUser[uid] = count > 0 ? count : nil
     }
 
     /// Finds when the earliest timed hard mute lifts, after an event that may have changed one.

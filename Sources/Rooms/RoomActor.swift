@@ -46,6 +46,25 @@ struct RoomActor {
         self.isServerAPI || self.role?.isOperator == true || state.operators.contains(self.uid)
     }
 
+    /// What the actor may do in a room as it is, for the join's answer: the same predicates the command rules use,
+    /// so an app shows only the buttons that will work.
+    func rights(in state: RoomState) -> RoomRights {
+        let isOperator = self.isOperator(in: state)
+        let participant = state.participants[self.uid]
+        return RoomRights(
+            role: self.role,
+            isOperator: isOperator,
+            actions: ModeratorAction.allCases.filter { action in
+                self.isBot ? self.capabilities.contains(action.capability) : isOperator
+            },
+            mayRecord: isOperator || (self.isBot && self.capabilities.contains("record")),
+            mayReportAnySpeaker: self.isServerAPIOrBot(with: "speaker"),
+            maySetAnyAttributes: self.isServerAPIOrBot(with: "attributes"),
+            maySetMetadata: isOperator || self.isServerAPIOrBot(with: "metadata"),
+            maySetPermissions: isOperator || self.isServerAPIOrBot(with: "permissions"),
+            permissions: participant?.permissions ?? ParticipantPermissions())
+    }
+
     /// Whether the actor counts as an admin (only an admin may remove, ban or demote an admin).
     var isAdmin: Bool { self.isServerAPI || self.role == .admin }
 }

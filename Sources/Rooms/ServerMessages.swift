@@ -1,4 +1,5 @@
 import JSONCoding
+import TokenAuth
 
 /// Builds the JSON of every server-to-client message (see docs/PROTOCOL.md).
 enum ServerMessages {
@@ -134,18 +135,41 @@ enum ServerMessages {
         return .object(JSONObject(members))
     }
 
+    /// A join's `rights`: what the user may do in the room.
+    static func rights(_ rights: RoomRights) -> JSONValue {
+        .object(
+            JSONObject([
+                ("role", rights.role.map { .string($0.rawValue) } ?? .null),
+                ("operator", .bool(rights.isOperator)),
+                ("actions", .array(rights.actions.map { .string($0.rawValue) })),
+                ("record", .bool(rights.mayRecord)),
+                ("speakerForOthers", .bool(rights.mayReportAnySpeaker)),
+                ("attributesForOthers", .bool(rights.maySetAnyAttributes)),
+                ("metadata", .bool(rights.maySetMetadata)),
+                ("permissions", .bool(rights.maySetPermissions)),
+                ("unmute", .bool(rights.permissions.mayUnmute)),
+                ("share", .bool(rights.permissions.mayShare)),
+                ("meetings", .bool(rights.permissions.mayPublishMeetings)),
+            ]))
+    }
+
     /// `{"type":"pong"}`: the answer to the app-level `ping`.
     static func pong(id: JSONValue?) -> JSONValue {
         .object(JSONObject([("type", .string("pong"))] + (id.map { [("id", $0)] } ?? [])))
     }
 
-    /// `{"type":"welcome", ...}`: authenticated as `uid` until `expiresAt`.
-    static func welcome(id: JSONValue?, uid: String, name: String, expiresAt: Int64) -> JSONValue {
+    /// `{"type":"welcome", ...}`: authenticated as the token's user until it expires, with the rooms, groups and
+    /// capabilities it gives.
+    static func welcome(id: JSONValue?, claims: TokenClaims) -> JSONValue {
         var fields: [(String, JSONValue)] = [("type", .string("welcome"))]
         if let id { fields.append(("id", id)) }
-        fields.append(("uid", .string(uid)))
-        fields.append(("name", .string(name)))
-        fields.append(("expiresAt", .int(expiresAt)))
+        fields.append(("uid", .string(claims.subject)))
+        fields.append(("name", .string(claims.name ?? claims.subject)))
+        fields.append(("expiresAt", .int(claims.expiresAt)))
+        let rooms = claims.rooms.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value.rawValue)) }
+        fields.append(("rooms", .object(JSONObject(rooms))))
+        fields.append(("groups", .array(claims.groups.map { .string($0) })))
+        fields.append(("capabilities", .array(claims.capabilities.map { .string($0) })))
         return .object(JSONObject(fields))
     }
 

@@ -16,7 +16,14 @@ import TokenAuth
                 "callType": "audio",
             ])
         #expect(answer.map { $0["type"] } == ["ack", "snapshot"])
-        #expect(answer[0] == ["type": "ack", "id": 2, "room": "standup", "seq": 1, "changed": true])
+        var ack = answer[0].objectValue ?? JSONObject()
+        let rights = ack.removeValue(forKey: "rights")
+        #expect(JSONValue.object(ack) == ["type": "ack", "id": 2, "room": "standup", "seq": 1, "changed": true])
+        // A moderator by token: every moderator action, recording, metadata and permissions; its own permissions.
+        #expect(rights?["operator"] == true)
+        #expect(rights?["actions"]?.arrayValue?.count == ModeratorAction.allCases.count)
+        #expect(rights?["record"] == true && rights?["metadata"] == true && rights?["permissions"] == true)
+        #expect(rights?["speakerForOthers"] == false && rights?["unmute"] == true)
         let snapshot = answer[1]
         #expect(snapshot["seq"] == 1)
         #expect(snapshot["state"]?["callType"] == "audio")
@@ -131,5 +138,53 @@ import TokenAuth
         #expect(answer[1].snapshotParticipant("u-view")?["role"] == "viewer")
         #expect(answer[1].snapshotParticipant("bot-1")?["role"] == "bot")
         #expect(answer[1].snapshotParticipant("bot-1")?["bot"] == true)
+    }
+}
+
+/// What the join's answer and the welcome say a user may do.
+@Suite struct RightsTests {
+    @Test func aParticipantsJoinAnswerListsNoModeratorActionsAndItsOwnPermissions() throws {
+        let harness = try GatewayHarness()
+        let host = try harness.joinQuietly("u-host", role: .moderator)
+        try harness.joinQuietly("u-ann")
+        _ = harness.request(
+            host, ["type": "permissions", "id": 1, "room": "r", "uid": "u-ann", "permissions": ["share": false]])
+        let again = try harness.connect("u-ann", rooms: ["r": .participant])
+        let ack = try #require(try harness.join(again, "r").first(type: "ack"))
+        #expect(ack["rights"]?["operator"] == false)
+        #expect(ack["rights"]?["actions"] == [])
+        #expect(ack["rights"]?["record"] == false)
+        #expect(ack["rights"]?["share"] == false)
+        #expect(ack["rights"]?["role"] == "participant")
+    }
+
+    @Test func aBotsJoinAnswerListsTheActionsOfItsCapabilities() throws {
+        let harness = try GatewayHarness()
+        let bot = try harness.connect("b-mod", rooms: ["r": .bot], caps: ["mute", "speaker"])
+        let ack = try #require(try harness.join(bot, "r", as: "observer").first(type: "ack"))
+        #expect(ack["rights"]?["actions"] == ["mute", "mute_all", "lower_hand", "lower_all_hands", "ask_unmute"])
+        #expect(ack["rights"]?["speakerForOthers"] == true)
+        #expect(ack["rights"]?["metadata"] == false)
+    }
+
+    @Test func aPromotedParticipantsNextJoinAnswerSaysItModerates() throws {
+        let harness = try GatewayHarness()
+        let host = try harness.joinQuietly("u-host", role: .moderator)
+        try harness.joinQuietly("u-ann")
+        _ = harness.request(host, ["type": "action", "id": 1, "room": "r", "action": "promote", "target": "u-ann"])
+        let second = try harness.connect("u-ann", rooms: ["r": .participant])
+        let ack = try #require(try harness.join(second, "r", device: "phone").first(type: "ack"))
+        #expect(ack["rights"]?["operator"] == true)
+        #expect(ack["rights"]?["actions"]?.arrayValue?.contains("mute") == true)
+    }
+
+    @Test func theWelcomeListsTheTokensRoomsGroupsAndCapabilities() throws {
+        let harness = try GatewayHarness()
+        let token = try harness.token("b-x", rooms: ["a": .bot, "b": .viewer], groups: ["g"], caps: ["mute"])
+        let session = harness.open(token: token)
+        let welcome = try #require(harness.drain(session).first)
+        #expect(welcome["rooms"] == ["a": "bot", "b": "viewer"])
+        #expect(welcome["groups"] == ["g"])
+        #expect(welcome["capabilities"] == ["mute"])
     }
 }

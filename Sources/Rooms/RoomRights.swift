@@ -1,0 +1,19 @@
+/// What a user may do in a room, as the join's answer tells the client (`rights`). Moderator status and permissions
+/// can change later: the roster entry's `operator` and `permissions` follow them.
+struct RoomRights {
+    /// The role the token gives in the room.
+    var role: ParticipantRole?
+    /// Whether the user moderates the room (by token or promoted).
+    var isOperator: Bool
+    /// The moderator actions the user may take.
+    var actions: [ModeratorAction]
+    var mayRecord: Bool
+    /// Whether the user may report anyone as speaking (bots with `speaker`).
+    var mayReportAnySpeaker: Bool
+    /// Whether the user may set anyone's attributes (bots with `attributes`).
+    var maySetAnyAttributes: Bool
+    var maySetMetadata: Bool
+    var maySetPermissions: Bool
+    /// The user's own permissions in the room.
+    var permissions: ParticipantPermissions
+}
