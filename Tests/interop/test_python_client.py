@@ -85,6 +85,11 @@ def test_rooms_rosters_events_moderation_and_typed_errors(rollcall):
         watcher = await outsider.observe("elsewhere")
         assert watcher.participants == []
 
+        # The join's answer says what each may do; the welcome what the token gives.
+        assert alice_room.rights["operator"] is True and "remove" in alice_room.rights["actions"]
+        assert bob_room.rights["operator"] is False and bob_room.rights["actions"] == []
+        assert "lower_hand" in bot_room.rights["actions"] and "remove" not in bot_room.rights["actions"]
+        assert alice.welcome["rooms"] == {ROOM: "moderator"} and bot.welcome["capabilities"] == ["mute"]
         await alice_room.wait_for(lambda room: len(room.participants) == 4)
         assert [person.uid for person in alice_room.participants] == ["alice", "bob", "carol", "notetaker"]
         assert alice_room.participant("notetaker").role == "bot"

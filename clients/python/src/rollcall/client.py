@@ -143,6 +143,12 @@ class Client:
         return value if isinstance(value, int) else None
 
     @property
+    def welcome(self) -> Mapping[str, Any]:
+        """The last `welcome`: `uid`, `name`, `expiresAt`, and the `rooms`, `groups` and `capabilities` the token
+        gives."""
+        return self._session.welcome
+
+    @property
     def rooms(self) -> dict[str, Room]:
         """The rooms joined or watched, by id."""
         return dict(self._session.rooms)

@@ -98,6 +98,18 @@ class RoomFullError(ServerError):
     CODE = "ERR_ROOM_FULL"
 
 
+class TooManyConnectionsError(ServerError):
+    """`ERR_TOO_MANY_CONNECTIONS`: the user has as many connections open as allowed; this one closes with 4010."""
+
+    CODE = "ERR_TOO_MANY_CONNECTIONS"
+
+
+class TooManySubscriptionsError(ServerError):
+    """`ERR_TOO_MANY_SUBSCRIPTIONS`: the user is in this room from as many connections as allowed."""
+
+    CODE = "ERR_TOO_MANY_SUBSCRIPTIONS"
+
+
 class TooLargeError(ServerError):
     """`ERR_TOO_LARGE`: attributes or metadata past their limits (the message names the limit)."""
 
@@ -130,6 +142,8 @@ _BY_CODE: dict[str, type[ServerError]] = {
         NotFoundError,
         TooManyRoomsError,
         RoomFullError,
+        TooManyConnectionsError,
+        TooManySubscriptionsError,
         TooLargeError,
         UnavailableError,
         BusyError,

@@ -40,6 +40,7 @@ class Room:
         self._mirror = mirror
         self._changes: Broadcaster[RoomChange] = Broadcaster()
         self._active = True
+        self._rights: dict[str, Any] = {}
 
     # MARK: State
 
@@ -109,6 +110,14 @@ class Room:
     def recovered(self) -> bool | None:
         """Whether the last resume replayed everything missed (True), fell back to a snapshot (False), or None."""
         return self._mirror.recovered
+
+    @property
+    def rights(self) -> Mapping[str, Any]:
+        """What the user may do in this room, from the last join's answer: `role`, `operator`, `actions` (the
+        moderator actions), `record`, `metadata`, `permissions`, `speakerForOthers`, `attributesForOthers`, and its
+        own `unmute`, `share`, `meetings`. Promotions and permission changes show in the roster entry until the
+        next join."""
+        return self._rights
 
     @property
     def active(self) -> bool:
@@ -394,13 +403,22 @@ class Room:
         return rejoin
 
     async def _join(self) -> None:
-        await self._session.request(self._mirror.join_message(resume=False), room=self.room, completes_on_roster=True)
+        ack = await self._session.request(
+            self._mirror.join_message(resume=False), room=self.room, completes_on_roster=True
+        )
+        self._keep_rights(ack)
+
+    def _keep_rights(self, ack: Mapping[str, Any]) -> None:
+        rights = ack.get("rights")
+        if isinstance(rights, dict):
+            self._rights = rights
 
     async def _rejoin(self, resume: bool) -> None:
         try:
-            await self._session.request(
+            ack = await self._session.request(
                 self._mirror.join_message(resume=resume), room=self.room, completes_on_roster=True
             )
+            self._keep_rights(ack)
         except (ConnectionClosed, NotConnected, RequestTimeout):
             return  # The next connection rejoins again.
         except RollcallError as error:

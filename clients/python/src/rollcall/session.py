@@ -66,6 +66,7 @@ class Session:
         self.status: Status = "idle"
         self.connection: Connection | None = None
         self.identity: dict[str, Any] = {}
+        self.welcome: dict[str, Any] = {}
         self.rooms: dict[str, Room] = {}
         self.requests = PendingRequests()
         self.last_close: ConnectionClosed | None = None
@@ -251,6 +252,7 @@ class Session:
         return closed
 
     def _welcomed(self, welcome: Mapping[str, Any]) -> None:
+        self.welcome = dict(welcome)
         self.identity = {key: welcome.get(key) for key in ("uid", "name", "expiresAt")}
 
     def _dispatch(self, message: dict[str, Any]) -> None:
