@@ -22,6 +22,8 @@ let package = Package(
             path: "CWebSocket",
             linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("z")]
         ),
+        // A thin C shim over Debian's libsqlite3: SQLITE_TRANSIENT, a macro the importer cannot see.
+        .target(name: "CSQLite", path: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         // RFC 6455 without I/O: HTTP head parsing, both sides of the handshake, framing, masking, UTF-8, close codes,
         // the inbound frame processor and the session state machine shared by the server and the clients.
         .target(name: "WebSocketCore"),
@@ -41,6 +43,11 @@ let package = Package(
         .target(name: "TokenAuth", dependencies: ["JSONCoding", "CWebSocket"]),
         // Rooms, roster, events, auth, moderation and history: a deterministic core behind a transport protocol.
         .target(name: "Rooms", dependencies: ["JSONCoding", "TokenAuth"]),
+        // The embedded store of a single process: rooms' logs, checkpoints and webhook cursors in SQLite (WAL).
+        .target(name: "Storage", dependencies: ["CSQLite", "Rooms", "JSONCoding"]),
+        // Signed, ordered webhook deliveries read from the store's log, with cursors, retries and dead letters.
+        .target(
+            name: "Webhooks", dependencies: ["Storage", "Rooms", "JSONCoding", "TokenAuth", "EventIO", "WebSocketCore"]),
         // The browser client and the dashboard built on it (TypeScript in clients/js, compiled output committed),
         // embedded in the binary so the gateway serves them at /client/ and /dashboard.
         .target(
@@ -57,7 +64,7 @@ let package = Package(
             name: "GatewayWebSocket",
             dependencies: [
                 "Rooms", "WebSocketServer", "EventIO", "WebSocketCore", "WebSocketDeflate", "TokenAuth",
-                "RollcallWebClient",
+                "RollcallWebClient", "Storage", "Webhooks",
             ]
         ),
         // The Swift client library: a WebSocket client on the same protocol core, auth, subscriptions, and a live
@@ -84,7 +91,7 @@ let package = Package(
             name: "RollcallCLI",
             dependencies: [
                 "WebSocketServer", "WebSocketDeflate", "EventIO", "WebSocketCore", "Rooms", "GatewayWebSocket",
-                "TokenAuth", "RollcallBench", "JSONCoding", "Cluster", "ClusterCore", "Redis",
+                "TokenAuth", "RollcallBench", "JSONCoding", "Cluster", "ClusterCore", "Redis", "Storage", "Webhooks",
             ]
         ),
         // A Redis client: the RESP wire format (a bounded incremental parser and an encoder) and a client on an
@@ -112,6 +119,10 @@ let package = Package(
             dependencies: [
                 "Rooms", "RoomsTesting", "ClusterCore", "TokenAuth", "JSONCoding", "RollcallClient", "TestSupport",
             ]
+        ),
+        .testTarget(
+            name: "StorageTests",
+            dependencies: ["Storage", "Webhooks", "Rooms", "RoomsTesting", "JSONCoding", "TokenAuth", "TestSupport"]
         ),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "ClusterTesting", "EventIO", "TestSupport"]),
         .testTarget(
@@ -150,7 +161,7 @@ let package = Package(
             name: "WebSocketServerTests",
             dependencies: [
                 "WebSocketServer", "WebSocketCore", "WebSocketDeflate", "EventIO", "Rooms", "GatewayWebSocket",
-                "TokenAuth", "JSONCoding",
+                "TokenAuth", "JSONCoding", "Storage",
             ]
         ),
     ],

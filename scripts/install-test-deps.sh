@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite needs when they are missing: the C libraries the package links
-# (OpenSSL, zlib), Python 3 with venv and the CA certificates pip checks PyPI with (the interoperability tests, the
-# Autobahn report summary), the openssl command (test certificates), Chromium (the dashboard and browser client
+# (OpenSSL, zlib, SQLite), Python 3 with venv and the CA certificates pip checks PyPI with (the interoperability
+# tests, the Autobahn report summary), the openssl command (test certificates), Chromium (the dashboard and browser client
 # tests), Node.js with Debian's TypeScript compiler (the browser client's build check and its tests), redis-server
 # (the cluster-mode Redis client tests) and a C compiler (the Autobahn fuzzing client builds a C extension on its
 # first install, scripts/autobahn/install.sh).
@@ -10,8 +10,8 @@
 # usage: scripts/install-test-deps.sh
 set -euo pipefail
 
-packages=(libssl-dev zlib1g-dev ca-certificates python3 python3-venv openssl chromium nodejs node-typescript redis-server
-    gcc libc6-dev)
+packages=(libssl-dev zlib1g-dev libsqlite3-dev ca-certificates python3 python3-venv openssl chromium nodejs
+    node-typescript redis-server gcc libc6-dev)
 missing=()
 for package in "${packages[@]}"; do
     # Installed means "ii"; a package removed but not purged still has a status entry.

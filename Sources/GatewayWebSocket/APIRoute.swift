@@ -10,6 +10,10 @@ enum APIRoute: Sendable {
     case publishEvent(String)
     case moderate(String)
     case disconnect(String)
+    /// A room's events after a sequence number, filtered by event names, paged (`GET rooms/ROOM/history`).
+    case history(String)
+    /// Moderator actions, newest first, paged by time (`GET audit`).
+    case audit
 
     enum Parsed {
         case success(APIRoute)
@@ -25,6 +29,8 @@ enum APIRoute: Sendable {
         switch components.count {
         case 1 where components[0] == "rooms":
             (route, wanted) = (.listRooms, "GET")
+        case 1 where components[0] == "audit":
+            (route, wanted) = (.audit, "GET")
         case 2 where components[0] == "rooms":
             (route, wanted) = (.getRoom(components[1]), "GET")
         case 3 where components[0] == "rooms":
@@ -32,6 +38,7 @@ enum APIRoute: Sendable {
             case "meeting": (route, wanted) = (.publishMeeting(components[1]), "POST")
             case "events": (route, wanted) = (.publishEvent(components[1]), "POST")
             case "actions": (route, wanted) = (.moderate(components[1]), "POST")
+            case "history": (route, wanted) = (.history(components[1]), "GET")
             default: return notFound
             }
         case 3 where components[0] == "users" && components[2] == "disconnect":
@@ -49,7 +56,7 @@ enum APIRoute: Sendable {
     var needsBody: Bool {
         switch self {
         case .publishMeeting, .publishEvent, .moderate: return true
-        case .listRooms, .getRoom, .disconnect: return false
+        case .listRooms, .getRoom, .disconnect, .history, .audit: return false
         }
     }
 
@@ -58,12 +65,46 @@ enum APIRoute: Sendable {
     func run(
         on gateway: Gateway,
         body: JSONValue,
+        query: APIQuery,
         key: APIKey,
         completion: @escaping (Result<JSONValue, GatewayError>) -> Void
     ) throws(GatewayError) {
         switch self {
+        case .getRoom(let room), .publishMeeting(let room), .publishEvent(let room), .moderate(let room):
+            // With a store, a room not used since the start is read back before the request sees it.
+            try gateway.loadStoredRoom(room)
+        default:
+            break
+        }
+        switch self {
         case .listRooms:
-            completion(.success(gateway.apiRooms()))
+            completion(.success(try gateway.apiRooms(after: query.string("after"), limit: try query.limit())))
+        case .history(let room):
+            let names = query.string("types").map { Set($0.split(separator: ",").map(String.init)) }
+            let limit = try query.limit()
+            let after = try query.integer("after") ?? 0
+            let found = try gateway.storedHistory(room, after: UInt64(after), eventNames: names, limit: limit)
+            let last = found.events.last?["seq"]?.intValue
+            completion(
+                .success(
+                    .object(
+                        JSONObject(uniqueKeysWithValues: [
+                            ("room", .string(room)), ("firstRetained", .int(Int64(found.firstRetained))),
+                            ("events", .array(found.events)),
+                            ("next", found.events.count == limit ? last.map { .int($0) } ?? .null : .null),
+                        ]))))
+        case .audit:
+            let limit = try query.limit()
+            let actions = try gateway.auditLog(
+                room: query.string("room"), before: try query.integer("before"), limit: limit)
+            let last = actions.last?["time"]?.intValue
+            completion(
+                .success(
+                    .object(
+                        JSONObject(uniqueKeysWithValues: [
+                            ("actions", .array(actions)),
+                            ("next", actions.count == limit ? last.map { .int($0) } ?? .null : .null),
+                        ]))))
         case .getRoom(let room):
             gateway.apiRoom(room) { result in
                 completion(

@@ -77,7 +77,9 @@ public final class GatewayOperations: Sendable {
                 subscribers: gateway.subscriberCount,
                 latency: latency,
                 compression: self.runtime.compressionStatistics,
-                cluster: self.runtime.sharedLog.map { ($0.statistics, $0.isAvailable) }
+                cluster: self.runtime.sharedLog.map { ($0.statistics, $0.isAvailable) },
+                storage: self.runtime.storageStatistics,
+                webhooks: self.runtime.webhooks?.statistics ?? []
             ).render()
             responder.respond(status: .ok, body: Array(text.utf8), contentType: PrometheusText.contentType)
         }
@@ -126,24 +128,36 @@ public final class GatewayOperations: Sendable {
             logger.log(.debug, "api request", [("key", key.name), ("method", request.method), ("path", request.path)])
         }
         let parsedBody = body
+        let query = APIQuery(request.query)
+        let runtime = self.runtime
         self.runtime.perform { gateway in
             do throws(GatewayError) {
-                try route.run(on: gateway, body: parsedBody, key: key) { result in
-                    switch result {
-                    case .success(let value):
-                        if case .disconnect(let uid) = route {
-                            logger.log(.info, "api disconnect", [("uid", uid), ("actor", key.actor)])
-                        }
-                        responder.respond(
-                            status: .ok, body: JSONWriter.bytes(value) + [0x0A],
-                            contentType: "application/json")
-                    case .failure(let error):
-                        Self.respond(responder, Self.status(for: error), error)
+                try route.run(on: gateway, body: parsedBody, query: query, key: key) { result in
+                    // An answer that acknowledges a change leaves once the change is committed to the store.
+                    runtime.whenCommitted {
+                        Self.answer(route, result, responder, key: key, logger: logger)
                     }
                 }
             } catch {
                 Self.respond(responder, Self.status(for: error), error)
             }
+        }
+    }
+
+    private static func answer(
+        _ route: APIRoute, _ result: Result<JSONValue, GatewayError>, _ responder: HTTPResponder, key: APIKey,
+        logger: GatewayLogger
+    ) {
+        switch result {
+        case .success(let value):
+            if case .disconnect(let uid) = route {
+                logger.log(.info, "api disconnect", [("uid", uid), ("actor", key.actor)])
+            }
+            responder.respond(
+                status: .ok, body: JSONWriter.bytes(value) + [0x0A],
+                contentType: "application/json")
+        case .failure(let error):
+            Self.respond(responder, Self.status(for: error), error)
         }
     }
 

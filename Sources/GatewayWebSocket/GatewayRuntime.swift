@@ -1,10 +1,12 @@
 import EventIO
 import Rooms
+import Storage
 import Synchronization
 import TokenAuth
 import WebSocketCore
 import WebSocketDeflate
 import WebSocketServer
+import Webhooks
 
 #if canImport(Glibc)
 import Glibc
@@ -30,6 +32,10 @@ public final class GatewayRuntime: @unchecked Sendable {
     public let deliveryLatency = LatencyHistogram()
     /// In cluster mode, the shared room log; nil in the single-process default.
     public let sharedLog: (any SharedLogService)?
+    /// The embedded store's group commit; nil when rooms live in memory only (or in a cluster's shared log).
+    let committer: StoreCommitter?
+    /// The webhook deliveries, started and stopped with the gateway; nil when no endpoint is configured.
+    public let webhooks: WebhookDispatcher?
 
     /// - Parameters:
     ///   - configuration: the rooms layer's settings.
@@ -39,12 +45,19 @@ public final class GatewayRuntime: @unchecked Sendable {
     ///   - sharedLog: cluster mode: makes the shared room log on the gateway's event loop, on which every call to it
     ///     and from it happens (the runtime starts and stops it with the loop); nil (the default) keeps every room in
     ///     this process.
+    ///   - store: a single process's embedded store (rooms are read from it when first used and every change is
+    ///     committed to it before it is acknowledged); nil keeps rooms in memory only. Not with a shared log.
+    ///   - checkpointInterval: a room's checkpoint goes to the store every this many entries.
+    ///   - webhooks: deliveries of the store's log to webhook endpoints; needs `store`.
     public init(
         configuration: GatewayConfiguration,
         verifier: TokenVerifier,
         path: String = "/v1/ws",
         logger: GatewayLogger = GatewayLogger(),
-        sharedLog makeSharedLog: ((EventLoop) -> any SharedLogService)? = nil
+        sharedLog makeSharedLog: ((EventLoop) -> any SharedLogService)? = nil,
+        store: SQLiteRoomStore? = nil,
+        checkpointInterval: Int = 100,
+        webhooks: WebhookDispatcher? = nil
     ) throws {
         self.path = path
         self.logger = logger
@@ -63,6 +76,17 @@ public final class GatewayRuntime: @unchecked Sendable {
             self.sharedLog = sharedLog
         } else {
             self.sharedLog = nil
+        }
+        self.webhooks = webhooks
+        if let store, makeSharedLog == nil {
+            let committer = StoreCommitter(store: store, loop: self.loop, logger: logger)
+            self.committer = committer
+            self.gateway.store = store
+            self.gateway.storeCheckpointInterval = UInt64(max(1, checkpointInterval))
+            self.gateway.onStoreFailure = { message in logger.log(.error, "store read failed", [("error", message)]) }
+            self.transport.beforeHandOver = { [unowned committer] in committer.commit() }
+        } else {
+            self.committer = nil
         }
         self.gateway.onModeration = { record in
             logger.log(
@@ -104,12 +128,47 @@ public final class GatewayRuntime: @unchecked Sendable {
             loop.scheduleTimer(afterNanoseconds: UInt64(wait) * 1_000_000) { gateway.flushDueRooms() }
         }
         let sharedLog = self.sharedLog.map { UnsafeTransfer($0) }
+        let committer = self.committer.map { UnsafeTransfer($0) }
+        let endpoints = self.webhooks?.endpointNames ?? []
+        let logger = self.logger
+        func scheduleRetention() {
+            guard let committer else { return }
+            loop.scheduleTimer(afterNanoseconds: Self.retentionIntervalNanoseconds) {
+                do {
+                    try committer.value.store.trim(
+                        now: GatewayRuntime.wallClockMilliseconds(), webhookEndpoints: endpoints)
+                } catch {
+                    logger.log(.error, "store retention failed", [("error", "\(error)")])
+                }
+                scheduleRetention()
+            }
+        }
         loop.execute {
             sharedLog?.value.start()
             scheduleTick()
+            scheduleRetention()
         }
         self.thread = EventLoopThread(name: "rollcall-rooms") { loop.run() }
+        self.webhooks?.start()
     }
+
+    /// How often the store drops what retention no longer keeps.
+    static let retentionIntervalNanoseconds: UInt64 = 10_000_000_000
+
+    /// Runs `work` on the gateway thread once what the gateway wrote so far is committed to the store (at once
+    /// without a store): for answers that acknowledge a change outside the transport, such as the server API's.
+    ///
+    /// - Parameter work: what to run; call this on the gateway thread.
+    public func whenCommitted(_ work: @escaping () -> Void) {
+        guard let committer = self.committer else {
+            work()
+            return
+        }
+        committer.whenCommitted(work)
+    }
+
+    /// The store's counters, when there is a store; read it on the gateway thread.
+    var storageStatistics: StorageStatistics? { self.committer?.store.statistics }
 
     /// Stops the gateway thread (after the server has shut down).
     public func stop() {
@@ -119,6 +178,9 @@ public final class GatewayRuntime: @unchecked Sendable {
         self.loop.stop()
         self.thread?.join()
         self.thread = nil
+        // The loop has stopped: what its last iteration wrote is committed from here.
+        self.committer?.commit()
+        self.webhooks?.stop()
     }
 
     /// Runs `body` with the gateway on its thread and waits for the result (for the HTTP API and tests).

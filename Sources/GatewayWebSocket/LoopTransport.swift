@@ -69,6 +69,9 @@ final class LoopTransport: GatewayTransport, EventLoopFlushable {
     private var isHandOverScheduled = false
     /// Tasks handed to connection loops since start (one per loop per iteration of the gateway's loop with output).
     private(set) var handOvers = 0
+    /// Runs before each hand-over: with a store, the group commit of what the iteration wrote, so nothing that
+    /// acknowledges a change leaves before the change is committed.
+    var beforeHandOver: (() -> Void)?
 
     /// - Parameters:
     ///   - gatewayLoop: the loop the gateway runs on; every call to the transport happens on it.
@@ -142,6 +145,7 @@ final class LoopTransport: GatewayTransport, EventLoopFlushable {
     /// cross-thread hand-over (and at most one wake-up) per loop however many messages the iteration produced.
     func flush() {
         self.isHandOverScheduled = false
+        self.beforeHandOver?()
         self.handOvers += self.pendingWork.count
         let latency = self.latency
         for (loop, work) in self.pendingWork {

@@ -1,5 +1,7 @@
 import Rooms
+import Storage
 import WebSocketServer
+import Webhooks
 
 /// Everything `/metrics` shows, gathered at one scrape, and its rendering in the Prometheus text format.
 struct MetricsReport {
@@ -13,6 +15,10 @@ struct MetricsReport {
     let compression: LoopTransport.CompressionStatistics
     /// Cluster mode's shared log: its counters and whether its store (Redis) is reachable; nil for a single process.
     var cluster: (statistics: SharedLogStatistics, connected: Bool)?
+    /// The embedded store's counters; nil without a store.
+    var storage: StorageStatistics?
+    /// Each webhook endpoint's counters.
+    var webhooks: [WebhookStatistics] = []
 
     func render() -> String {
         var out = PrometheusText()
@@ -74,6 +80,8 @@ struct MetricsReport {
             count: self.latency.count,
             sum: self.latency.sumSeconds
         )
+        if let storage = self.storage { self.renderStorage(storage, into: &out) }
+        if !self.webhooks.isEmpty { self.renderWebhooks(into: &out) }
         if let cluster = self.cluster {
             let statistics = cluster.statistics
             out.single(

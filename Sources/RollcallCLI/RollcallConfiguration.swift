@@ -24,6 +24,10 @@ public struct RollcallConfiguration: Sendable {
     public var drainDelayMilliseconds: Int = 0
     /// Cluster mode: several nodes share rooms through Redis. Off (single process) by default.
     public var cluster = ClusterSettings()
+    /// The embedded store of a single process (`storage.path`); off when the path is empty.
+    public var storage = StorageSettings()
+    /// Webhook endpoints fed from the store's log.
+    public var webhooks = WebhookSettings()
 
     public init() {}
 }

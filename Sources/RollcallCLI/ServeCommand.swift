@@ -1,9 +1,11 @@
 import EventIO
 import Foundation
 import GatewayWebSocket
+import Storage
 import TokenAuth
 import WebSocketCore
 import WebSocketServer
+import Webhooks
 
 #if canImport(Glibc)
 import Glibc
@@ -40,6 +42,31 @@ enum ServeCommand {
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         System.raiseOpenFileLimit()
 
+        // The store is opened, checked and proven writable before anything listens: a damaged, foreign, newer or
+        // unwritable file stops the start with its reason, never an empty gateway.
+        var store: SQLiteRoomStore?
+        var webhooks: WebhookDispatcher?
+        var storeFields: [(String, String)] = []
+        do {
+            if let storage = try whole.storageConfiguration() {
+                let opened = try SQLiteRoomStore(configuration: storage)
+                store = opened
+                storeFields = [("path", storage.path), ("sync", storage.sync.rawValue)]
+                if let hooks = try whole.webhookConfiguration() {
+                    webhooks = try WebhookDispatcher(
+                        configuration: hooks, storePath: storage.path,
+                        committedPosition: { [position = opened.committedPosition] in position.current },
+                        log: { message, fields in Log.gatewayLogger.log(.warn, message, fields) })
+                    storeFields.append(
+                        ("webhooks", hooks.endpoints.map { "\($0.name)=\($0.url)" }.joined(separator: " ")))
+                }
+            }
+        } catch let error as ConfigError {
+            return CommandRunner.fail(error.description)
+        } catch {
+            return CommandRunner.fail("cannot open the store: \(error)")
+        }
+
         let runtime: GatewayRuntime
         do {
             runtime = try GatewayRuntime(
@@ -48,7 +75,10 @@ enum ServeCommand {
                 path: whole.gatewayPath,
                 logger: Log.gatewayLogger,
                 sharedLog: ClusterWiring.sharedLog(
-                    try whole.clusterConfiguration(), rooms: whole.rooms, logger: Log.gatewayLogger)
+                    try whole.clusterConfiguration(), rooms: whole.rooms, logger: Log.gatewayLogger),
+                store: store,
+                checkpointInterval: whole.storage.checkpointInterval,
+                webhooks: webhooks
             )
         } catch {
             return CommandRunner.fail("cannot start the rooms layer: \(error)")
@@ -84,6 +114,7 @@ enum ServeCommand {
         Log.info(
             "server api",
             [("state", apiKeys.isEmpty ? "off" : "on"), ("keys", apiKeys.map(\.name).joined(separator: ","))])
+        if store != nil { Log.info("store", storeFields) }
         if whole.auth.keys.contains(AuthSettings.developmentKey) {
             Log.warning(
                 "auth.keys holds the development key from config/rollcall.conf; set your own secret in production",

@@ -1,6 +1,7 @@
 import EventIO
 import GatewayWebSocket
 import Rooms
+import Storage
 import WebSocketCore
 import WebSocketDeflate
 import WebSocketServer
@@ -203,6 +204,61 @@ enum Settings {
             "cluster.call_timeout_ms", "a Redis call that takes longer fails with ERR_UNAVAILABLE (ms)",
             \.cluster.callTimeoutMilliseconds, 10...60_000),
 
+        text(
+            "storage.path", "SQLite file of the embedded store (single process); empty = rooms in memory only",
+            \.storage.path, allowEmpty: true),
+        Setting(
+            key: "storage.sync", help: "how commits reach the disk: off, normal or full (docs/OPERATIONS.md)",
+            read: { $0.storage.sync.rawValue }
+        ) { configuration, text throws(ConfigError) in
+            guard let sync = StorageSync(rawValue: text.lowercased()) else {
+                throw ConfigError("storage.sync: '\(text)' is not off, normal or full")
+            }
+            configuration.storage.sync = sync
+        },
+        integer(
+            "storage.checkpoint_interval", "a room checkpoint is stored every this many events",
+            \.storage.checkpointInterval, 1...1_000_000),
+        integer(
+            "storage.roster_max_events", "roster events kept per room in the store",
+            \.storage.rosterRetention.maximumEntries, 0...100_000_000),
+        integer64(
+            "storage.roster_max_age_ms", "roster events older than this leave the store (ms)",
+            \.storage.rosterRetention.maximumAgeMilliseconds, 0...31_536_000_000),
+        integer(
+            "storage.meeting_max_events", "meeting messages kept per room in the store",
+            \.storage.meetingRetention.maximumEntries, 0...100_000_000),
+        integer64(
+            "storage.meeting_max_age_ms", "meeting messages older than this leave the store (ms)",
+            \.storage.meetingRetention.maximumAgeMilliseconds, 0...315_360_000_000),
+        integer(
+            "storage.moderation_max_events", "moderation events kept per room in the store (audit)",
+            \.storage.moderationRetention.maximumEntries, 0...100_000_000),
+        integer64(
+            "storage.moderation_max_age_ms", "moderation events older than this leave the store (ms)",
+            \.storage.moderationRetention.maximumAgeMilliseconds, 0...315_360_000_000),
+
+        list(
+            "webhooks.endpoints",
+            "webhook endpoints as name=http(s)://host[:port]/path, comma-separated; needs storage",
+            \.webhooks.endpoints),
+        list("webhooks.secrets", "signing secrets as name:secret (>= 16 bytes), one per endpoint", \.webhooks.secrets),
+        list("webhooks.events", "optional event filters as name=event|event", \.webhooks.events),
+        list("webhooks.rooms", "optional room filters as name=room|prefix*", \.webhooks.rooms),
+        integer("webhooks.max_batch", "most events in one delivery", \.webhooks.maximumBatch, 1...10_000),
+        integer64(
+            "webhooks.timeout_ms", "time for one delivery, connect to answer (ms)", \.webhooks.timeoutMilliseconds,
+            100...600_000),
+        integer64(
+            "webhooks.retry_base_ms", "first retry waits up to this long, doubling per failure (ms)",
+            \.webhooks.retryBaseMilliseconds, 1...600_000),
+        integer64(
+            "webhooks.retry_max_ms", "longest wait between two tries (ms)", \.webhooks.retryMaximumMilliseconds,
+            1...3_600_000),
+        integer64(
+            "webhooks.dead_letter_after_ms", "a delivery failing this long is given up as dead letters (ms)",
+            \.webhooks.deadLetterAfterMilliseconds, 1000...2_592_000_000),
+
         boolean("compression.enabled", "accept permessage-deflate offers", \.server.compression.isEnabled),
         boolean(
             "compression.server_no_context_takeover", "reset the server's compressor after every message",
@@ -258,6 +314,8 @@ enum Settings {
         }
         _ = try whole.api.parsedKeys()
         _ = try whole.clusterConfiguration()
+        _ = try whole.storageConfiguration()
+        _ = try whole.webhookConfiguration()
         if configuration.messageLimits.maximumFrameSize > configuration.messageLimits.maximumMessageSize {
             throw ConfigError("limits.max_frame_bytes: must not exceed limits.max_message_bytes")
         }

@@ -2,13 +2,18 @@ import JSONCoding
 
 /// Which part of a room's roster a subscription mirrors (docs/PROTOCOL.md, "Roster views").
 public struct RollcallView: Hashable, Sendable {
-    /// `all`, `operators`, `muted`, `banned`, `raised_hands`, `presenters`, `speakers` or `search`.
+    /// `all`, `operators`, `muted`, `moderator_muted`, `restricted`, `banned`, `raised_hands`, `presenters`,
+    /// `speakers`, `left` or `search`.
     public var filter: String
-    /// The name to search for, with the `search` filter.
+    /// A name to look for: with the `search` filter, or narrowing any other.
     public var query: String?
-    /// `prefix` (default) or `substring`, with the `search` filter.
+    /// `prefix` (default) or `substring`, for `query`.
     public var match: String?
-    /// Keeps the first N matching participants in join order.
+    /// The order: `join` (default; `raised_hand` for `raised_hands`), `name`, `raised_hand` or `recent_speaking`.
+    public var sort: String?
+    /// Skips the first N in that order (a page further down).
+    public var offset: Int?
+    /// Keeps N after the offset (a "visible tiles" window, or a page).
     public var limit: Int?
 
     /// Creates a view.
@@ -17,11 +22,18 @@ public struct RollcallView: Hashable, Sendable {
     ///   - filter: the filter name; default `all`.
     ///   - query: the search text, for `search`.
     ///   - match: `prefix` or `substring`, for `search`.
+    ///   - sort: the order, or nil for the filter's own.
+    ///   - offset: how many to skip in that order.
     ///   - limit: the most participants kept.
-    public init(filter: String = "all", query: String? = nil, match: String? = nil, limit: Int? = nil) {
+    public init(
+        filter: String = "all", query: String? = nil, match: String? = nil, sort: String? = nil, offset: Int? = nil,
+        limit: Int? = nil
+    ) {
         self.filter = filter
         self.query = query
         self.match = match
+        self.sort = sort
+        self.offset = offset
         self.limit = limit
     }
 
@@ -57,6 +69,8 @@ public struct RollcallView: Hashable, Sendable {
         object["filter"] = .string(self.filter)
         if let query = self.query { object["query"] = .string(query) }
         if let match = self.match { object["match"] = .string(match) }
+        if let sort = self.sort { object["sort"] = .string(sort) }
+        if let offset = self.offset { object["offset"] = .int(Int64(offset)) }
         if let limit = self.limit { object["limit"] = .int(Int64(limit)) }
         return .object(object)
     }

@@ -32,6 +32,8 @@ public struct RosterParticipant: Identifiable, Hashable, Sendable {
     public var handRaised: Bool
     /// When the hand went up (milliseconds since the epoch), while it is up: the hand queue's order.
     public var raisedAt: Int64?
+    /// When the participant was last reported speaking (milliseconds since the epoch).
+    public var lastSpokeAt: Int64?
     /// Whether a moderator spotlighted the participant.
     public var pinned: Bool
     /// Whether the last mute came from a moderator.
@@ -70,6 +72,7 @@ public struct RosterParticipant: Identifiable, Hashable, Sendable {
         self.presenting = entry["presenting"]?.boolValue ?? false
         self.handRaised = entry["handRaised"]?.boolValue ?? false
         self.raisedAt = entry["raisedAt"]?.intValue
+        self.lastSpokeAt = entry["lastSpokeAt"]?.intValue
         self.pinned = entry["pinned"]?.boolValue ?? false
         self.mutedByModerator = entry["mutedByModerator"]?.boolValue ?? false
         self.cameraFacing = entry["cameraFacing"]?.stringValue

@@ -12,7 +12,7 @@ enum ClientMessage: Hashable {
     enum Query: Hashable {
         case rooms
         case activeMeeting(group: String)
-        case members(room: String)
+        case members(room: String, page: MembersPage?)
         case operators(room: String)
         case muted(room: String)
         case banned(room: String)
@@ -58,11 +58,20 @@ extension ClientMessage {
         case .authenticate, .ping, .query(.rooms): return []
         case .join(let room, _, _, _, _, _, _), .changeView(let room, _), .leave(let room), .command(let room, _):
             return [room]
-        case .query(.activeMeeting(let room)), .query(.members(let room)), .query(.operators(let room)),
+        case .query(.activeMeeting(let room)), .query(.members(let room, _)), .query(.operators(let room)),
             .query(.muted(let room)), .query(.banned(let room)), .query(.history(let room, _, _)):
             return [room]
         }
     }
+}
+
+/// A page of the `members` query: the members in join order after the cursor `after` (an `order`; none for the
+/// first page), at most `limit` of them, read at sequence number `at` (the first page's `seq`; none for now), so
+/// paging while the room churns yields no duplicate and no omission against the roster at that `seq`.
+struct MembersPage: Hashable {
+    var after: Int?
+    var limit: Int
+    var at: UInt64?
 }
 
 /// A decoded request: the message and the client's correlation id (echoed in the ack or error).
@@ -214,7 +223,15 @@ struct ClientMessageDecoder {
             switch what {
             case "rooms": message = .query(.rooms)
             case "active_meeting": message = .query(.activeMeeting(group: try fields.requiredID("group")))
-            case "members": message = .query(.members(room: try fields.requiredID("room")))
+            case "members":
+                let room = try fields.requiredID("room")
+                let after = try fields.optionalInt("after", range: -1...Int(Int32.max))
+                let limit = try fields.optionalInt("limit", range: 1...1000)
+                let at = try fields.optionalSequence("at")
+                let page =
+                    after == nil && limit == nil && at == nil
+                    ? nil : MembersPage(after: after, limit: limit ?? 100, at: at)
+                message = .query(.members(room: room, page: page))
             case "operators": message = .query(.operators(room: try fields.requiredID("room")))
             case "muted": message = .query(.muted(room: try fields.requiredID("room")))
             case "banned": message = .query(.banned(room: try fields.requiredID("room")))
@@ -365,13 +382,25 @@ private struct Fields {
         guard let match = RosterViewSpec.Match(rawValue: matchText) else {
             throw .badRequest("'match' must be prefix or substring")
         }
+        let sortText = try fields.optionalString("sort")
+        let sort = try sortText.map { text throws(GatewayError) -> RosterViewSpec.Sort in
+            guard let sort = RosterViewSpec.Sort(rawValue: text) else {
+                throw .badRequest("'sort' must be join, name, raised_hand or recent_speaking")
+            }
+            return sort
+        }
+        let offset = try fields.optionalInt("offset", range: 0...1_000_000)
         let limit = try fields.optionalInt("limit", range: 1...10_000)
         if filter == .search && (query ?? "").isEmpty { throw .badRequest("a search view needs a 'query'") }
-        if filter != .search && query != nil { throw .badRequest("'query' is only for the search filter") }
+        if query?.isEmpty == true { throw .badRequest("'query' must not be empty") }
+        if filter == .banned && (query != nil || sort != nil) {
+            throw .badRequest("the banned view takes no 'query' or 'sort'")
+        }
         if let unknown = fields.unconsumed.first {
             throw .badRequest("unknown field '\(unknown.prefix(32))' in '\(key)'")
         }
-        return RosterViewSpec(filter: filter, query: query, match: match, limit: limit)
+        return RosterViewSpec(
+            filter: filter, query: query, match: match, sort: sort, offset: offset == 0 ? nil : offset, limit: limit)
     }
 
     mutating func optionalSequence(_ key: String) throws(GatewayError) -> UInt64? {

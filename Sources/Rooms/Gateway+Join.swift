@@ -5,6 +5,9 @@ import TokenAuth
 extension Gateway {
     func room(_ id: String) -> GatewayRoom {
         if let room = self.rooms[id] { return room }
+        // With a store, a room used for the first time since the start is read back (the entry points already
+        // tried, answering ERR_UNAVAILABLE when the store cannot be read).
+        if self.store != nil, (try? self.loadStoredRoom(id)) != nil, let room = self.rooms[id] { return room }
         let room = GatewayRoom(id: id, retention: self.configuration.history, createdAt: self.clock())
         self.rooms[id] = room
         self.sortedRoomIDs = nil

@@ -85,6 +85,7 @@ extension Gateway {
         self.statistics.events += 1
         let message = JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
         room.messages[entry.sequence] = message
+        if self.store != nil { self.storeApplied(entry, message: message, in: room) }
         self.trimLog(of: room, now: entry.time)
         var recipients: [SessionID] = []
         // With the stable speaker rule, subscribers hear of the switch once the reports held, not of each report.

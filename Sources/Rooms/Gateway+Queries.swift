@@ -39,7 +39,29 @@ extension Gateway {
             name = "active_meeting"
             fields.append(("group", .string(group)))
             fields.append(("meeting", state.activeMeeting.map(ServerMessages.meeting) ?? .null))
-        case .members(let roomID), .operators(let roomID), .muted(let roomID), .banned(let roomID):
+        case .members(let roomID, let page?):
+            _ = try requireAccess(roomID)
+            let room = self.rooms[roomID]
+            let current = room?.state ?? RoomState(id: roomID)
+            let sequence = page.at ?? current.sequence
+            guard sequence <= current.sequence else {
+                throw .badRequest("'at' is past the room's seq \(current.sequence)")
+            }
+            guard
+                let state = sequence == current.sequence
+                    ? current : room?.replica(at: sequence, speakerRule: self.speakerRule)?.state
+            else {
+                throw .notFound("seq \(sequence) is no longer retained; page again from the start")
+            }
+            let members = state.listedParticipants.filter { $0.order > (page.after ?? -1) }
+            let slice = members.prefix(page.limit)
+            name = "members"
+            fields.append(("room", .string(roomID)))
+            fields.append(("seq", .int(Int64(sequence))))
+            fields.append(("uids", .array(slice.map { .string($0.uid) })))
+            fields.append(("orders", .array(slice.map { .int(Int64($0.order)) })))
+            fields.append(("next", members.count > page.limit ? .int(Int64(slice.last!.order)) : .null))
+        case .members(let roomID, nil), .operators(let roomID), .muted(let roomID), .banned(let roomID):
             let state = try requireAccess(roomID)
             let uids: [String]
             switch query {
@@ -63,21 +85,12 @@ extension Gateway {
             fields.append(("uids", .array(uids.map { .string($0) })))
         case .history(let roomID, let after, let limit):
             _ = try requireAccess(roomID)
-            let room = self.rooms[roomID]
-            let entries = room?.log.entries.filter { $0.sequence > after }.prefix(limit) ?? []
+            // From memory, and with a store what memory no longer holds (meeting messages outlive roster churn).
+            let found = try self.storedHistory(roomID, after: after, eventNames: nil, limit: limit)
             name = "history"
             fields.append(("room", .string(roomID)))
-            fields.append(("firstRetained", .int(Int64(room?.log.entries.first?.sequence ?? 0))))
-            let events = entries.map { entry -> JSONValue in
-                // Each event as it was sent live.
-                if let bytes = room!.messages[entry.sequence],
-                    let value = try? JSONParser.parse(bytes, limits: Self.storedMessageLimits)
-                {
-                    return value
-                }
-                return ServerMessages.event(entry, room: room!.state)
-            }
-            fields.append(("events", .array(events)))
+            fields.append(("firstRetained", .int(Int64(found.firstRetained))))
+            fields.append(("events", .array(found.events)))
         }
         self.reply(session, ServerMessages.result(id: requestID, query: name, fields))
     }

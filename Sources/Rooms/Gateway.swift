@@ -33,6 +33,13 @@ public final class Gateway {
             self.sharedLog?.delegate = self
         }
     }
+    /// Where a single process keeps its rooms across restarts (`Gateway+Storage.swift`); nil keeps them in memory
+    /// only. Not used in a cluster, whose shared log is the store. Set it before the first session opens.
+    public var store: (any RoomStore)?
+    /// A room's checkpoint goes to the store every this many entries.
+    public var storeCheckpointInterval: UInt64 = 100
+    /// Told when the store cannot be read (the request gets `ERR_UNAVAILABLE`), for the log.
+    public var onStoreFailure: ((String) -> Void)?
     /// Called when a room's coalescing window opens, with the moment (on `clock`) its patches are due: the runner
     /// may call `flushDueRooms()` then instead of waiting for its next `tick()`, so patches go out on time rather
     /// than up to a tick late.
@@ -219,6 +226,7 @@ public final class Gateway {
         from session: GatewaySession,
         resuming resumedRoom: GatewayRoom? = nil
     ) throws(GatewayError) {
+        if self.store != nil { try self.loadStoredRooms(for: request, claims: session.claims) }
         if self.sharedLog != nil, let claims = session.claims {
             var roomIDs = request.message.roomIDs
             if case .query(.rooms) = request.message {

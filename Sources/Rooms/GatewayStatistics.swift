@@ -23,6 +23,9 @@ public struct GatewayStatistics: Hashable, Sendable {
     public var sharedLogFailures = 0
     public var sharedLogReloads = 0
     public var sharedLogEntries = 0
+    /// With a room store: rooms read back from it, and reads that failed (answered `ERR_UNAVAILABLE`).
+    public var roomsLoaded = 0
+    public var storeFailures = 0
 
     public init() {}
 }

@@ -56,6 +56,7 @@ extension Participant {
         }
         for flag in ParticipantFlag.ordered { object[flag.rawValue] = .bool(self.flags.contains(flag)) }
         optional("raisedAt", self.raisedAt.map { .int($0) })
+        optional("lastSpokeAt", self.lastSpokeAt.map { .int($0) })
         object["mutedByModerator"] = .bool(self.mutedByModerator)
         optional("cameraFacing", self.cameraFacing.map { .string($0) })
         optional("audioMode", self.audioMode.map { .string($0) })
@@ -105,6 +106,7 @@ extension Participant {
         self.leftAt = value["leftAt"]?.intValue
         for flag in ParticipantFlag.ordered { self.flags[flag] = fields.bool(flag.rawValue) }
         self.raisedAt = value["raisedAt"]?.intValue
+        self.lastSpokeAt = value["lastSpokeAt"]?.intValue
         self.mutedByModerator = fields.bool("mutedByModerator")
         self.cameraFacing = value["cameraFacing"]?.stringValue
         self.audioMode = value["audioMode"]?.stringValue

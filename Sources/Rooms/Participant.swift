@@ -42,6 +42,8 @@ public struct Participant: Hashable, Sendable {
     public var audioMode: String?
     /// When the hand went up (log time), while it is up: the hand queue's order.
     public var raisedAt: Int64?
+    /// When the participant was last reported speaking (log time), for the `recent_speaking` order.
+    public var lastSpokeAt: Int64?
     /// What the app attached to the participant (bounded by `AttributeLimits.participant`).
     public var attributes: [String: String]
     /// What moderators allow the participant beyond its role (hard mute, sharing, meeting messages, hidden).
@@ -68,6 +70,7 @@ public struct Participant: Hashable, Sendable {
         self.cameraFacing = nil
         self.audioMode = nil
         self.raisedAt = nil
+        self.lastSpokeAt = nil
         self.attributes = [:]
         self.permissions = ParticipantPermissions()
         self.audioMilliseconds = 0

@@ -96,9 +96,11 @@ extension RoomEvent {
             .participantConnectionClosed(let uid, _), .connectionRestored(let uid, _), .flagChanged(let uid, _, _),
             .mediaIDChanged(let uid, _), .cameraFacingChanged(let uid, _), .operatorChanged(let uid, _),
             .banChanged(let uid, _), .mutedByModerator(let uid), .audioModeChanged(let uid, _),
-            .attributesChanged(let uid, _), .permissionsChanged(let uid, _), .hardMuted(let uid, _):
+            .attributesChanged(let uid, _), .permissionsChanged(let uid, _), .hardMuted(let uid, _),
+            .activeSpeakerChanged(let uid?):
+            // A report that someone speaks moves their `lastSpokeAt` (the `recent_speaking` order).
             return uid
-        case .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .recordingChanged, .meetingMessage,
+        case .activeSpeakerChanged(nil), .speakerStopped, .activeSpeakerShown, .recordingChanged, .meetingMessage,
             .sessionEnded, .metadataChanged, .unmuteRequested:
             return nil
         }

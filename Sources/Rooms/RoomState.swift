@@ -154,7 +154,10 @@ public struct RoomState: Hashable, Sendable {
             self.participants[uid]?.mid = mid
         case .activeSpeakerChanged(let uid?):
             self.speakers.removeAll { $0 == uid }
-            if self.participants[uid]?.isJoined == true { self.speakers.append(uid) }
+            if self.participants[uid]?.isJoined == true {
+                self.speakers.append(uid)
+                self.participants[uid]?.lastSpokeAt = now
+            }
         case .activeSpeakerChanged(nil):
             self.speakers = []
         case .speakerStopped(let uid):

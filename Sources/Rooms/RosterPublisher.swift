@@ -265,6 +265,7 @@ final class RosterPublisher {
         guard room.hasPendingChanges else { return }
         let state = room.state
         var entries: [String: JSONObject] = [:]
+        var bannedEntries: [String: JSONObject] = [:]
         let roomEntry = RosterView.roomEntry(
             state, speaker: room.heldSpeaker, capacity: self.configuration.roomCapacity)
         for spec in room.channels.keys.sorted(by: { $0.description < $1.description }) {
@@ -282,11 +283,12 @@ final class RosterPublisher {
             for uid in candidates.sorted(by: CanonicalJSON.keyPrecedes) {
                 var entry: JSONObject?
                 if memberSet.contains(uid) {
-                    if let cached = entries[uid] {
+                    let isBannedView = spec.filter == .banned
+                    if let cached = isBannedView ? bannedEntries[uid] : entries[uid] {
                         entry = cached
                     } else {
-                        let rendered = RosterView.entry(uid, in: state)
-                        entries[uid] = rendered
+                        let rendered = RosterView.entry(uid, in: state, banned: isBannedView)
+                        if isBannedView { bannedEntries[uid] = rendered } else { entries[uid] = rendered }
                         entry = rendered
                     }
                 }

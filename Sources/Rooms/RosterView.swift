@@ -14,7 +14,7 @@ struct RosterView: Equatable {
     static func render(_ state: RoomState, spec: RosterViewSpec, speaker: String?, capacity: Int) -> RosterView {
         var participants: [String: JSONObject] = [:]
         for uid in Self.members(state, spec: spec, speaker: speaker) {
-            participants[uid] = Self.entry(uid, in: state)
+            participants[uid] = Self.entry(uid, in: state, banned: spec.filter == .banned)
         }
         return RosterView(room: Self.roomEntry(state, speaker: speaker, capacity: capacity), participants: participants)
     }
@@ -27,27 +27,52 @@ struct RosterView: Equatable {
         } else {
             uids = []
             for uid in state.joinOrder {
-                guard let participant = state.participants[uid], participant.isJoined, !participant.permissions.hidden,
-                    spec.includes(participant, in: state, speaker: speaker)
+                guard let participant = state.participants[uid], spec.includes(participant, in: state, speaker: speaker)
                 else { continue }
                 uids.append(uid)
             }
-            if spec.filter == .raisedHands {
-                // The hand queue: whose hand went up first (join order among hands raised at the same moment).
-                uids.sort { lhs, rhs in
-                    let left = state.participants[lhs]!
-                    let right = state.participants[rhs]!
-                    return (left.raisedAt ?? 0, left.order) < (right.raisedAt ?? 0, right.order)
-                }
-            }
+            Self.sort(&uids, by: spec.effectiveSort, in: state)
         }
+        if let offset = spec.offset { uids.removeFirst(min(offset, uids.count)) }
         if let limit = spec.limit, uids.count > limit { uids.removeLast(uids.count - limit) }
         return uids
     }
 
-    /// One participant's entry (for the banned view, the uid and name only).
-    static func entry(_ uid: String, in state: RoomState) -> JSONObject {
-        guard let participant = state.participants[uid], participant.isJoined else {
+    /// Puts uids (in join order) in a view's order; ties keep join order.
+    private static func sort(_ uids: inout [String], by order: RosterViewSpec.Sort, in state: RoomState) {
+        switch order {
+        case .join:
+            return
+        case .name:
+            let names = uids.map { state.participants[$0]!.name.lowercased() }
+            let sorted = zip(uids, names).enumerated().sorted { lhs, rhs in
+                (lhs.element.1, lhs.element.0) < (rhs.element.1, rhs.element.0)
+            }
+            uids = sorted.map(\.element.0)
+        case .raisedHand:
+            // The hand queue: whose hand went up first; those without a raised hand after, in join order.
+            uids = Self.stableSorted(uids) { state.participants[$0]!.raisedAt.map { -$0 } }
+        case .recentSpeaking:
+            uids = Self.stableSorted(uids) { state.participants[$0]!.lastSpokeAt }
+        }
+    }
+
+    /// `uids` by `key` descending (nil last), keeping their order among equal keys.
+    private static func stableSorted(_ uids: [String], key: (String) -> Int64?) -> [String] {
+        uids.enumerated().map { (index: $0.offset, uid: $0.element, key: key($0.element)) }
+            .sorted { lhs, rhs in
+                switch (lhs.key, rhs.key) {
+                case (let left?, let right?) where left != right: return left > right
+                case (.some, nil): return true
+                case (nil, .some): return false
+                default: return lhs.index < rhs.index
+                }
+            }.map(\.uid)
+    }
+
+    /// One participant's entry; in the banned view, the uid and name only.
+    static func entry(_ uid: String, in state: RoomState, banned: Bool = false) -> JSONObject {
+        guard !banned, let participant = state.participants[uid] else {
             var object = JSONObject()
             object["uid"] = .string(uid)
             object["banned"] = .bool(true)

@@ -285,6 +285,8 @@ enum ServerMessages {
             fields.append(("query", .string(query)))
             fields.append(("match", .string(spec.match.rawValue)))
         }
+        if let sort = spec.sort { fields.append(("sort", .string(sort.rawValue))) }
+        if let offset = spec.offset { fields.append(("offset", .int(Int64(offset)))) }
         if let limit = spec.limit { fields.append(("limit", .int(Int64(limit)))) }
         return .object(JSONObject(fields))
     }

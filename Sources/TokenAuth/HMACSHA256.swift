@@ -1,9 +1,10 @@
 internal import CWebSocket
 
-/// HMAC-SHA256 (RFC 2104, FIPS 180-4) through OpenSSL's one-shot `HMAC`.
-enum HMACSHA256 {
+/// HMAC-SHA256 (RFC 2104, FIPS 180-4) through OpenSSL's one-shot `HMAC`: the tokens' signatures, and whatever
+/// else the gateway signs (webhook deliveries).
+public enum HMACSHA256 {
     /// The length of a tag in bytes.
-    static let tagLength = 32
+    public static let tagLength = 32
 
     /// Computes the HMAC-SHA256 tag of `message` under `key`.
     ///
@@ -11,7 +12,7 @@ enum HMACSHA256 {
     ///   - key: The secret; must not be empty.
     ///   - message: The authenticated bytes.
     /// - Returns: The 32-byte tag, or nil if OpenSSL failed (which it only does when it cannot allocate memory).
-    static func authenticationCode(key: [UInt8], message: [UInt8]) -> [UInt8]? {
+    public static func authenticationCode(key: [UInt8], message: [UInt8]) -> [UInt8]? {
         guard !key.isEmpty, key.count <= Int(Int32.max) else {
             return nil
         }

@@ -23,6 +23,7 @@ final class GatewayHarness {
     init(
         audience: String? = nil,
         clock: ManualClock = ManualClock(),
+        store: InMemoryRoomStore? = nil,
         configure: (inout GatewayConfiguration) -> Void = { _ in }
     ) throws {
         var configuration = GatewayConfiguration()
@@ -37,7 +38,13 @@ final class GatewayHarness {
             transport: self.transport,
             clock: { clock.now }
         )
+        self.store = store
+        self.gateway.store = store
     }
+
+    /// The room store, when the scenario has one: committed after every message and tick, as the runtime does
+    /// once per iteration of the rooms thread.
+    let store: InMemoryRoomStore?
 
     // MARK: Time
 
@@ -48,6 +55,7 @@ final class GatewayHarness {
     func advance(milliseconds: Int64) {
         self.clock.advance(milliseconds: milliseconds)
         self.gateway.tick()
+        try? self.store?.commit()
     }
 
     // MARK: Tokens
@@ -125,6 +133,7 @@ final class GatewayHarness {
     func sendText(_ id: SessionID, _ text: String) {
         let bytes = Array(text.utf8)
         bytes.withUnsafeBytes { self.gateway.sessionReceived(id, text: $0) }
+        try? self.store?.commit()
     }
 
     /// Drains the session, sends a message and returns what the session received in answer.
@@ -174,6 +183,7 @@ final class GatewayHarness {
     /// Ends a session: cleanly (a Close frame from the client) or not (the socket dropped).
     func close(_ id: SessionID, cleanly: Bool) {
         self.gateway.sessionClosed(id, cleanly: cleanly)
+        try? self.store?.commit()
     }
 
     /// The close code the gateway asked for, if it closed the session.

@@ -112,8 +112,12 @@ def settings_arguments(settings):
 
 def start_server(settings, listen="127.0.0.1:0"):
     """Starts `rollcall serve` on a free loopback port (or `listen`) with `--set` overrides and waits for its
-    listening line."""
+    listening line.
+
+    Rooms live in memory unless the test sets `storage.path` (the shipped configuration names a file in the working
+    directory, which tests must not share)."""
     assert BINARY.exists(), f"{BINARY} is missing: build with `swift build` first"
+    settings = {"storage.path": "", **settings}
     process = subprocess.Popen(
         [str(BINARY), "serve", "--config", str(CONFIG), "--listen", listen, *settings_arguments(settings)],
         cwd=PROJECT_ROOT,

@@ -39,7 +39,7 @@ class Gateway:
         self.process = subprocess.Popen(
             [str(BINARY), "serve", "--config", str(CONFIG), "--listen", "127.0.0.1:0",
              "--set", f"api.keys=metrics:{API_SECRET}", "--set", "timeouts.drain_delay_ms=1500",
-             "--set", "timeouts.shutdown_grace_ms=1000", "--set", "rooms.patch_window_ms=0"],
+             "--set", "timeouts.shutdown_grace_ms=1000", "--set", "rooms.patch_window_ms=0", "--set", "storage.path="],
             cwd=working_directory,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

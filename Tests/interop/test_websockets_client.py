@@ -65,7 +65,7 @@ def start_server(working_directory, *arguments):
     assert BINARY.exists(), f"{BINARY} is missing: build with `swift build` first"
     process = subprocess.Popen(
         [str(BINARY), "serve", "--config", str(PROJECT_ROOT / "config" / "rollcall.conf"), "--listen", "127.0.0.1:0",
-         "--echo", "--set", "timeouts.shutdown_grace_ms=1000", *arguments],
+         "--echo", "--set", "timeouts.shutdown_grace_ms=1000", "--set", "storage.path=", *arguments],
         cwd=working_directory,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,

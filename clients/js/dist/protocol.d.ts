@@ -1,16 +1,20 @@
 import type { JsonObject, JsonValue } from "./json.js";
 /** The wire forms of docs/PROTOCOL.md that the client reads and writes. */
 /** Roster view filters (docs/PROTOCOL.md, "Roster views"). */
-export declare type ViewFilter = "all" | "operators" | "muted" | "banned" | "raised_hands" | "presenters" | "speakers" | "search";
+export declare type ViewFilter = "all" | "operators" | "muted" | "moderator_muted" | "restricted" | "banned" | "raised_hands" | "presenters" | "speakers" | "left" | "search";
 /** Which part of a room's roster a subscription mirrors. */
 export interface RosterView {
     /** The filter; default `all`. */
     filter?: ViewFilter;
-    /** The name to search for, with the `search` filter. */
+    /** A name to look for: with the `search` filter, or narrowing any other. */
     query?: string;
-    /** `prefix` (default) or `substring`, with the `search` filter. */
+    /** `prefix` (default) or `substring`, for `query`. */
     match?: "prefix" | "substring";
-    /** Keeps the first N matching participants in join order (a "visible tiles" window). */
+    /** The order: `join` (default; `raised_hand` for `raised_hands`), `name`, `raised_hand`, `recent_speaking`. */
+    sort?: "join" | "name" | "raised_hand" | "recent_speaking";
+    /** Skips the first N in that order (a page further down). */
+    offset?: number;
+    /** Keeps N after the offset (a "visible tiles" window, or a page). */
     limit?: number;
 }
 /** Which room events arrive besides roster patches: every event, notable ones, or meeting messages only. */
@@ -53,6 +57,8 @@ export interface Participant {
     readonly handRaised: boolean;
     /** When the hand went up (milliseconds since the epoch), while it is up: the hand queue's order. */
     readonly raisedAt?: number;
+    /** When the participant was last reported speaking (milliseconds since the epoch). */
+    readonly lastSpokeAt?: number;
     /** Whether a moderator spotlighted the participant. */
     readonly pinned: boolean;
     /** Whether the last mute came from a moderator. */

@@ -36,6 +36,10 @@ export function viewJson(view) {
         json.query = view.query;
     if (view.match !== undefined)
         json.match = view.match;
+    if (view.sort !== undefined)
+        json.sort = view.sort;
+    if (view.offset !== undefined)
+        json.offset = view.offset;
     if (view.limit !== undefined)
         json.limit = view.limit;
     return json;

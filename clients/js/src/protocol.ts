@@ -7,21 +7,28 @@ export type ViewFilter =
     | "all"
     | "operators"
     | "muted"
+    | "moderator_muted"
+    | "restricted"
     | "banned"
     | "raised_hands"
     | "presenters"
     | "speakers"
+    | "left"
     | "search";
 
 /** Which part of a room's roster a subscription mirrors. */
 export interface RosterView {
     /** The filter; default `all`. */
     filter?: ViewFilter;
-    /** The name to search for, with the `search` filter. */
+    /** A name to look for: with the `search` filter, or narrowing any other. */
     query?: string;
-    /** `prefix` (default) or `substring`, with the `search` filter. */
+    /** `prefix` (default) or `substring`, for `query`. */
     match?: "prefix" | "substring";
-    /** Keeps the first N matching participants in join order (a "visible tiles" window). */
+    /** The order: `join` (default; `raised_hand` for `raised_hands`), `name`, `raised_hand`, `recent_speaking`. */
+    sort?: "join" | "name" | "raised_hand" | "recent_speaking";
+    /** Skips the first N in that order (a page further down). */
+    offset?: number;
+    /** Keeps N after the offset (a "visible tiles" window, or a page). */
     limit?: number;
 }
 
@@ -82,6 +89,8 @@ export interface Participant {
     readonly handRaised: boolean;
     /** When the hand went up (milliseconds since the epoch), while it is up: the hand queue's order. */
     readonly raisedAt?: number;
+    /** When the participant was last reported speaking (milliseconds since the epoch). */
+    readonly lastSpokeAt?: number;
     /** Whether a moderator spotlighted the participant. */
     readonly pinned: boolean;
     /** Whether the last mute came from a moderator. */
@@ -228,6 +237,8 @@ export function viewJson(view: RosterView): JsonObject {
     const json: JsonObject = { filter: view.filter ?? "all" };
     if (view.query !== undefined) json.query = view.query;
     if (view.match !== undefined) json.match = view.match;
+    if (view.sort !== undefined) json.sort = view.sort;
+    if (view.offset !== undefined) json.offset = view.offset;
     if (view.limit !== undefined) json.limit = view.limit;
     return json;
 }

@@ -15,7 +15,11 @@ const SHUTDOWN_TIMEOUT_MS = 5_000;
 
 /** Starts a gateway; resolves once it logged its listening line. */
 export async function startGateway(settings = {}, listen = "127.0.0.1:0") {
-    const all = { "timeouts.shutdown_grace_ms": 1000, "rooms.reconnect_grace_ms": 2000, "log.level": "error", ...settings };
+    // Rooms in memory: the shipped configuration's store file (storage.path) is not for tests to share.
+    const all = {
+        "timeouts.shutdown_grace_ms": 1000, "rooms.reconnect_grace_ms": 2000, "log.level": "error", "storage.path": "",
+        ...settings,
+    };
     const args = ["serve", "--config", CONFIG, "--listen", listen];
     for (const [key, value] of Object.entries(all)) args.push("--set", `${key}=${value}`);
     const child = spawn(BINARY, args, { cwd: PROJECT_ROOT, stdio: ["ignore", "ignore", "pipe"] });

@@ -1,0 +1,212 @@
+import JSONCoding
+import TokenAuth
+
+/// The gateway's side of a `RoomStore` (single process): rooms are read from the store when first used, every
+/// applied entry and a checkpoint every `storeCheckpointInterval` entries go to it, and history and audit read
+/// what memory no longer holds.
+extension Gateway {
+    /// Makes sure the room is in memory when the store knows it, reading it from the store if needed (no-op without
+    /// a store, or in a cluster).
+    ///
+    /// - Parameter roomID: the room.
+    /// - Throws: `GatewayError.unavailable` when the store cannot be read (the room is then not created empty).
+    public func loadStoredRoom(_ roomID: String) throws(GatewayError) {
+        guard let store = self.store, self.sharedLog == nil, self.rooms[roomID] == nil else { return }
+        let stored: StoredRoom?
+        do {
+            stored = try store.loadRoom(roomID, maximumEntries: self.configuration.history.maximumEntries)
+        } catch {
+            self.statistics.storeFailures += 1
+            self.onStoreFailure?("cannot load room '\(roomID)': \(error)")
+            throw .unavailable
+        }
+        guard let stored else { return }
+        let room = GatewayRoom(id: roomID, retention: self.configuration.history, createdAt: self.clock())
+        var base = stored.checkpoint ?? RoomReplica(state: RoomState(id: roomID))
+        base.state.id = roomID
+        var replica = base
+        var log = RoomLog(retention: self.configuration.history, after: base.state.sequence)
+        for stored in stored.entries where stored.entry.sequence == log.lastSequence + 1 {
+            log.insert(stored.entry)
+            replica.apply(stored.entry, speakerRule: self.speakerRule)
+            room.messages[stored.entry.sequence] = stored.message
+        }
+        room.base = base
+        room.replica = replica
+        room.log = log
+        self.rooms[roomID] = room
+        self.sortedRoomIDs = nil
+        self.statistics.roomsLoaded += 1
+        self.trimLog(of: room, now: self.clock())
+        self.expectReconnects(in: room)
+    }
+
+    /// Loads the rooms a request is about before it is handled, as the cluster's dispatch does for its shared log.
+    func loadStoredRooms(for request: ClientRequest, claims: TokenClaims?) throws(GatewayError) {
+        var roomIDs = request.message.roomIDs
+        if case .query(.rooms) = request.message, let claims {
+            roomIDs = Set(claims.groups + Array(claims.rooms.keys)).sorted()
+        }
+        for roomID in roomIDs where self.rooms[roomID] == nil {
+            try self.loadStoredRoom(roomID)
+        }
+    }
+
+    /// A room read back after a restart still lists the devices that were connected when the process ended: they
+    /// count as lost from now on, with the grace period to come back (a resume restores them) before they leave.
+    private func expectReconnects(in room: GatewayRoom) {
+        let deadline = self.clock() + self.configuration.reconnectGraceMilliseconds
+        var lost: [ProposedEvent] = []
+        for participant in room.state.joinedParticipants {
+            for device in participant.devices {
+                let key = GatewayRoom.DeviceKey(uid: participant.uid, deviceID: device.deviceID)
+                room.lostDevices[key] = GatewayRoom.LostDevice(deadline: deadline, closedCleanly: false)
+                if device.isConnected {
+                    lost.append(
+                        ProposedEvent(.connectionLost(uid: participant.uid, deviceID: device.deviceID), actor: nil))
+                }
+            }
+        }
+        guard !room.lostDevices.isEmpty else { return }
+        self.watchDeadlines(of: room)
+        self.record(lost, in: room)
+    }
+
+    /// Hands an applied entry to the store, and a checkpoint when one is due.
+    func storeApplied(_ entry: RoomLogEntry, message: [UInt8], in room: GatewayRoom) {
+        guard let store = self.store, self.sharedLog == nil else { return }
+        let name = ServerMessages.describe(entry.event, room: room.state, time: entry.time).0
+        store.append(StoredLogEntry(entry: entry, eventName: name, message: message), room: room.state.id)
+        if entry.sequence % self.storeCheckpointInterval == 0 { store.writeCheckpoint(room.replica) }
+    }
+
+    /// A room's events after `after`, oldest first: from memory while it holds them, else from the store.
+    ///
+    /// - Parameters:
+    ///   - roomID: the room.
+    ///   - after: the last sequence number the caller has.
+    ///   - eventNames: only these event names; nil for every event.
+    ///   - limit: the most events to return.
+    /// - Returns: the events as sent live, and the first sequence number memory retains (0 when none).
+    /// - Throws: `GatewayError.unavailable` when the store cannot be read.
+    public func storedHistory(
+        _ roomID: String, after: UInt64, eventNames: Set<String>?, limit: Int
+    ) throws(GatewayError) -> (events: [JSONValue], firstRetained: UInt64) {
+        try self.loadStoredRoom(roomID)
+        let room = self.rooms[roomID]
+        let firstInMemory = room?.log.entries.first?.sequence ?? (room.map { $0.log.lastSequence + 1 } ?? 1)
+        var events: [JSONValue] = []
+        if let store = self.store, after + 1 < firstInMemory, self.sharedLog == nil {
+            let stored: [StoredLogEntry]
+            do {
+                stored = try store.history(room: roomID, after: after, eventNames: eventNames, limit: limit)
+            } catch {
+                self.statistics.storeFailures += 1
+                self.onStoreFailure?("cannot read the history of '\(roomID)': \(error)")
+                throw .unavailable
+            }
+            for item in stored where item.entry.sequence < firstInMemory {
+                if let value = try? JSONParser.parse(item.message, limits: Self.storedMessageLimits) {
+                    events.append(value)
+                }
+            }
+        }
+        if let room {
+            for entry in room.log.entries where entry.sequence > after && events.count < limit {
+                let message =
+                    room.messages[entry.sequence] ?? JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
+                if let names = eventNames, let value = try? JSONParser.parse(message, limits: Self.storedMessageLimits)
+                {
+                    if case .string(let name)? = value["event"], names.contains(name) { events.append(value) }
+                } else if eventNames == nil,
+                    let value = try? JSONParser.parse(message, limits: Self.storedMessageLimits)
+                {
+                    events.append(value)
+                }
+            }
+        }
+        return (Array(events.prefix(limit)), room?.log.entries.first?.sequence ?? 0)
+    }
+
+    /// Moderation actions, newest first: from the store when there is one, else from what memory retains.
+    ///
+    /// - Parameters:
+    ///   - roomID: only this room; nil for every room.
+    ///   - before: only actions older than this time (milliseconds), for paging; nil for the newest.
+    ///   - limit: the most actions to return.
+    /// - Returns: `{"room","seq","time","action","actor","target","reason"}` objects.
+    /// - Throws: `GatewayError.unavailable` when the store cannot be read.
+    public func auditLog(room roomID: String?, before: Int64?, limit: Int) throws(GatewayError) -> [JSONValue] {
+        var found: [(room: String, entry: RoomLogEntry, name: String)] = []
+        if let store = self.store, self.sharedLog == nil {
+            do {
+                found = try store.audit(room: roomID, before: before, limit: limit).map {
+                    ($0.room, $0.entry.entry, $0.entry.eventName)
+                }
+            } catch {
+                self.statistics.storeFailures += 1
+                self.onStoreFailure?("cannot read the audit log: \(error)")
+                throw .unavailable
+            }
+        } else {
+            let rooms = roomID.map { id in self.rooms[id].map { [$0] } ?? [] } ?? Array(self.rooms.values)
+            for room in rooms {
+                for entry in room.log.entries
+                where entry.retentionClass == .moderation && entry.time < (before ?? Int64.max) {
+                    let name = ServerMessages.describe(entry.event, room: room.state, time: entry.time).0
+                    found.append((room.state.id, entry, name))
+                }
+            }
+            found.sort { ($0.entry.time, $0.room, $0.entry.sequence) > ($1.entry.time, $1.room, $1.entry.sequence) }
+            found = Array(found.prefix(limit))
+        }
+        return found.map { item in
+            .object(
+                JSONObject([
+                    ("room", .string(item.room)), ("seq", .int(Int64(item.entry.sequence))),
+                    ("time", .int(item.entry.time)), ("action", .string(item.name)),
+                    ("actor", item.entry.actor.map { .string($0) } ?? .null),
+                    ("target", item.entry.target.map { .string($0) } ?? .null),
+                    ("reason", item.entry.reason.map { .string($0) } ?? .null),
+                ]))
+        }
+    }
+
+    /// Rooms with their occupancy, paged by id: those in memory and, with a store, those it knows (a room not used
+    /// since the start shows its last sequence number and no participants until it is used).
+    ///
+    /// - Parameters:
+    ///   - after: only rooms whose id sorts after this one; nil from the start.
+    ///   - limit: the most rooms to return.
+    /// - Returns: `{"rooms":[{"room","seq","participants","subscribers","activeMeeting","loaded"}],"next"}`.
+    /// - Throws: `GatewayError.unavailable` when the store cannot be read.
+    public func apiRooms(after: String?, limit: Int) throws(GatewayError) -> JSONValue {
+        var sequences: [String: UInt64] = [:]
+        for id in self.rooms.keys where id > (after ?? "") { sequences[id] = self.rooms[id]?.state.sequence ?? 0 }
+        if let store = self.store, self.sharedLog == nil {
+            do {
+                for (id, sequence) in try store.rooms(after: after, limit: limit) where sequences[id] == nil {
+                    sequences[id] = sequence
+                }
+            } catch {
+                self.statistics.storeFailures += 1
+                self.onStoreFailure?("cannot list the stored rooms: \(error)")
+                throw .unavailable
+            }
+        }
+        let ids = sequences.keys.sorted().prefix(limit)
+        let rooms = ids.map { id -> JSONValue in
+            let room = self.rooms[id]
+            return .object(
+                JSONObject([
+                    ("room", .string(id)), ("seq", .int(Int64(sequences[id] ?? 0))),
+                    ("participants", .int(Int64(room?.state.joinedParticipants.count ?? 0))),
+                    ("subscribers", .int(Int64(room?.subscribers.count ?? 0))),
+                    ("activeMeeting", room?.state.activeMeeting.map(ServerMessages.meeting) ?? .null),
+                    ("loaded", .bool(room != nil)),
+                ]))
+        }
+        let next: JSONValue = ids.count == limit ? ids.last.map { .string($0) } ?? .null : .null
+        return .object(JSONObject([("rooms", .array(rooms)), ("next", next)]))
+    }
+}

@@ -1,0 +1,20 @@
+/// A log entry as a `RoomStore` keeps it: the entry, its event's wire name (for filters) and the event message
+/// subscribers got when it was applied (so that history, resume and webhooks replay what was sent then).
+public struct StoredLogEntry: Hashable, Sendable {
+    /// The entry.
+    public var entry: RoomLogEntry
+    /// The event's wire name, e.g. `participant.joined`.
+    public var eventName: String
+    /// The event message as sent live, JSON text.
+    public var message: [UInt8]
+
+    /// - Parameters:
+    ///   - entry: the entry.
+    ///   - eventName: the event's wire name.
+    ///   - message: the event message as sent live.
+    public init(entry: RoomLogEntry, eventName: String, message: [UInt8]) {
+        self.entry = entry
+        self.eventName = eventName
+        self.message = message
+    }
+}

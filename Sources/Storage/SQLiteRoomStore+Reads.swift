@@ -1,0 +1,131 @@
+import JSONCoding
+import Rooms
+
+/// Reading rooms back, and the history, audit and room listings beyond memory.
+extension SQLiteRoomStore {
+    /// Limits for reading back what the gateway wrote itself.
+    static let storedLimits = JSONParser.Limits(
+        maxInputBytes: 1 << 24, maxDepth: 64, maxStringBytes: 1 << 20, maxElementsPerContainer: 1 << 20,
+        maxTotalNodes: 1 << 22
+    )
+
+    public func loadRoom(_ room: String, maximumEntries: Int) throws(RoomStoreError) -> StoredRoom? {
+        do {
+            guard let last = try self.database.integer("SELECT seq FROM rooms WHERE room = ?", [.text(room)]) else {
+                return nil
+            }
+            // The contiguous run of entries that ends at the room's last one, within the bound (and one
+            // checkpoint interval more, to reach back to a checkpoint).
+            let floor = max(0, last - Int64(maximumEntries) - 1)
+            let select = try self.database.statement(
+                "SELECT seq, event, entry, message FROM entries WHERE room = ? AND seq > ? ORDER BY seq")
+            try select.bind([.text(room), .integer(floor)])
+            var entries: [StoredLogEntry] = []
+            while try select.step() {
+                let sequence = UInt64(select.integer(0))
+                if let previous = entries.last?.entry.sequence, sequence != previous + 1 { entries.removeAll() }
+                let entry = try RoomLogEntry(wireValue: try JSONParser.parse(select.text(2), limits: Self.storedLimits))
+                guard entry.sequence == sequence else {
+                    throw RoomStoreFailure("entry \(sequence) holds \(entry.sequence)")
+                }
+                entries.append(StoredLogEntry(entry: entry, eventName: select.text(1), message: select.bytes(3)))
+            }
+            select.reset()
+            guard entries.last.map({ Int64($0.entry.sequence) == last }) ?? true else {
+                throw RoomStoreFailure("room '\(room)': its last entries (through \(last)) are missing")
+            }
+            let start = entries.first.map { Int64($0.entry.sequence) } ?? last + 1
+            // The oldest checkpoint the contiguous entries reach back to; else the newest one.
+            var checkpoint = try self.checkpoint(
+                "SELECT seq, body FROM checkpoints WHERE room = ? AND seq >= ? ORDER BY seq LIMIT 1",
+                [.text(room), .integer(start - 1)])
+            if checkpoint == nil && start > 1 {
+                checkpoint = try self.checkpoint(
+                    "SELECT seq, body FROM checkpoints WHERE room = ? ORDER BY seq DESC LIMIT 1", [.text(room)])
+            }
+            let base = checkpoint.map { Int64($0.state.sequence) } ?? 0
+            guard base >= start - 1 else {
+                throw RoomStoreFailure("room '\(room)': no checkpoint covers sequence \(start - 1)")
+            }
+            return StoredRoom(checkpoint: checkpoint, entries: entries.filter { Int64($0.entry.sequence) > base })
+        } catch let error as SQLiteError {
+            throw RoomStoreError("\(self.configuration.path): room '\(room)': \(SQLiteSchema.explain(error))")
+        } catch {
+            throw RoomStoreError("\(self.configuration.path): room '\(room)' cannot be read: \(error)")
+        }
+    }
+
+    private func checkpoint(_ sql: String, _ bindings: [SQLiteValue]) throws -> RoomReplica? {
+        let statement = try self.database.statement(sql)
+        try statement.bind(bindings)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return try RoomReplica(checkpoint: try JSONParser.parse(statement.text(1), limits: Self.storedLimits))
+    }
+
+    public func history(
+        room: String, after: UInt64, eventNames: Set<String>?, limit: Int
+    ) throws(RoomStoreError) -> [StoredLogEntry] {
+        do {
+            var sql = "SELECT seq, event, entry, message FROM entries WHERE room = ? AND seq > ?"
+            var bindings: [SQLiteValue] = [.text(room), .integer(Int64(min(after, UInt64(Int64.max))))]
+            if let names = eventNames?.sorted() {
+                sql += " AND event IN (" + names.map { _ in "?" }.joined(separator: ",") + ")"
+                bindings += names.map { .text($0) }
+            }
+            sql += " ORDER BY seq LIMIT ?"
+            bindings.append(.integer(Int64(limit)))
+            return try self.entries(sql, bindings).map(\.entry)
+        } catch {
+            throw RoomStoreError("\(self.configuration.path): history of '\(room)': \(error)")
+        }
+    }
+
+    public func audit(
+        room: String?, before: Int64?, limit: Int
+    ) throws(RoomStoreError) -> [(room: String, entry: StoredLogEntry)] {
+        do {
+            let moderation = Int64(RetentionClass.moderation.rawValue)
+            var sql = "SELECT seq, event, entry, message, room FROM entries WHERE class = ? AND time < ?"
+            var bindings: [SQLiteValue] = [.integer(moderation), .integer(before ?? Int64.max)]
+            if let room {
+                sql += " AND room = ?"
+                bindings.append(.text(room))
+            }
+            sql += " ORDER BY time DESC, id DESC LIMIT ?"
+            bindings.append(.integer(Int64(limit)))
+            return try self.entries(sql, bindings)
+        } catch {
+            throw RoomStoreError("\(self.configuration.path): audit log: \(error)")
+        }
+    }
+
+    public func rooms(after: String?, limit: Int) throws(RoomStoreError) -> [(room: String, sequence: UInt64)] {
+        do {
+            let statement = try self.database.statement(
+                "SELECT room, seq FROM rooms WHERE room > ? ORDER BY room LIMIT ?")
+            try statement.bind([.text(after ?? ""), .integer(Int64(limit))])
+            defer { statement.reset() }
+            var rooms: [(room: String, sequence: UInt64)] = []
+            while try statement.step() { rooms.append((statement.text(0), UInt64(statement.integer(1)))) }
+            return rooms
+        } catch {
+            throw RoomStoreError("\(self.configuration.path): rooms: \(error)")
+        }
+    }
+
+    /// Entries from a query whose columns are seq, event, entry, message and optionally room.
+    private func entries(_ sql: String, _ bindings: [SQLiteValue]) throws -> [(room: String, entry: StoredLogEntry)] {
+        let statement = try self.database.statement(sql)
+        try statement.bind(bindings)
+        defer { statement.reset() }
+        var found: [(room: String, entry: StoredLogEntry)] = []
+        while try statement.step() {
+            let entry = try RoomLogEntry(wireValue: try JSONParser.parse(statement.text(2), limits: Self.storedLimits))
+            let room = statement.columnCount > 4 ? statement.text(4) : ""
+            found.append(
+                (room, StoredLogEntry(entry: entry, eventName: statement.text(1), message: statement.bytes(3))))
+        }
+        return found
+    }
+}

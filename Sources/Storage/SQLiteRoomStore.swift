@@ -1,0 +1,126 @@
+import JSONCoding
+import Rooms
+
+/// The embedded store of a single-process gateway: one SQLite file in WAL mode holding each room's log entries
+/// (with the messages subscribers got), checkpoints, the rooms it knows and the webhooks' cursors.
+///
+/// Writes are buffered and go to the file in one transaction per `commit()` (group commit: the runtime commits
+/// once per iteration of the rooms thread, before the output of that iteration goes out). Used from the rooms
+/// thread only; the webhook deliveries read and write through a connection of their own (`SQLiteWebhookLog`).
+public final class SQLiteRoomStore: RoomStore {
+    private enum Pending {
+        case entry(room: String, StoredLogEntry)
+        case checkpoint(room: String, sequence: UInt64, body: [UInt8])
+    }
+
+    /// The settings the store was opened with.
+    public let configuration: StorageConfiguration
+    let database: SQLiteDatabase
+    private var pending: [Pending] = []
+    /// The last sequence number and time buffered for each room since the last commit.
+    private var touchedRooms: [String: (sequence: UInt64, time: Int64)] = [:]
+    /// Called on the first write buffered after a commit, so the runner can make sure a commit follows.
+    public var onFirstPendingWrite: (() -> Void)?
+    /// The id of the newest committed entry (the order in which webhooks read the log); readable from any thread.
+    public let committedPosition = CommitPosition()
+    /// Commits, failed commits, and entries written, for metrics.
+    public internal(set) var statistics = StorageStatistics()
+
+    /// Opens the store, creating the file when it is missing.
+    ///
+    /// - Parameter configuration: the file, sync level and retention.
+    /// - Throws: `RoomStoreFailure` when the file cannot be created or written, is not a database, is damaged or
+    ///   was written by a newer version.
+    public init(configuration: StorageConfiguration) throws(RoomStoreFailure) {
+        self.configuration = configuration
+        self.database = try SQLiteSchema.open(path: configuration.path, sync: configuration.sync)
+        do {
+            self.committedPosition.advance(to: try self.database.integer("SELECT MAX(id) FROM entries") ?? 0)
+        } catch {
+            throw RoomStoreFailure("\(configuration.path): \(SQLiteSchema.explain(error))")
+        }
+    }
+
+    /// Whether writes wait for the next commit.
+    public var hasPendingWrites: Bool { !self.pending.isEmpty }
+
+    public func append(_ entry: StoredLogEntry, room: String) {
+        self.buffer(.entry(room: room, entry))
+        self.touchedRooms[room] = (entry.entry.sequence, entry.entry.time)
+    }
+
+    public func writeCheckpoint(_ replica: RoomReplica) {
+        let body = JSONWriter.bytes(replica.checkpoint)
+        self.buffer(.checkpoint(room: replica.state.id, sequence: replica.state.sequence, body: body))
+    }
+
+    private func buffer(_ write: Pending) {
+        let wasEmpty = self.pending.isEmpty
+        self.pending.append(write)
+        if wasEmpty { self.onFirstPendingWrite?() }
+    }
+
+    public func commit() throws(RoomStoreError) {
+        guard !self.pending.isEmpty else { return }
+        var lastID: Int64?
+        do throws(SQLiteError) {
+            try self.database.execute("BEGIN IMMEDIATE")
+            do {
+                let insertEntry = try self.database.statement(
+                    "INSERT INTO entries (room, seq, time, class, event, entry, message) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                let insertCheckpoint = try self.database.statement(
+                    "INSERT OR REPLACE INTO checkpoints (room, seq, body) VALUES (?, ?, ?)")
+                for write in self.pending {
+                    switch write {
+                    case .entry(let room, let stored):
+                        let entry = stored.entry
+                        try insertEntry.run([
+                            .text(room), .integer(Int64(entry.sequence)), .integer(entry.time),
+                            .integer(Int64(entry.retentionClass.rawValue)), .text(stored.eventName),
+                            .text(String(decoding: JSONWriter.bytes(entry.wireValue), as: UTF8.self)),
+                            .text(String(decoding: stored.message, as: UTF8.self)),
+                        ])
+                        self.statistics.entriesWritten += 1
+                        lastID = self.database.lastInsertedID
+                    case .checkpoint(let room, let sequence, let body):
+                        try insertCheckpoint.run([
+                            .text(room), .integer(Int64(sequence)), .text(String(decoding: body, as: UTF8.self)),
+                        ])
+                        self.statistics.checkpointsWritten += 1
+                    }
+                }
+                let upsertRoom = try self.database.statement(
+                    "INSERT INTO rooms (room, seq, time) VALUES (?, ?, ?) "
+                        + "ON CONFLICT (room) DO UPDATE SET seq = excluded.seq, time = excluded.time")
+                for (room, last) in self.touchedRooms {
+                    try upsertRoom.run([.text(room), .integer(Int64(last.sequence)), .integer(last.time)])
+                }
+                try self.database.execute("COMMIT")
+            } catch {
+                try? self.database.execute("ROLLBACK")
+                throw error
+            }
+        } catch {
+            self.statistics.commitFailures += 1
+            throw RoomStoreError("\(self.configuration.path): commit failed: \(SQLiteSchema.explain(error))")
+        }
+        self.pending.removeAll(keepingCapacity: true)
+        self.touchedRooms.removeAll(keepingCapacity: true)
+        self.statistics.commits += 1
+        if let lastID { self.committedPosition.advance(to: lastID) }
+    }
+
+    /// Copies the database into `path` with SQLite's online backup while the gateway keeps writing.
+    ///
+    /// - Parameter path: the backup file.
+    /// - Throws: `RoomStoreFailure` when the copy fails.
+    public func backup(to path: String) throws(RoomStoreFailure) {
+        do {
+            try self.database.backup(to: path)
+        } catch {
+            throw RoomStoreFailure("backup to \(path) failed: \(error)")
+        }
+    }
+}
+
+@available(*, unavailable) extension SQLiteRoomStore: Sendable {}

@@ -1,0 +1,7 @@
+/// A value bound to a statement's parameter.
+enum SQLiteValue {
+    case integer(Int64)
+    case text(String)
+    case blob([UInt8])
+    case null
+}

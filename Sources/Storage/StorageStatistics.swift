@@ -1,0 +1,15 @@
+/// What the embedded store has done, for metrics.
+public struct StorageStatistics: Hashable, Sendable {
+    /// Transactions committed (one per iteration of the rooms thread that changed something).
+    public var commits = 0
+    /// Commits that failed (their writes are kept and tried again at the next commit).
+    public var commitFailures = 0
+    /// Log entries and checkpoints written.
+    public var entriesWritten = 0
+    public var checkpointsWritten = 0
+    /// Entries and checkpoints dropped by retention.
+    public var entriesTrimmed = 0
+
+    /// All zero.
+    public init() {}
+}

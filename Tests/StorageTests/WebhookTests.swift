@@ -1,0 +1,113 @@
+import Foundation
+import Rooms
+import Storage
+import Testing
+
+@testable import Webhooks
+
+/// Signing, URLs, filters, backoff and cursors of the webhooks.
+@Suite struct WebhookTests {
+    @Test func theSignatureIsHMACSHA256OfTheTimestampADotAndTheBody() throws {
+        let body = Array(#"{"events":[]}"#.utf8)
+        let header = WebhookSignature.header(body: body, secret: Array("secret".utf8), timestamp: 1_700_000_000)
+        // echo -n '1700000000.{"events":[]}' | openssl dgst -sha256 -hmac secret
+        #expect(header == "t=1700000000,v1=" + Self.opensslHMAC("1700000000.{\"events\":[]}", key: "secret"))
+        #expect(WebhookSignature.verify(header: header, body: body, secret: Array("secret".utf8), now: 1_700_000_100))
+    }
+
+    @Test func aTamperedBodyAWrongSecretOrAStaleTimestampFailTheCheck() {
+        let body = Array(#"{"events":[1]}"#.utf8)
+        let secret = Array("0123456789abcdef".utf8)
+        let header = WebhookSignature.header(body: body, secret: secret, timestamp: 1000)
+        #expect(WebhookSignature.verify(header: header, body: body, secret: secret, now: 1000))
+        #expect(
+            !WebhookSignature.verify(header: header, body: Array(#"{"events":[2]}"#.utf8), secret: secret, now: 1000))
+        #expect(
+            !WebhookSignature.verify(header: header, body: body, secret: Array("another-secret-xx".utf8), now: 1000))
+        #expect(!WebhookSignature.verify(header: header, body: body, secret: secret, now: 1000 + 301))
+        #expect(!WebhookSignature.verify(header: "t=1000", body: body, secret: secret, now: 1000))
+    }
+
+    @Test(arguments: [
+        ("http://127.0.0.1:9000/hooks", false, "127.0.0.1", UInt16(9000), "/hooks"),
+        ("https://example.com/a?b=c", true, "example.com", UInt16(443), "/a?b=c"),
+        ("http://[::1]:81", false, "::1", UInt16(81), "/"),
+    ])
+    func urlsAreReadIntoSchemeHostPortAndPath(
+        text: String, secure: Bool, host: String, port: UInt16, path: String
+    )
+        throws
+    {
+        let url = try WebhookURL(text)
+        #expect(url.isSecure == secure && url.host == host && url.port == port && url.path == path)
+    }
+
+    @Test(arguments: ["ftp://x/", "http://", "http://user@host/", "http://host:99999/"])
+    func badURLsAreRefused(text: String) {
+        #expect(throws: WebhookConfigurationError.self) { try WebhookURL(text) }
+    }
+
+    @Test func filtersSelectEventNamesAndRoomsByIdOrPrefix() throws {
+        let endpoint = WebhookEndpoint(
+            name: "a", url: try WebhookURL("http://127.0.0.1/"), secret: [1], eventNames: ["meeting.message"],
+            roomPatterns: ["team-*", "standup"])
+        #expect(endpoint.accepts(room: "team-7", eventName: "meeting.message"))
+        #expect(endpoint.accepts(room: "standup", eventName: "meeting.message"))
+        #expect(!endpoint.accepts(room: "standup-2", eventName: "meeting.message"))
+        #expect(!endpoint.accepts(room: "team-7", eventName: "participant.joined"))
+    }
+
+    @Test func backoffIsFullJitterUnderADoublingCappedBound() throws {
+        let configuration = WebhookConfiguration(
+            endpoints: [], retryBaseMilliseconds: 100, retryMaximumMilliseconds: 1000)
+        let worker = WebhookWorker(
+            endpoint: WebhookEndpoint(name: "a", url: try WebhookURL("http://127.0.0.1/"), secret: [1]),
+            configuration: configuration, statistics: WebhookStatistics(endpoint: "a"),
+            poster: WebhookPoster(url: try WebhookURL("http://127.0.0.1/"), timeoutMilliseconds: 1, tlsContext: nil),
+            storePath: "", committedPosition: { 0 }, isRunning: { false }, log: { _, _ in })
+        for attempt in 0..<12 {
+            let waits = (0..<50).map { _ in worker.backoff(attempt: attempt) }
+            let bound = min(1000, 100 << Int64(attempt))
+            #expect(waits.allSatisfy { $0 >= 0 && $0 <= bound })
+        }
+        #expect(Set((0..<50).map { _ in worker.backoff(attempt: 5) }).count > 1)
+    }
+
+    @Test func theCursorMovesWithTheDeliveredEntriesAndRecordsDeadLetters() throws {
+        let path = NSTemporaryDirectory() + "rollcall-hooks-\(UUID().uuidString).db"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try SQLiteRoomStore(configuration: StorageConfiguration(path: path))
+        for sequence in UInt64(1)...3 {
+            let entry = RoomLogEntry(sequence: sequence, time: 5, actor: nil, reason: nil, event: .sessionEnded)
+            store.append(StoredLogEntry(entry: entry, eventName: "session.ended", message: [0x7B, 0x7D]), room: "r")
+        }
+        try store.commit()
+        #expect(store.committedPosition.current == 3)
+        let log = try SQLiteWebhookLog(path: path)
+        #expect(try log.position(of: "a") == 0)
+        let items = try log.items(after: 0, limit: 2)
+        #expect(items.map(\.sequence) == [1, 2])
+        try log.advance("a", to: items[1].position, items: items, time: 9)
+        #expect(try log.position(of: "a") == 2)
+        #expect(try log.items(after: 2, limit: 10).map(\.sequence) == [3])
+        let last = try log.items(after: 2, limit: 10)
+        try log.advance("a", to: 3, items: last, deadLetterError: "status 500", time: 9)
+        #expect(try log.oldestUndelivered(of: ["a", "b"]) == 1)
+    }
+
+    static func opensslHMAC(_ message: String, key: String) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", "-c",
+            "import hmac,hashlib,sys; print(hmac.new(sys.argv[1].encode(), sys.argv[2].encode(), hashlib.sha256).hexdigest())",
+            key, message,
+        ]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try? process.run()
+        process.waitUntilExit()
+        return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
