@@ -298,6 +298,10 @@ def test_the_server_api_blocking_and_async(rollcall):
         assert "participant.active_speaker_shown" in names
         muted = next(event for event in events if event.name == "moderation.muted")
         assert (muted.actor, muted.reason) == ("api:ops", "echo")
+        history = await async_api.history(ROOM, types=["meeting.message"])
+        assert [event["data"]["sessionId"] for event in history["events"]] == ["call-9"]
+        audit = await async_api.audit(room=ROOM)
+        assert any(entry["actor"] == "api:ops" and entry["target"] == "bob" for entry in audit["actions"]), audit
 
         with pytest.raises(NotFoundError) as missing:
             await asyncio.to_thread(api.room, "no-such-room")

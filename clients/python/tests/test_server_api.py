@@ -39,8 +39,12 @@ class StandIn(BaseHTTPRequestHandler):
         StandIn.seen.append((self.command, self.path, body))
         if self.headers.get("Authorization") != f"Bearer {SECRET}":
             self.answer(401, {"code": "ERR_UNAUTHORIZED", "message": "no key"})
-        elif self.path == "/v1/api/rooms":
-            self.answer(200, {"rooms": [{"room": "standup", "seq": 3}]})
+        elif self.path == "/v1/api/rooms?limit=100":
+            self.answer(200, {"rooms": [{"room": "design", "seq": 1}], "next": "design"})
+        elif self.path == "/v1/api/rooms?limit=100&after=design":
+            self.answer(200, {"rooms": [{"room": "standup", "seq": 3}], "next": None})
+        elif self.path.startswith(("/v1/api/rooms/standup/history", "/v1/api/audit")):
+            self.answer(200, {"events": [], "actions": [], "next": None})
         elif self.path == "/v1/api/rooms/missing%2Froom":
             self.answer(404, {"code": "ERR_NOT_FOUND", "message": "no room"})
         elif self.path.endswith("/actions") and body and body.get("target") == "admin":
@@ -70,7 +74,9 @@ def base_url() -> Iterator[str]:
 
 def test_requests_go_where_docs_api_says(base_url: str) -> None:
     api = ServerAPI(base_url + "/v1/api/", SECRET, timeout=5)
-    assert api.rooms() == [{"room": "standup", "seq": 3}]
+    assert api.rooms() == [{"room": "design", "seq": 1}, {"room": "standup", "seq": 3}]
+    assert api.history("standup", after=5, types=["meeting.message", "session.ended"], limit=10)["next"] is None
+    assert api.audit(room="standup", before=1764460812345)["actions"] == []
     ack = api.publish_meeting("standup", "call-42", text="Standup starts now")
     assert (ack.room, ack.seq, ack.changed) == ("standup", 9, True)
     api.set_recording("standup", True)
@@ -79,7 +85,10 @@ def test_requests_go_where_docs_api_says(base_url: str) -> None:
     api.moderate("standup", "mute_all")
     assert api.disconnect("bob", reason="maintenance") == 2
     assert StandIn.seen == [
-        ("GET", "/v1/api/rooms", None),
+        ("GET", "/v1/api/rooms?limit=100", None),
+        ("GET", "/v1/api/rooms?limit=100&after=design", None),
+        ("GET", "/v1/api/rooms/standup/history?after=5&types=meeting.message%2Csession.ended&limit=10", None),
+        ("GET", "/v1/api/audit?room=standup&before=1764460812345", None),
         ("POST", "/v1/api/rooms/standup/meeting",
          {"sessionId": "call-42", "callType": "video", "active": True, "text": "Standup starts now"}),
         ("POST", "/v1/api/rooms/standup/events", {"type": "media", "recording": True}),
@@ -108,7 +117,7 @@ def test_the_async_client_makes_the_same_calls(base_url: str) -> None:
     async def scenario() -> None:
         api = AsyncServerAPI(base_url, SECRET, timeout=5)
         rooms, ack = await asyncio.gather(api.rooms(), api.moderate("standup", "lower_hand", target="bob"))
-        assert rooms[0]["room"] == "standup" and ack.changed
+        assert [room["room"] for room in rooms] == ["design", "standup"] and ack.changed
         with pytest.raises(NotFoundError):
             await api.room("missing/room")
 

@@ -13,7 +13,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from .errors import ConnectError, HTTPError, server_error
 from .events import Ack
@@ -41,10 +41,55 @@ class ServerAPI:
         self._key = key
         self.timeout = timeout
 
-    def rooms(self) -> list[dict[str, Any]]:
-        """The rooms (`room`, `seq`, `participants`, `subscribers`, `activeMeeting`)."""
-        rooms = self._call("GET", "/rooms").get("rooms")
-        return rooms if isinstance(rooms, list) else []
+    def rooms(self, *, page_limit: int = 100, max_pages: int = 1000) -> list[dict[str, Any]]:
+        """Every room (`room`, `seq`, `participants`, `subscribers`, `activeMeeting`, `loaded`), page after page.
+
+        Args:
+            page_limit: rooms per request, 1 to 1,000.
+            max_pages: the most requests made.
+        """
+        rooms: list[dict[str, Any]] = []
+        after: str | None = None
+        for _ in range(max_pages):
+            page = self.rooms_page(limit=page_limit, after=after)
+            rooms += page.get("rooms") or []
+            after = page.get("next")
+            if not after:
+                break
+        return rooms
+
+    def rooms_page(self, *, limit: int | None = None, after: str | None = None) -> dict[str, Any]:
+        """One page of rooms by room id: `{"rooms": [...], "next": ROOM or None}`.
+
+        Args:
+            limit: rooms on the page, 1 to 1,000 (the gateway's default 100).
+            after: the `next` of the page before.
+        """
+        return self._call("GET", "/rooms" + _query(limit=limit, after=after))
+
+    def history(
+        self, room: str, *, after: int = 0, types: list[str] | None = None, limit: int | None = None
+    ) -> dict[str, Any]:
+        """A room's events after a `seq`, oldest first: `{"room", "firstRetained", "events", "next"}`.
+
+        Args:
+            room: the room.
+            after: the `seq` to start after (pass `next` for the next page).
+            types: keep only these events, such as `["meeting.message"]`.
+            limit: events on the page, 1 to 1,000.
+        """
+        query = _query(after=after, types=",".join(types) if types else None, limit=limit)
+        return self._call("GET", f"/rooms/{quote(room, safe='')}/history{query}")
+
+    def audit(self, *, room: str | None = None, before: int | None = None, limit: int | None = None) -> dict[str, Any]:
+        """Moderator actions, newest first: `{"actions": [...], "next": TIME or None}`.
+
+        Args:
+            room: one room, or None for every room.
+            before: the `next` of the page before.
+            limit: actions on the page.
+        """
+        return self._call("GET", "/audit" + _query(room=room, before=before, limit=limit))
 
     def room(self, room: str) -> dict[str, Any]:
         """A room's state and roster, as a snapshot of the whole-roster view holds it, plus `subscribers`.
@@ -164,6 +209,12 @@ class ServerAPI:
         return HTTPError(status, text)
 
 
+def _query(**parameters: object) -> str:
+    """A query string of the parameters that are not None."""
+    given = {name: str(value) for name, value in parameters.items() if value is not None}
+    return "?" + urlencode(given) if given else ""
+
+
 class AsyncServerAPI:
     """The server API for asyncio programs: each call runs the blocking one in a worker thread."""
 
@@ -180,6 +231,18 @@ class AsyncServerAPI:
     async def rooms(self) -> list[dict[str, Any]]:
         """The rooms (see `ServerAPI.rooms`)."""
         return await asyncio.to_thread(self.sync.rooms)
+
+    async def history(
+        self, room: str, *, after: int = 0, types: list[str] | None = None, limit: int | None = None
+    ) -> dict[str, Any]:
+        """A room's events after a `seq` (see `ServerAPI.history`)."""
+        return await asyncio.to_thread(self.sync.history, room, after=after, types=types, limit=limit)
+
+    async def audit(
+        self, *, room: str | None = None, before: int | None = None, limit: int | None = None
+    ) -> dict[str, Any]:
+        """Moderator actions, newest first (see `ServerAPI.audit`)."""
+        return await asyncio.to_thread(self.sync.audit, room=room, before=before, limit=limit)
 
     async def room(self, room: str) -> dict[str, Any]:
         """A room's state and roster (see `ServerAPI.room`)."""
