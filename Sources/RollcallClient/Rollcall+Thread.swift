@@ -266,7 +266,9 @@ extension Rollcall {
         self.send(
             "join", subscription.joinFields(resume: resume), room: subscription.room, completesOnRoster: true
         ) { [weak self, weak subscription] result in
-            guard case .failure(let error) = result, let subscription else { return }
+            guard let subscription else { return }
+            if case .success(let acknowledgement) = result { subscription.joined(acknowledgement) }
+            guard case .failure(let error) = result else { return }
             // A connection that dropped meanwhile rejoins again on the next welcome.
             if error.isConnectionFailure || error.isTimeout { return }
             self?.removeSubscription(subscription)

@@ -197,8 +197,9 @@ public final class Rollcall: @unchecked Sendable {
         }
         if taken { throw RollcallError(.protocolError("already subscribed to \(room)")) }
         do {
-            _ = try await self.request(
+            let acknowledgement = try await self.request(
                 "join", subscription.joinFields(resume: false), room: room, completesOnRoster: true)
+            subscription.joined(acknowledgement)
         } catch {
             self.removeSubscription(subscription)
             subscription.end(error)

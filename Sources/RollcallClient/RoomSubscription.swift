@@ -35,6 +35,7 @@ public final class RoomSubscription: @unchecked Sendable {
     private var resumeResult: Bool?
     private var driftStreak = 0
     private var ended = false
+    private var currentRights: RollcallRights?
     private let broadcaster = Broadcaster<RoomChange>()
 
     init(
@@ -95,6 +96,15 @@ public final class RoomSubscription: @unchecked Sendable {
     /// A new stream of every change from now on; it finishes when the subscription ends. Each access makes a new
     /// stream, so several consumers can each have one.
     public var changes: AsyncStream<RoomChange> { self.broadcaster.stream() }
+
+    /// What the user may do in the room, from the answer to the last join (nil before it).
+    public var rights: RollcallRights? { self.lock.withLock { self.currentRights } }
+
+    /// Keeps the rights a join's answer carries.
+    func joined(_ acknowledgement: JSONValue) {
+        guard let rights = RollcallRights(acknowledgement["rights"]) else { return }
+        self.lock.withLock { self.currentRights = rights }
+    }
 
     /// Adds a callback for every change from now on, called on the client's thread.
     ///

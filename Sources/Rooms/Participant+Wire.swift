@@ -60,8 +60,10 @@ extension Participant {
         object["mutedByModerator"] = .bool(self.mutedByModerator)
         optional("cameraFacing", self.cameraFacing.map { .string($0) })
         optional("audioMode", self.audioMode.map { .string($0) })
-        if !self.attributes.isEmpty || !omitsNulls { object["attributes"] = ServerMessages.strings(self.attributes) }
-        if !self.permissions.isDefault || !omitsNulls {
+        // Both are left out while empty or at their defaults, in every form: they are rare, and a snapshot of a
+        // large room would otherwise carry them for everyone.
+        if !self.attributes.isEmpty { object["attributes"] = ServerMessages.strings(self.attributes) }
+        if !self.permissions.isDefault {
             object["permissions"] = .object(self.permissions.wireObject(nonDefaultOnly: omitsNulls))
         }
         switch form {

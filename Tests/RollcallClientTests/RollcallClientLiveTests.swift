@@ -25,6 +25,12 @@ final class RollcallClientLiveTests: XCTestCase {
         try await bob.connect()
         let aliceRoom = try await alice.subscribe(room: self.room, callType: "video")
         let bobRoom = try await bob.subscribe(room: self.room)
+        // The join's answer says what each may do.
+        XCTAssertEqual(aliceRoom.rights?.isOperator, true)
+        XCTAssertEqual(aliceRoom.rights?.actions.contains("mute"), true)
+        XCTAssertEqual(bobRoom.rights?.isOperator, false)
+        XCTAssertEqual(bobRoom.rights?.actions, [])
+        XCTAssertEqual(bobRoom.rights?.mayUnmute, true)
         return (alice, aliceRoom, bob, bobRoom)
     }
 

@@ -52,6 +52,19 @@ final class RandomRosterCall {
         ),
         (["filter": "all", "limit": 2], RosterViewSpec(limit: 2)),
         (["filter": "muted", "limit": 1], RosterViewSpec(filter: .muted, limit: 1)),
+        (
+            ["filter": "all", "sort": "name", "offset": 2, "limit": 2],
+            RosterViewSpec(sort: .name, offset: 2, limit: 2)
+        ),
+        (["filter": "raised_hands", "limit": 2], RosterViewSpec(filter: .raisedHands, limit: 2)),
+        (
+            ["filter": "all", "sort": "recent_speaking", "limit": 3],
+            RosterViewSpec(sort: .recentSpeaking, limit: 3)
+        ),
+        (["filter": "restricted"], RosterViewSpec(filter: .restricted)),
+        (["filter": "moderator_muted"], RosterViewSpec(filter: .moderatorMuted)),
+        (["filter": "left"], RosterViewSpec(filter: .left)),
+        (["filter": "operators", "query": "ho"], RosterViewSpec(filter: .operators, query: "ho")),
     ]
 
     static let advances: [Int64] = [5, 20, 49, 50, 51, 120, 499, 500, 501, 800, 1_600, 2_500]
@@ -127,8 +140,10 @@ final class RandomRosterCall {
             try self.joinDevice()
         case 3:
             self.send(from: self.pickDevice(), ["type": "leave", "room": "r"])
-        case 4, 5, 6, 7:
+        case 4, 5, 6:
             self.changeState()
+        case 7:
+            if self.random(2) == 0 { self.changeState() } else { self.changeAttributes() }
         case 8, 9:
             // A participant reports that it speaks or stopped; now and then one forges another's report, which the
             // gateway refuses.
@@ -185,6 +200,18 @@ final class RandomRosterCall {
         }
     }
 
+    /// A participant sets or removes one of its attributes.
+    private func changeAttributes() {
+        let key = self.pick(["pronouns", "team", "title"])
+        let value: JSONValue = self.random(3) == 0 ? .null : .string(self.pick(["a", "b", "c"]))
+        self.send(
+            from: self.pickDevice(),
+            [
+                "type": "attributes", "room": "r",
+                "attributes": .object(JSONObject(uniqueKeysWithValues: [(key, value)])),
+            ])
+    }
+
     private func changeState() {
         var fields: [(String, JSONValue)] = [("type", "state"), ("room", "r")]
         let all = ["audioMuted", "videoPaused", "presenting", "handRaised", "mid", "cameraFacing"]
@@ -204,12 +231,28 @@ final class RandomRosterCall {
         let host = self.devices.filter { $0.key.hasPrefix("u-host/") }.sorted { $0.key < $1.key }.first?.value
         let actions = [
             "mute", "mute", "mute_all", "spotlight", "unspotlight", "promote", "demote", "lower_hand",
-            "ban", "unban", "unban", "remove",
+            "ban", "unban", "unban", "remove", "hard_mute", "ask_unmute", "lower_all_hands", "permissions", "metadata",
         ]
         let action = self.pick(actions)
-        var fields: [(String, JSONValue)] = [("type", "action"), ("room", "r"), ("action", .string(action))]
-        if action != "mute_all" {
-            fields.append(("target", .string(self.pick(Self.users.dropFirst().map(\.uid)))))
+        let target = JSONValue.string(self.pick(Self.users.dropFirst().map(\.uid)))
+        var fields: [(String, JSONValue)] = [("type", "action"), ("room", "r")]
+        switch action {
+        case "hard_mute":
+            fields += [("action", "mute"), ("target", target), ("hard", true)]
+            if self.random(2) == 0 { fields.append(("durationMs", .int(Int64(self.pick([1_000, 3_000]))))) }
+        case "permissions":
+            let which = self.pick(["unmute", "share", "meetings", "hidden"])
+            fields = [
+                ("type", "permissions"), ("room", "r"), ("uid", target),
+                ("permissions", .object(JSONObject(uniqueKeysWithValues: [(which, .bool(self.random(3) == 0))]))),
+            ]
+        case "metadata":
+            let value: JSONValue = self.random(3) == 0 ? .null : .string(self.pick(["Q3", "retro", "all hands"]))
+            fields = [("type", "metadata"), ("room", "r"), ("metadata", ["topic": value])]
+        case "mute_all", "lower_all_hands":
+            fields.append(("action", .string(action)))
+        default:
+            fields += [("action", .string(action)), ("target", target)]
         }
         if self.random(2) == 0 {
             self.send(from: host, ["type": "media", "room": "r", "recording": .bool(self.random(2) == 0)])

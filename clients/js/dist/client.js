@@ -124,7 +124,8 @@ export class Rollcall {
         const subscription = new RoomSubscription(this.channel, room, this.device, options);
         this.subscriptions.set(room, subscription);
         try {
-            await this.request("join", subscription.joinFields(false), { room, completesOnRoster: true });
+            const answer = await this.request("join", subscription.joinFields(false), { room, completesOnRoster: true });
+            subscription.joined(answer);
         }
         catch (error) {
             subscription.end(asRollcallError(error));
@@ -497,7 +498,7 @@ export class Rollcall {
         this.request("join", subscription.joinFields(resume), {
             room: subscription.room,
             completesOnRoster: true,
-        }).catch((error) => {
+        }).then((answer) => subscription.joined(answer)).catch((error) => {
             const failure = asRollcallError(error);
             subscription.rejoinFailed();
             // A connection that dropped meanwhile rejoins again on the next welcome.

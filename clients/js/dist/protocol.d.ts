@@ -170,3 +170,28 @@ export declare function readEvent(message: JsonObject): RoomEvent | undefined;
 export declare function readAcknowledgement(message: JsonObject): Acknowledgement;
 /** The `view` object of a join or view message. */
 export declare function viewJson(view: RosterView): JsonObject;
+/** What the user may do in a room, as the join's answer says (docs/PROTOCOL.md, "join"). */
+export interface RoomRights {
+    /** The role the token gives in the room. */
+    readonly role: Role | null;
+    /** Whether the user moderates the room (by token or promoted). */
+    readonly operator: boolean;
+    /** The moderator actions the user may take. */
+    readonly actions: readonly ModeratorAction[];
+    /** Whether the user may start or stop recording. */
+    readonly record: boolean;
+    /** Whether the user may report anyone as speaking (bots with `speaker`). */
+    readonly speakerForOthers: boolean;
+    /** Whether the user may set anyone's attributes (bots with `attributes`). */
+    readonly attributesForOthers: boolean;
+    /** Whether the user may set the room's metadata. */
+    readonly metadata: boolean;
+    /** Whether the user may change participants' permissions. */
+    readonly permissions: boolean;
+    /** Whether the user may unmute itself. */
+    readonly unmute: boolean;
+    /** Whether the user may share its screen. */
+    readonly share: boolean;
+    /** Whether the user may send group meeting messages. */
+    readonly meetings: boolean;
+}

@@ -1,6 +1,6 @@
 import { RollcallError } from "./errors.js";
 import type { JsonObject } from "./json.js";
-import type { Acknowledgement, EventMode, ModeratorAction, QueryName, RoomEvent, RosterView, ServerMessage } from "./protocol.js";
+import type { Acknowledgement, EventMode, ModeratorAction, QueryName, RoomEvent, RoomRights, RosterView, ServerMessage } from "./protocol.js";
 import type { RequestOptions } from "./requests.js";
 import { RosterStore } from "./roster-store.js";
 /** How a room subscription reaches the gateway: the client behind it. */
@@ -91,6 +91,7 @@ export declare class RoomSubscription {
     private awaitingRoster;
     private ended;
     private readonly emitter;
+    private currentRights;
     /**
      * Creates a subscription; the client does so in `join`.
      * @param channel how requests reach the gateway.
@@ -99,6 +100,13 @@ export declare class RoomSubscription {
      * @param options how to join.
      */
     constructor(channel: RoomChannel, room: string, device: string, options?: JoinOptions);
+    /** What the user may do in the room, from the answer to the last join (undefined before it). */
+    get rights(): RoomRights | undefined;
+    /**
+     * Keeps the rights a join's answer carries; the client calls this.
+     * @param answer the join's `ack`.
+     */
+    joined(answer: ServerMessage): void;
     /** The roster view mirrored. */
     get view(): RosterView;
     /** The sequence number of the last event received (or covered by a snapshot or a resume). */

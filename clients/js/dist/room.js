@@ -31,6 +31,20 @@ export class RoomSubscription {
         this.currentView = { ...(options.view ?? { filter: "all" }) };
         this.roster = new RosterStore(room);
     }
+    /** What the user may do in the room, from the answer to the last join (undefined before it). */
+    get rights() {
+        return this.currentRights;
+    }
+    /**
+     * Keeps the rights a join's answer carries; the client calls this.
+     * @param answer the join's `ack`.
+     */
+    joined(answer) {
+        const rights = answer.rights;
+        if (typeof rights === "object" && rights !== null && !Array.isArray(rights)) {
+            this.currentRights = rights;
+        }
+    }
     /** The roster view mirrored. */
     get view() {
         return this.currentView;

@@ -175,7 +175,8 @@ export class Rollcall {
         const subscription = new RoomSubscription(this.channel, room, this.device, options);
         this.subscriptions.set(room, subscription);
         try {
-            await this.request("join", subscription.joinFields(false), { room, completesOnRoster: true });
+            const answer = await this.request("join", subscription.joinFields(false), { room, completesOnRoster: true });
+            subscription.joined(answer);
         } catch (error) {
             subscription.end(asRollcallError(error));
             throw error;
@@ -548,7 +549,7 @@ export class Rollcall {
         this.request("join", subscription.joinFields(resume), {
             room: subscription.room,
             completesOnRoster: true,
-        }).catch((error: unknown) => {
+        }).then((answer) => subscription.joined(answer)).catch((error: unknown) => {
             const failure = asRollcallError(error);
             subscription.rejoinFailed();
             // A connection that dropped meanwhile rejoins again on the next welcome.

@@ -29,6 +29,7 @@ export type {
     QueryName,
     Role,
     RoomEvent,
+    RoomRights,
     RoomState,
     RosterView,
     ServerMessage,

@@ -8,6 +8,7 @@ import type {
     ModeratorAction,
     QueryName,
     RoomEvent,
+    RoomRights,
     RosterView,
     ServerMessage,
 } from "./protocol.js";
@@ -100,6 +101,7 @@ export class RoomSubscription {
     private awaitingRoster = false;
     private ended = false;
     private readonly emitter = new Emitter<RoomSubscriptionEvents>();
+    private currentRights: RoomRights | undefined;
 
     /**
      * Creates a subscription; the client does so in `join`.
@@ -121,6 +123,22 @@ export class RoomSubscription {
         this.callType = options.callType;
         this.currentView = { ...(options.view ?? { filter: "all" }) };
         this.roster = new RosterStore(room);
+    }
+
+    /** What the user may do in the room, from the answer to the last join (undefined before it). */
+    get rights(): RoomRights | undefined {
+        return this.currentRights;
+    }
+
+    /**
+     * Keeps the rights a join's answer carries; the client calls this.
+     * @param answer the join's `ack`.
+     */
+    joined(answer: ServerMessage): void {
+        const rights = answer.rights;
+        if (typeof rights === "object" && rights !== null && !Array.isArray(rights)) {
+            this.currentRights = rights as unknown as RoomRights;
+        }
     }
 
     /** The roster view mirrored. */

@@ -61,6 +61,11 @@ describe("against a running gateway", () => {
         room.on("drift", (drift) => drifts.push(drift));
         const bob = await connected(mint("bob", { name: "Bob", groups: [ROOM] }), { url: gateway.url });
         const bobRoom = await bob.join(ROOM);
+        // The join's answer says what each may do.
+        assert.equal(room.rights?.operator, true);
+        assert.ok(room.rights?.actions.includes("mute"));
+        assert.equal(bobRoom.rights?.operator, false);
+        assert.deepEqual(bobRoom.rights?.actions, []);
         await eventually(() => room.roster.participant("bob"), "Bob in Alice's roster");
         const ack = await bobRoom.setState({ audioMuted: true, handRaised: true });
         assert.equal(ack.changed, true);
