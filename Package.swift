@@ -12,6 +12,8 @@ let package = Package(
     products: [
         .executable(name: "rollcall", targets: ["rollcall"]),
         .library(name: "WebSocketCore", targets: ["WebSocketCore"]),
+        // The Swift client for apps, with the JSON values its API takes and returns.
+        .library(name: "RollcallClient", targets: ["RollcallClient", "JSONCoding"]),
     ],
     targets: [
         // Thin C shims over OpenSSL 3 and zlib: macros the importer cannot see, nothing else.
@@ -67,7 +69,16 @@ let package = Package(
         ),
         // The Swift client library: a WebSocket client on the same protocol core, auth, subscriptions, and a live
         // roster store that applies snapshots and patches.
-        .target(name: "RollcallClient", dependencies: ["JSONCoding", "WebSocketCore", "WebSocketDeflate", "EventIO"]),
+        // Only its Linux transport (RollcallConnection) needs EventIO and zlib; on other platforms an app supplies a
+        // RollcallTransport (docs/CLIENT.md).
+        .target(
+            name: "RollcallClient",
+            dependencies: [
+                "JSONCoding", "WebSocketCore",
+                .target(name: "WebSocketDeflate", condition: .when(platforms: [.linux])),
+                .target(name: "EventIO", condition: .when(platforms: [.linux])),
+            ]
+        ),
         // The load generator: client connections on EventIO loops, echo, fanout, roster, idle and connect scenarios.
         .target(
             name: "RollcallBench",
