@@ -180,8 +180,9 @@ extension RedisWebhookFeed {
                 return
             }
             guard let epoch = Self.text(epochReply) else {
-                // The room's records are gone (expired): nothing to deliver.
+                // The room's records are gone (expired): nothing to deliver, and its cursor can go.
                 state.pending[room] = nil
+                if state.cursor[room] != nil { state.expired.insert(room) }
                 completion(.success([]))
                 return
             }

@@ -50,6 +50,8 @@ public final class RedisWebhookFeed: WebhookFeed {
         var pending: [String: UInt64] = [:]
         /// Per room: the state the entries are rendered against, and items rendered but not yet consumed.
         var rooms: [String: (renderer: SharedRoomRenderer, buffer: [WebhookFeedItem])] = [:]
+        /// Rooms whose records expired: their cursor goes with the next move of the cursor.
+        var expired: Set<String> = []
     }
 
     /// - Parameters:
@@ -121,7 +123,9 @@ public final class RedisWebhookFeed: WebhookFeed {
                 state.since = 0
                 state.pending = [:]
                 state.rooms = [:]
+                state.expired = []
                 state.lookedAt = 0
+                self.findExpiredRooms(state)
                 completion(true)
             }
         }
@@ -166,7 +170,10 @@ public final class RedisWebhookFeed: WebhookFeed {
             String(self.configuration.leaseMilliseconds), keys.cursor, keys.dead, String(self.deadLetterCap),
             String(moved.count),
         ]
+        let forgotten = state.expired.subtracting(moved.map(\.room)).sorted()
+        arguments[arguments.count - 1] = String(moved.count + forgotten.count)
         for move in moved { arguments += [move.room, "\(move.sequence)/\(move.epoch)"] }
+        for room in forgotten { arguments += [room, ""] }
         if let deadLetterError {
             for item in delivered {
                 arguments.append(
@@ -184,6 +191,10 @@ public final class RedisWebhookFeed: WebhookFeed {
             switch result {
             case .success(.integer(1)):
                 state.leaseEnd = sentAt + UInt64(self.configuration.leaseMilliseconds) * 1_000_000
+                for room in forgotten {
+                    state.expired.remove(room)
+                    if state.rooms[room] == nil { state.cursor[room] = nil }
+                }
                 for move in moved {
                     state.cursor[move.room] = (move.sequence, move.epoch)
                     if let known = state.pending[move.room], known <= move.sequence { state.pending[move.room] = nil }
@@ -194,6 +205,21 @@ public final class RedisWebhookFeed: WebhookFeed {
                 completion(.success(false))
             case .failure(let error):
                 completion(.failure(WebhookFeedError("cannot move the webhook cursor: \(error)")))
+            }
+        }
+    }
+
+    /// Marks the cursor's rooms whose records expired, a page of rooms per command, so the next move of the cursor
+    /// drops them (the cursor does not grow with every room that ever was).
+    func findExpiredRooms(_ state: Endpoint) {
+        let rooms = state.cursor.keys.sorted()
+        var start = 0
+        while start < rooms.count {
+            let page = Array(rooms[start..<min(start + self.pageSize, rooms.count)])
+            start += page.count
+            self.commands.send(["MGET"] + page.map { self.keys.room($0).epoch }) { result in
+                guard case .success(.array(let values?)) = result, values.count == page.count else { return }
+                for (room, value) in zip(page, values) where Self.text(value) == nil { state.expired.insert(room) }
             }
         }
     }

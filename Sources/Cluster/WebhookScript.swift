@@ -15,10 +15,14 @@ enum WebhookScript {
           redis.call('SET', lease_key, node, 'PX', lease)
           return 1
         elseif mode == 'advance' then
-          -- ARGV: mode, lease key, node, lease, cursor key, dead key, dead cap, pair count, room, SEQ/EPOCH..., dead...
+          -- ARGV: mode, lease key, node, lease, cursor key, dead key, dead cap, pair count, room, SEQ/EPOCH or '' (forget
+          -- the room)..., dead...
           -- A lapsed lease nobody took is still this node's: the cursor only ever moves forward from what it read.
           local cursor_key, dead_key, dead_cap, pairs = ARGV[5], ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
-          for i = 9, 8 + pairs * 2, 2 do redis.call('HSET', cursor_key, ARGV[i], ARGV[i + 1]) end
+          for i = 9, 8 + pairs * 2, 2 do
+            if ARGV[i + 1] == '' then redis.call('HDEL', cursor_key, ARGV[i])
+            else redis.call('HSET', cursor_key, ARGV[i], ARGV[i + 1]) end
+          end
           if #ARGV > 8 + pairs * 2 then
             for i = 9 + pairs * 2, #ARGV do redis.call('RPUSH', dead_key, ARGV[i]) end
             redis.call('LTRIM', dead_key, -dead_cap, -1)

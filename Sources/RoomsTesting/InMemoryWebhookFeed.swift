@@ -35,8 +35,10 @@ public final class InMemoryWebhookFeed: WebhookFeed {
         self.execute = execute
     }
 
+    /// Nothing to start: the records are in memory.
     public func start() {}
 
+    /// Nothing to stop: a node that stops lets its leases lapse.
     public func stop() {}
 
     /// Takes or renews the endpoint's lease (`WebhookFeed.claim`).

@@ -17,6 +17,7 @@ public final class InMemoryWebhookRecords: Sendable {
 
     private let state = Mutex(State())
 
+    /// Empty records, the clock at 1 s.
     public init() {}
 
     /// The clock, in milliseconds.

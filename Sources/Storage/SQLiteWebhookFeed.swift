@@ -32,8 +32,10 @@ public final class SQLiteWebhookFeed: WebhookFeed {
         self.execute = execute
     }
 
+    /// Nothing to open: the store's file is opened on first use.
     public func start() {}
 
+    /// Closes the store's connection.
     public func stop() {
         self.log = nil
         self.positions = [:]

@@ -15,14 +15,18 @@ import Webhooks
 /// are kept in Redis, and a second node continues from the cursor when the delivering node dies.
 @Suite(.serialized) struct ClusterWebhookTests {
     /// A gateway node's shared log on the harness's loop, to append entries as nodes do.
-    static func sharedLog(_ harness: LoopHarness, redis: RedisClientConfiguration) throws -> RedisRoomLog {
+    static func sharedLog(
+        _ harness: LoopHarness, redis: RedisClientConfiguration, roomExpiryMilliseconds: Int64 = 86_400_000
+    ) throws -> RedisRoomLog {
         let verifier = try TokenVerifier(keys: [try TokenKey(secret: "cluster-webhook-test-secret-0123456789")])
         return harness.onLoop {
             let gateway = Gateway(
                 configuration: GatewayConfiguration(), verifier: verifier, transport: InMemoryTransport(),
                 clock: { 1_764_460_800_000 })
+            var configuration = ClusterConfiguration(redis: redis, nodeID: "gateway")
+            configuration.roomExpiryMilliseconds = roomExpiryMilliseconds
             let log = RedisRoomLog(
-                configuration: ClusterConfiguration(redis: redis, nodeID: "gateway"),
+                configuration: configuration,
                 rules: SharedRoomRules(gateway.configuration), loop: harness.loop)
             gateway.sharedLog = log
             log.start()
@@ -139,5 +143,40 @@ import Webhooks
             return box
         }
         return RedisRoomLog.text(try #require(box.wait(seconds: 5)))
+    }
+
+    @Test func theCursorForgetsRoomsWhoseRecordsExpired() throws {
+        let server = try RedisServerProcess()
+        defer { server.shutDown() }
+        let harness = try LoopHarness()
+        defer { harness.shutDown() }
+        var redis = RedisClientConfiguration()
+        redis.port = server.port
+        redis.commandTimeoutMilliseconds = 5_000
+        let receiver = try WebhookReceiver { _ in .answer(200) }
+        defer { receiver.close() }
+        let log = try Self.sharedLog(harness, redis: redis, roomExpiryMilliseconds: 300)
+        defer { harness.onLoop { log.stop() } }
+        #expect(waitUntil(seconds: 10) { harness.onLoop { log.isAvailable } })
+        Self.append(2, rooms: ["gone"], to: log, harness, from: 0)
+        let first = try Self.dispatcher(node: "A", redis: redis, receiver: receiver)
+        try first.start()
+        #expect(
+            waitUntil(seconds: 10) {
+                (try? Self.get("rollcall:hook:crm:cursor", field: "gone", through: log, harness)) != nil
+            })
+        first.stop()
+        // The room's records expire; the next node to take the endpoint finds it and drops it from the cursor with
+        // its first move.
+        #expect(waitUntil(seconds: 10) { (try? Self.get("rollcall:room:gone:epoch", through: log, harness)) == nil })
+        let second = try Self.dispatcher(node: "A", redis: redis, receiver: receiver)
+        try second.start()
+        defer { second.stop() }
+        Self.append(1, rooms: ["alive"], to: log, harness, from: 0)
+        #expect(
+            waitUntil(seconds: 10) {
+                (try? Self.get("rollcall:hook:crm:cursor", field: "alive", through: log, harness)) != nil
+            })
+        #expect(try Self.get("rollcall:hook:crm:cursor", field: "gone", through: log, harness) == nil)
     }
 }
