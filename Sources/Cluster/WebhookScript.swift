@@ -1,5 +1,5 @@
 /// The Lua script behind webhooks in a cluster: an endpoint's lease and cursor, changed atomically, so only the
-/// node holding the lease moves the cursor.
+/// node holding the lease moves the cursor, and each room's only forward (within the epoch of its records).
 ///
 /// Keys, for a prefix `P` and an endpoint `E`: `P:hook:E:lease` the node delivering for the endpoint (a string that
 /// expires with the lease); `P:hook:E:cursor` the last `seq` given per room, as `SEQ/EPOCH` (a hash by room);
@@ -17,11 +17,20 @@ enum WebhookScript {
         elseif mode == 'advance' then
           -- ARGV: mode, lease key, node, lease, cursor key, dead key, dead cap, pair count, room, SEQ/EPOCH or '' (forget
           -- the room)..., dead...
-          -- A lapsed lease nobody took is still this node's: the cursor only ever moves forward from what it read.
+          -- A lapsed lease nobody took is still this node's.
           local cursor_key, dead_key, dead_cap, pairs = ARGV[5], ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
           for i = 9, 8 + pairs * 2, 2 do
-            if ARGV[i + 1] == '' then redis.call('HDEL', cursor_key, ARGV[i])
-            else redis.call('HSET', cursor_key, ARGV[i], ARGV[i + 1]) end
+            local room, value = ARGV[i], ARGV[i + 1]
+            if value == '' then
+              redis.call('HDEL', cursor_key, room)
+            else
+              -- Forward only within an epoch: a node whose lease lapsed unseen never moves a room back.
+              local old_seq, old_epoch = string.match(redis.call('HGET', cursor_key, room) or '', '^(%d+)/(.*)$')
+              local new_seq, new_epoch = string.match(value, '^(%d+)/(.*)$')
+              if not (old_seq and old_epoch == new_epoch and tonumber(old_seq) > tonumber(new_seq)) then
+                redis.call('HSET', cursor_key, room, value)
+              end
+            end
           end
           if #ARGV > 8 + pairs * 2 then
             for i = 9 + pairs * 2, #ARGV do redis.call('RPUSH', dead_key, ARGV[i]) end

@@ -179,4 +179,43 @@ import Webhooks
             })
         #expect(try Self.get("rollcall:hook:crm:cursor", field: "gone", through: log, harness) == nil)
     }
+
+    @Test func theCursorScriptMovesARoomOnlyForwardWithinItsEpochAndOnlyForTheHolder() throws {
+        let server = try RedisServerProcess()
+        defer { server.shutDown() }
+        let harness = try LoopHarness()
+        defer { harness.shutDown() }
+        var redis = RedisClientConfiguration()
+        redis.port = server.port
+        let log = try Self.sharedLog(harness, redis: redis)
+        defer { harness.onLoop { log.stop() } }
+        #expect(waitUntil(seconds: 10) { harness.onLoop { log.isAvailable } })
+        func run(_ arguments: [String]) throws -> String? {
+            let box = harness.onLoop { () -> ResultBox<RESPValue> in
+                let box = ResultBox<RESPValue>()
+                log.commands.send(["EVAL", WebhookScript.source, "0"] + arguments) { result in
+                    if case .success(let value) = result { box.put(value) }
+                }
+                return box
+            }
+            guard case .integer(let answer)? = box.wait(seconds: 5) else { return nil }
+            return String(answer)
+        }
+        let lease = "rollcall:hook:crm:lease"
+        let cursor = "rollcall:hook:crm:cursor"
+        func move(_ node: String, _ value: String) throws -> String? {
+            try run(["advance", lease, node, "60000", cursor, "rollcall:hook:crm:dead", "10", "1", "r", value])
+        }
+        #expect(try run(["claim", lease, "A", "60000"]) == "1")
+        #expect(try run(["claim", lease, "B", "60000"]) == "0")
+        #expect(try move("A", "5/e1") == "1")
+        #expect(try move("A", "3/e1") == "1")
+        #expect(try Self.get(cursor, field: "r", through: log, harness) == "5/e1")
+        #expect(try move("A", "7/e1") == "1")
+        #expect(try move("B", "9/e1") == "0")
+        #expect(try Self.get(cursor, field: "r", through: log, harness) == "7/e1")
+        // The room's records started afresh: its cursor starts again.
+        #expect(try move("A", "2/e2") == "1")
+        #expect(try Self.get(cursor, field: "r", through: log, harness) == "2/e2")
+    }
 }
