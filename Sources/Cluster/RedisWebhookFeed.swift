@@ -31,6 +31,9 @@ public final class RedisWebhookFeed: WebhookFeed {
     let deadLetterCap: Int
     var scriptSHA: String?
     var endpoints: [String: Endpoint] = [:]
+    /// Claims waiting for the connection and the script, by id.
+    private var waitingForScript: [Int: () -> Void] = [:]
+    private var nextWaiter = 0
     private var renewTimer: TimerID?
     private var isRunning = false
 
@@ -57,11 +60,11 @@ public final class RedisWebhookFeed: WebhookFeed {
     /// - Parameters:
     ///   - configuration: the cluster's settings (the lease is `leaseMilliseconds`).
     ///   - loop: the delivery loop.
-    ///   - idleWaitMilliseconds: how long an up-to-date endpoint waits before looking again; default 50 ms.
+    ///   - idleWaitMilliseconds: how long an up-to-date endpoint waits before looking again; default 20 ms.
     ///   - pageSize: the most rooms looked at, and entries read from one stream, per command; default 500.
     ///   - deadLetterCap: the most dead letters kept per endpoint; default 10,000.
     public init(
-        configuration: ClusterConfiguration, loop: EventLoop, idleWaitMilliseconds: Int64 = 50, pageSize: Int = 500,
+        configuration: ClusterConfiguration, loop: EventLoop, idleWaitMilliseconds: Int64 = 20, pageSize: Int = 500,
         deadLetterCap: Int = 10_000
     ) {
         self.configuration = configuration
@@ -92,6 +95,7 @@ public final class RedisWebhookFeed: WebhookFeed {
         if let timer = self.renewTimer { self.loop.cancelTimer(timer) }
         self.commands.stop()
         self.endpoints = [:]
+        self.waitingForScript = [:]
     }
 
     /// Takes the endpoint's lease when it is free or lapsed (or renews it), reading its cursor when newly taken.
@@ -229,7 +233,16 @@ public final class RedisWebhookFeed: WebhookFeed {
     /// Runs the claim script; the completion gets whether the lease is held and whether it was newly taken.
     func runLease(_ endpoint: String, _ state: Endpoint, completion: @escaping (Bool, Bool) -> Void) {
         guard let sha = self.scriptSHA, self.commands.isConnected else {
-            self.loop.execute { completion(false, false) }
+            // Not connected yet (a node that just started) or reconnecting: the claim waits for the script, at most
+            // a retry period, so a starting node does not lose that period.
+            self.nextWaiter += 1
+            let id = self.nextWaiter
+            self.waitingForScript[id] = { [weak self] in self?.runLease(endpoint, state, completion: completion) }
+            let wait = UInt64(self.retryMilliseconds) * 1_000_000
+            self.loop.scheduleTimer(afterNanoseconds: wait) { [weak self] in
+                guard self?.waitingForScript.removeValue(forKey: id) != nil else { return }
+                completion(false, false)
+            }
             return
         }
         let sentAt = EventLoop.monotonicNow()
@@ -274,6 +287,9 @@ public final class RedisWebhookFeed: WebhookFeed {
                 return
             }
             self.scriptSHA = sha
+            let waiting = self.waitingForScript
+            self.waitingForScript = [:]
+            for id in waiting.keys.sorted() { waiting[id]?() }
         }
     }
 

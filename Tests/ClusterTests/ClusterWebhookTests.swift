@@ -54,10 +54,10 @@ import Webhooks
 
     /// A webhook dispatcher of node `node` for endpoint `crm` at the receiver.
     static func dispatcher(
-        node: String, redis: RedisClientConfiguration, receiver: WebhookReceiver
+        node: String, redis: RedisClientConfiguration, receiver: WebhookReceiver, leaseMilliseconds: Int64 = 600
     ) throws -> WebhookDispatcher {
         var cluster = ClusterConfiguration(redis: redis, nodeID: node)
-        cluster.leaseMilliseconds = 600
+        cluster.leaseMilliseconds = leaseMilliseconds
         let endpoint = WebhookEndpoint(
             name: "crm", url: try WebhookURL("http://127.0.0.1:\(receiver.port)/hooks"),
             secret: Array("0123456789abcdef".utf8))
@@ -217,5 +217,28 @@ import Webhooks
         // The room's records started afresh: its cursor starts again.
         #expect(try move("A", "2/e2") == "1")
         #expect(try Self.get(cursor, field: "r", through: log, harness) == "2/e2")
+    }
+
+    @Test func aStartingNodeClaimsAsSoonAsItIsConnectedNotARetryPeriodLater() throws {
+        let server = try RedisServerProcess()
+        defer { server.shutDown() }
+        let harness = try LoopHarness()
+        defer { harness.shutDown() }
+        var redis = RedisClientConfiguration()
+        redis.port = server.port
+        redis.commandTimeoutMilliseconds = 5_000
+        let receiver = try WebhookReceiver { _ in .answer(200) }
+        defer { receiver.close() }
+        let log = try Self.sharedLog(harness, redis: redis)
+        defer { harness.onLoop { log.stop() } }
+        #expect(waitUntil(seconds: 10) { harness.onLoop { log.isAvailable } })
+        Self.append(3, rooms: ["r"], to: log, harness, from: 0)
+        // A lease of 9 s: a claim refused for want of a connection would be tried again 3 s later.
+        let dispatcher = try Self.dispatcher(node: "A", redis: redis, receiver: receiver, leaseMilliseconds: 9_000)
+        let started = Date()
+        try dispatcher.start()
+        defer { dispatcher.stop() }
+        #expect(waitUntil(seconds: 10) { receiver.events.count == 3 })
+        #expect(Date().timeIntervalSince(started) < 2)
     }
 }
