@@ -204,6 +204,13 @@ extension RedisWebhookFeed {
         _ entries: [SharedLogEntry], of room: String, _ state: Endpoint, after: UInt64, limit: Int
     ) -> [WebhookFeedItem] {
         guard var known = state.rooms[room] else { return [] }
+        if state.rooms.count > self.maximumRooms {
+            // Memory stays bounded whatever the number of rooms: drop rooms with nothing waiting.
+            for (other, kept) in state.rooms where other != room && kept.buffer.isEmpty && state.pending[other] == nil {
+                state.rooms[other] = nil
+                if state.rooms.count <= self.maximumRooms { break }
+            }
+        }
         let next = entries.filter { $0.entry.sequence > after }.prefix(self.pageSize)
         if let first = next.first, first.entry.sequence > after + 1 {
             self.log?(

@@ -29,6 +29,9 @@ public final class RedisWebhookFeed: WebhookFeed {
     let pageSize: Int
     /// The most dead letters kept per endpoint.
     let deadLetterCap: Int
+    /// The most rooms whose state an endpoint keeps between reads; past it, rooms with nothing rendered and waiting
+    /// are dropped (and loaded again from Redis when they have new entries).
+    let maximumRooms: Int
     var scriptSHA: String?
     var endpoints: [String: Endpoint] = [:]
     /// Claims waiting for the connection and the script, by id.
@@ -63,15 +66,17 @@ public final class RedisWebhookFeed: WebhookFeed {
     ///   - idleWaitMilliseconds: how long an up-to-date endpoint waits before looking again; default 20 ms.
     ///   - pageSize: the most rooms looked at, and entries read from one stream, per command; default 500.
     ///   - deadLetterCap: the most dead letters kept per endpoint; default 10,000.
+    ///   - maximumRooms: the most rooms whose rendering state an endpoint keeps; default 10,000.
     public init(
         configuration: ClusterConfiguration, loop: EventLoop, idleWaitMilliseconds: Int64 = 20, pageSize: Int = 500,
-        deadLetterCap: Int = 10_000
+        deadLetterCap: Int = 10_000, maximumRooms: Int = 10_000
     ) {
         self.configuration = configuration
         self.loop = loop
         self.idleWaitMilliseconds = idleWaitMilliseconds
         self.pageSize = max(1, pageSize)
         self.deadLetterCap = max(1, deadLetterCap)
+        self.maximumRooms = max(1, maximumRooms)
         self.keys = RedisRoomKeys(prefix: configuration.keyPrefix)
         self.commands = RedisClient(configuration: configuration.redis, loop: loop)
     }

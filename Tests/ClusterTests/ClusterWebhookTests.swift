@@ -54,7 +54,8 @@ import Webhooks
 
     /// A webhook dispatcher of node `node` for endpoint `crm` at the receiver.
     static func dispatcher(
-        node: String, redis: RedisClientConfiguration, receiver: WebhookReceiver, leaseMilliseconds: Int64 = 600
+        node: String, redis: RedisClientConfiguration, receiver: WebhookReceiver, leaseMilliseconds: Int64 = 600,
+        maximumRooms: Int = 10_000
     ) throws -> WebhookDispatcher {
         var cluster = ClusterConfiguration(redis: redis, nodeID: node)
         cluster.leaseMilliseconds = leaseMilliseconds
@@ -65,7 +66,7 @@ import Webhooks
             endpoints: [endpoint], maximumBatch: 4, timeoutMilliseconds: 2_000, retryBaseMilliseconds: 20,
             retryMaximumMilliseconds: 100)
         return try WebhookDispatcher(configuration: configuration) { loop in
-            RedisWebhookFeed(configuration: cluster, loop: loop, idleWaitMilliseconds: 10)
+            RedisWebhookFeed(configuration: cluster, loop: loop, idleWaitMilliseconds: 10, maximumRooms: maximumRooms)
         }
     }
 
@@ -240,5 +241,32 @@ import Webhooks
         defer { dispatcher.stop() }
         #expect(waitUntil(seconds: 10) { receiver.events.count == 3 })
         #expect(Date().timeIntervalSince(started) < 2)
+    }
+
+    @Test func roomsDroppedFromMemoryAreLoadedAgainAndStillDeliveredInOrder() throws {
+        let server = try RedisServerProcess()
+        defer { server.shutDown() }
+        let harness = try LoopHarness()
+        defer { harness.shutDown() }
+        var redis = RedisClientConfiguration()
+        redis.port = server.port
+        redis.commandTimeoutMilliseconds = 5_000
+        let receiver = try WebhookReceiver { _ in .answer(200) }
+        defer { receiver.close() }
+        let log = try Self.sharedLog(harness, redis: redis)
+        defer { harness.onLoop { log.stop() } }
+        #expect(waitUntil(seconds: 10) { harness.onLoop { log.isAvailable } })
+        let rooms = ["r1", "r2", "r3"]
+        Self.append(9, rooms: rooms, to: log, harness, from: 0)
+        // One room's state at a time: the others are loaded again from Redis whenever they have new entries.
+        let dispatcher = try Self.dispatcher(node: "A", redis: redis, receiver: receiver, maximumRooms: 1)
+        try dispatcher.start()
+        defer { dispatcher.stop() }
+        #expect(
+            waitUntil(seconds: 10) { Self.inOrderWithoutGaps(receiver.events, rooms: ["r1": 3, "r2": 3, "r3": 3]) })
+        Self.append(9, rooms: rooms, to: log, harness, from: 9)
+        #expect(
+            waitUntil(seconds: 10) { Self.inOrderWithoutGaps(receiver.events, rooms: ["r1": 6, "r2": 6, "r3": 6]) })
+        #expect(Set(receiver.events).count == receiver.events.count)
     }
 }
