@@ -588,3 +588,77 @@ def test_a_meeting_message_reaches_group_members_connected_to_any_node(nodes):
             await client.close()
 
     run(scenario())
+
+
+def redis_get(redis, key):
+    """One GET through a raw connection (the test needs no Redis client library)."""
+    with socket.create_connection(("127.0.0.1", redis.port), timeout=5) as connection:
+        connection.sendall(f"GET {key}\r\n".encode())
+        reply = connection.recv(4096).split(b"\r\n")
+    return None if reply[0] == b"$-1" else reply[1].decode()
+
+
+def list_rooms(node, key):
+    base = node.url.split("/v1/")[0].replace("ws://", "http://")
+    request = urllib.request.Request(base + "/v1/api/rooms?limit=100",
+                                     headers={"Authorization": "Bearer " + key.split(":", 1)[1]})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return {room["room"]: room["seq"] for room in json.loads(response.read())["rooms"]}
+
+
+def test_webhooks_go_on_from_the_cursor_in_redis_when_the_delivering_node_dies(nodes, redis):
+    from test_webhooks import SECRET, Receiver
+
+    key = "ops:cluster-hooks-api-key-0123"
+    receiver = Receiver(failure_rate=0, stall_rate=0)
+    hooks = {
+        "api.keys": key, "webhooks.endpoints": f"backend={receiver.url}", "webhooks.secrets": f"backend:{SECRET}",
+        "webhooks.timeout_ms": 1000, "webhooks.retry_base_ms": 20, "webhooks.retry_max_ms": 200,
+        "limits.max_messages_per_second": 0,
+    }
+    node_a, node_b = nodes(**hooks, **{"cluster.node_id": "node-a"}), nodes(**hooks, **{"cluster.node_id": "node-b"})
+    rooms = {"hook-a": node_a, "hook-b": node_b}
+
+    async def changes(count, placement):
+        for room, node in placement.items():
+            client = await Client.connect(f"user-{room}", node.url, mint(f"user-{room}", rooms=[room]))
+            await client.join(room=room)
+            for index in range(count):
+                await client.request({"type": "state", "room": room, "handRaised": index % 2 == 0})
+            await client.close()
+
+    def delivered_through(last):
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with receiver.lock:
+                seen = list(receiver.accepted)
+            if all({(room, seq) for seq in range(1, last[room] + 1)} <= set(seen) for room in last):
+                return seen
+            time.sleep(0.05)
+        raise AssertionError(f"not every event arrived: {last}, got {len(seen)}")
+
+    try:
+        run(changes(20, rooms))
+        # Any node lists every room of the cluster, whichever node holds it.
+        last = list_rooms(node_a, key)
+        assert set(last) == set(rooms) and last == list_rooms(node_b, key), last
+        delivered_through(last)
+        holder = redis_get(redis, "rollcall:hook:backend:lease")
+        assert holder in ("node-a", "node-b"), holder
+        # The delivering node dies; the other takes the endpoint over once its lease lapses.
+        victim, survivor = (node_a, node_b) if holder == "node-a" else (node_b, node_a)
+        victim.process.kill()
+        victim.process.wait(timeout=10)
+        run(changes(20, {room: survivor for room in rooms}))
+        last = list_rooms(survivor, key)
+        assert all(seq >= 40 for seq in last.values()), last
+        seen = delivered_through(last)
+        for room in rooms:
+            sequences = [seq for name, seq in seen if name == room]
+            expected = 1
+            for seq in sequences:
+                assert seq <= expected, (room, sequences)
+                expected = max(expected, seq + 1)
+        assert redis_get(redis, "rollcall:hook:backend:lease") == ("node-b" if holder == "node-a" else "node-a")
+    finally:
+        receiver.stop()
