@@ -96,7 +96,7 @@ let package = Package(
         ),
         // A Redis client: the RESP wire format (a bounded incremental parser and an encoder) and a client on an
         // EventIO loop (pipelining, deadlines, reconnects with backoff, pub/sub). Knows nothing of rooms.
-        .target(name: "Redis", dependencies: ["EventIO"]),
+        .target(name: "Redis", dependencies: ["EventIO", "WebSocketCore"]),
         // Cluster mode without I/O: how a node follows a shared room log (entries in order, gaps, reloads, epochs,
         // checkpoints, leases), the shared records' forms and seat claims, and a room's entries rendered for webhooks;
         // used by the Redis adapter and by the in-memory shared log of RoomsTesting.
