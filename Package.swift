@@ -12,6 +12,8 @@ let package = Package(
     products: [
         .executable(name: "rollcall", targets: ["rollcall"]),
         .library(name: "WebSocketCore", targets: ["WebSocketCore"]),
+        // The Swift client for apps, with the JSON values its API takes and returns.
+        .library(name: "RollcallClient", targets: ["RollcallClient", "JSONCoding"]),
     ],
     targets: [
         // Thin C shims over OpenSSL 3 and zlib: macros the importer cannot see, nothing else.
@@ -67,7 +69,16 @@ let package = Package(
         ),
         // The Swift client library: a WebSocket client on the same protocol core, auth, subscriptions, and a live
         // roster store that applies snapshots and patches.
-        .target(name: "RollcallClient", dependencies: ["JSONCoding", "WebSocketCore", "WebSocketDeflate", "EventIO"]),
+        // Only its Linux transport (RollcallConnection) needs EventIO and zlib; on other platforms an app supplies a
+        // RollcallTransport (docs/CLIENT.md).
+        .target(
+            name: "RollcallClient",
+            dependencies: [
+                "JSONCoding", "WebSocketCore",
+                .target(name: "WebSocketDeflate", condition: .when(platforms: [.linux])),
+                .target(name: "EventIO", condition: .when(platforms: [.linux])),
+            ]
+        ),
         // The load generator: client connections on EventIO loops, echo, fanout, roster, idle and connect scenarios.
         .target(
             name: "RollcallBench",
@@ -85,10 +96,10 @@ let package = Package(
         ),
         // A Redis client: the RESP wire format (a bounded incremental parser and an encoder) and a client on an
         // EventIO loop (pipelining, deadlines, reconnects with backoff, pub/sub). Knows nothing of rooms.
-        .target(name: "Redis", dependencies: ["EventIO"]),
+        .target(name: "Redis", dependencies: ["EventIO", "WebSocketCore"]),
         // Cluster mode without I/O: how a node follows a shared room log (entries in order, gaps, reloads, epochs,
-        // checkpoints, leases) and the shared records' forms and seat claims; used by the Redis adapter and by the
-        // in-memory shared log of RoomsTesting.
+        // checkpoints, leases), the shared records' forms and seat claims, and a room's entries rendered for webhooks;
+        // used by the Redis adapter and by the in-memory shared log of RoomsTesting.
         .target(name: "ClusterCore", dependencies: ["Rooms", "JSONCoding"]),
         // Cluster mode over Redis: the gateway's shared room log kept in it (streams, an atomic script for sequence
         // numbers, seats and node leases).
@@ -98,7 +109,8 @@ let package = Package(
         // and cluster) run without sockets or Redis.
         .target(name: "RoomsTesting", dependencies: ["Rooms", "ClusterCore", "JSONCoding"]),
         // A real redis-server for tests: started on a free loopback port in a temporary directory, stopped, killed
-        // and restarted on demand; a scripted stand-in server and an event loop on a thread of its own.
+        // and restarted on demand; a scripted stand-in server, an event loop on a thread of its own, and a webhook
+        // receiver (plain or TLS) whose answers a test scripts.
         .target(name: "ClusterTesting", dependencies: ["EventIO"]),
         // Helpers shared by the test targets: a seeded random generator, and the ways a byte stream is cut into
         // reads for the incremental parsers (frames, HTTP heads, RESP).
@@ -111,13 +123,20 @@ let package = Package(
         ),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage", "Webhooks", "Rooms", "RoomsTesting", "JSONCoding", "TokenAuth", "TestSupport"]
+            dependencies: [
+                "Storage", "Webhooks", "Rooms", "RoomsTesting", "JSONCoding", "TokenAuth", "TestSupport", "EventIO",
+            ]
+        ),
+        .testTarget(
+            name: "WebhooksTests",
+            dependencies: ["Webhooks", "Rooms", "RoomsTesting", "EventIO", "ClusterTesting", "WebSocketCore"]
         ),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "ClusterTesting", "EventIO", "TestSupport"]),
         .testTarget(
             name: "ClusterTests",
             dependencies: [
                 "Cluster", "ClusterCore", "Redis", "ClusterTesting", "EventIO", "Rooms", "RoomsTesting", "TokenAuth",
+                "Webhooks",
             ]
         ),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding", "TestSupport"]),

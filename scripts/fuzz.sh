@@ -25,7 +25,7 @@ modules_for() {
         deflate-inflater) echo "WebSocketCore WebSocketDeflate" ;;
         json) echo "JSONCoding" ;;
         jwt) echo "JSONCoding TokenAuth" ;;
-        protocol) echo "JSONCoding TokenAuth Rooms RoomsTesting" ;;
+        protocol) echo "JSONCoding TokenAuth Rooms ClusterCore RoomsTesting" ;;
         *) echo "unknown target: $1 (one of: ${TARGETS[*]})" >&2; exit 2 ;;
     esac
 }

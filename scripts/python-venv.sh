@@ -1,17 +1,36 @@
 #!/bin/sh
-# Creates the Python environment the interoperability tests run in: `.venv` in the project root, with pinned
-# versions of the `websockets` client, `pytest` and `prometheus_client` (parses /metrics). Safe to run again: it does nothing when all is in place.
+# Creates the Python environment the tests run in: `.venv` in the project root with the Rollcall Python client
+# (clients/python, installed editable) and pinned versions of `websockets` (the client's one dependency), `pytest`,
+# `prometheus_client` (parses /metrics) and `setuptools` (builds the client). Safe to run again: it does nothing when
+# all is in place.
+#
+# The pinned wheels are downloaded once into a wheelhouse, ${ROLLCALL_WHEELHOUSE:-${XDG_CACHE_HOME:-~/.cache}/rollcall/wheels},
+# and everything is installed from there with pip's --no-index: later runs, and the test that installs the client
+# into a fresh virtual environment, need no network.
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 venv="$root/.venv"
-requirements="websockets==15.0.1 pytest==8.4.1 prometheus_client==0.26.0"
+wheels="${ROLLCALL_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/rollcall/wheels}"
+requirements="websockets==15.0.1 pytest==8.4.1 prometheus_client==0.26.0 setuptools==80.9.0"
 
 if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
 fi
+pip() {
+    "$venv/bin/python" -m pip --disable-pip-version-check "$@"
+}
 
-# Install only when a pinned version is missing, so a second run stays quiet and offline.
+# Wheels are per interpreter (websockets has a C extension), so the mark of a complete download names both.
+tag=$("$venv/bin/python" -c 'import sys; print(sys.implementation.cache_tag)')
+mark="$wheels/.complete-$tag-$(echo "$requirements" | cksum | cut -d' ' -f1)"
+if [ ! -f "$mark" ]; then
+    mkdir -p "$wheels"
+    pip download --quiet --dest "$wheels" $requirements
+    touch "$mark"
+fi
+
+# Install only when a pinned version is missing, so a second run stays quiet.
 if ! "$venv/bin/python" - $requirements <<'PY' 2>/dev/null
 import sys
 from importlib.metadata import version, PackageNotFoundError
@@ -24,5 +43,16 @@ for requirement in sys.argv[1:]:
         sys.exit(1)
 PY
 then
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check $requirements
+    pip install --quiet --no-index --find-links "$wheels" $requirements
+fi
+
+# The client, editable: the tests use the sources as they are. Reinstalled when it points elsewhere (another checkout).
+if ! "$venv/bin/python" - "$root/clients/python/src/rollcall" <<'PY' 2>/dev/null
+import sys
+from pathlib import Path
+import rollcall
+sys.exit(0 if Path(rollcall.__file__).resolve().parent == Path(sys.argv[1]).resolve() else 1)
+PY
+then
+    pip install --quiet --no-index --find-links "$wheels" --no-deps --editable "$root/clients/python"
 fi

@@ -4,12 +4,17 @@
 #   1. the Swift tests (unit, byte-level and live tests on 127.0.0.1),
 #   2. the browser client (clients/js): its committed build matches the TypeScript sources, and its unit and live
 #      tests run under Node's test runner (scripts/test-js-client.sh),
-#   3. interoperability tests with the Python `websockets` client (installed into .venv), and the dashboard and
-#      the browser client in a headless Chromium,
-#   4. the Autobahn|Testsuite conformance cases 1-11 against a freshly started server (scripts/autobahn.sh).
+#   3. the Python client's unit tests (clients/python/tests: the shared vectors, the roster store, resume
+#      bookkeeping, tokens, the server API against a stand-in),
+#   4. interoperability tests against the built gateway: the rooms protocol through the Python client, the Swift
+#      client from a throwaway package that depends on the RollcallClient product (built once per run), the Python
+#      and Swift stores through a seeded churn, the Python examples from a fresh virtual environment, raw
+#      `websockets` for the transport, and the dashboard and the browser client in a headless Chromium,
+#   5. the Autobahn|Testsuite conformance cases 1-11 against a freshly started server (scripts/autobahn.sh).
 # Needs nothing beside the repository: missing Debian packages are installed first (scripts/install-test-deps.sh,
-# as root), the Python client into .venv, and the Autobahn fuzzing client into ${XDG_CACHE_HOME:-~/.cache}/rollcall
-# on its first run (scripts/autobahn/install.sh). The first run needs Debian's archive and PyPI, later ones do not.
+# as root), the Python client and the test tools into .venv from a wheelhouse (scripts/python-venv.sh), and the
+# Autobahn fuzzing client into ${XDG_CACHE_HOME:-~/.cache}/rollcall on its first run (scripts/autobahn/install.sh).
+# The first run needs Debian's archive and PyPI, later ones do not.
 # The compression cases (12-13, about ten minutes) run with: scripts/autobahn.sh '12.*' '13.*'
 #
 # usage: scripts/test.sh
@@ -31,8 +36,11 @@ swift test --skip-build
 echo "== browser client (build check, node --test unit and live tests)"
 ROLLCALL_BIN=.build/debug/rollcall scripts/test-js-client.sh
 
-echo "== interoperability tests (Python websockets client, headless Chromium)"
+echo "== Python client unit tests (clients/python)"
 scripts/python-venv.sh
+.venv/bin/python -m pytest clients/python/tests -q
+
+echo "== interoperability tests (Python and Swift clients, a throwaway Swift package, headless Chromium)"
 ROLLCALL_BIN=.build/debug/rollcall .venv/bin/python -m pytest Tests/interop -q
 
 echo "== Autobahn|Testsuite cases 1-11"

@@ -20,6 +20,10 @@ public struct ClusterConfiguration: Sendable {
     /// How often each followed room's last sequence number is compared with the shared log's, in milliseconds:
     /// catches entries a lost pub/sub connection missed.
     public var pollIntervalMilliseconds: Int64 = 1_000
+    /// Keys `SCAN` looks at per call of the cluster-wide room listing (`GET /v1/api/rooms`).
+    public var listingScanCount = 1_000
+    /// The most keys one listing looks at before it answers with what it found (a bound on its time in Redis).
+    public var listingScanLimit = 1_000_000
 
     /// - Parameters:
     ///   - redis: the Redis server's settings.

@@ -29,6 +29,18 @@ struct RedisRoomKeys {
     /// What every room channel starts with.
     var roomChannelPrefix: [UInt8] { Array("\(self.prefix):room:".utf8) }
 
+    /// Every room by the time of its last entry, a sorted set.
+    var rooms: String { "\(self.prefix):rooms" }
+
+    /// What every room key starts with (`P:room:`).
+    var roomKeyPrefix: String { "\(self.prefix):room:" }
+
+    /// A webhook endpoint's lease, cursor and dead letters (`WebhookScript`).
+    func webhook(_ endpoint: String) -> (lease: String, cursor: String, dead: String) {
+        let base = "\(self.prefix):hook:\(endpoint)"
+        return (base + ":lease", base + ":cursor", base + ":dead")
+    }
+
     /// The channel for messages to every node (not about one room's log).
     var controlChannel: String { "\(self.prefix):control" }
 }

@@ -10,6 +10,8 @@
 /// - `P:room:R:devices` joined devices (`uid\ndevice` → seat class `p` or `r`), `P:room:R:seats:p` and
 ///   `P:room:R:seats:r` joined users by class (uid → devices), `P:room:R:own` the node holding each device;
 /// - `P:room:R:ckpt` the latest checkpoint (`seq`, `epoch`, `data`);
+/// - `P:rooms` every room by the time of its last entry (what webhooks in a cluster look at for new entries; a room
+///   whose records expired leaves it with the next lease renewal);
 /// - `P:nodes` live nodes by lease end, `P:dead` nodes past their lease by the end of the grace period,
 ///   `P:node:N:devices` the devices node N holds (`R\nuid\ndevice`).
 enum RoomLogScript {
@@ -24,7 +26,7 @@ enum RoomLogScript {
           return {
             seq = base .. ':seq', epoch = base .. ':epoch', log = base .. ':log', devices = base .. ':devices',
             seats_p = base .. ':seats:p', seats_r = base .. ':seats:r', own = base .. ':own', ckpt = base .. ':ckpt',
-            channel = base
+            channel = base, id = room
           }
         end
 
@@ -100,6 +102,7 @@ enum RoomLogScript {
             .. ',"reason":' .. (reason ~= '' and cjson.encode(reason) or 'null') .. ',"event":' .. event .. '}'
           redis.call('XADD', k.log, seq .. '-0', 'e', json, 't', now)
           redis.call('PUBLISH', k.channel, json)
+          redis.call('ZADD', prefix .. ':rooms', now, k.id)
           local checkpoint = tonumber(redis.call('HGET', k.ckpt, 'seq') or '0')
           local keep = math.min(seq - max_entries + 1, checkpoint + 1)
           if max_age > 0 then
@@ -189,6 +192,7 @@ enum RoomLogScript {
           redis.call('ZADD', prefix .. ':nodes', now + lease, node)
           if expiry > 0 then redis.call('PEXPIRE', node_devices(node), expiry + lease + grace) end
           for i = 9, #ARGV do touch(keys(ARGV[i]), expiry) end
+          if expiry > 0 then redis.call('ZREMRANGEBYSCORE', prefix .. ':rooms', '-inf', now - expiry) end
           local reaped = 0
           -- A node whose lease ran out: its devices are reconnecting for the grace period.
           for _, dead in ipairs(redis.call('ZRANGEBYSCORE', prefix .. ':nodes', '-inf', now, 'LIMIT', 0, 16)) do

@@ -78,7 +78,7 @@ enum APIRoute: Sendable {
         }
         switch self {
         case .listRooms:
-            completion(.success(try gateway.apiRooms(after: query.string("after"), limit: try query.limit())))
+            gateway.apiRooms(after: query.string("after"), limit: try query.limit(), completion: completion)
         case .history(let room):
             let names = query.string("types").map { Set($0.split(separator: ",").map(String.init)) }
             let limit = try query.limit()

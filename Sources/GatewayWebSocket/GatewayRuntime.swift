@@ -48,7 +48,8 @@ public final class GatewayRuntime: @unchecked Sendable {
     ///   - store: a single process's embedded store (rooms are read from it when first used and every change is
     ///     committed to it before it is acknowledged); nil keeps rooms in memory only. Not with a shared log.
     ///   - checkpointInterval: a room's checkpoint goes to the store every this many entries.
-    ///   - webhooks: deliveries of the store's log to webhook endpoints; needs `store`.
+    ///   - webhooks: deliveries of the room log to webhook endpoints, read from the store (with `store`) or, in a
+    ///     cluster, from the shared log (the dispatcher's feed); started and stopped with the gateway.
     public init(
         configuration: GatewayConfiguration,
         verifier: TokenVerifier,
@@ -149,7 +150,11 @@ public final class GatewayRuntime: @unchecked Sendable {
             scheduleRetention()
         }
         self.thread = EventLoopThread(name: "rollcall-rooms") { loop.run() }
-        self.webhooks?.start()
+        do {
+            try self.webhooks?.start()
+        } catch {
+            self.logger.log(.error, "webhooks cannot start", [("error", error.description)])
+        }
     }
 
     /// How often the store drops what retention no longer keeps.

@@ -44,6 +44,11 @@ extension MetricsReport {
                 { $0.failed.load(ordering: .relaxed) }
             ),
             (
+                "rollcall_webhook_connections_opened_total", "counter",
+                "Connections opened to the endpoint (one carries many deliveries while the receiver keeps it open).",
+                { $0.connectionsOpened.load(ordering: .relaxed) }
+            ),
+            (
                 "rollcall_webhook_lag_seconds", "gauge",
                 "Age of the oldest event the endpoint has not had yet; 0 when it is up to date.",
                 { $0.lagMilliseconds.load(ordering: .relaxed) }

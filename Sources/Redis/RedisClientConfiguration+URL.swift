@@ -1,3 +1,5 @@
+import WebSocketCore
+
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -91,27 +93,11 @@ extension RedisClientConfiguration {
         !text.isEmpty && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
+    /// User information is percent-encoded with `+` as itself (RFC 3986).
     private static func percentDecoded(_ text: Substring, what: String) throws(RedisError) -> String {
-        var bytes: [UInt8] = []
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(Self.hexValue), let low = iterator.next().flatMap(Self.hexValue)
-            else { throw .invalidURL("the \(what) holds a % not followed by two hex digits") }
-            bytes.append(high << 4 | low)
+        guard let decoded = PercentEncoding.decode(text, plus: .literal) else {
+            throw .invalidURL("the \(what) holds a % not followed by two hex digits, or is not UTF-8")
         }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
+        return decoded
     }
 }

@@ -3,6 +3,7 @@ import ClusterCore
 import EventIO
 import GatewayWebSocket
 import Rooms
+import Webhooks
 
 /// Cluster mode's wiring for `rollcall serve`: the shared room log in Redis, made on the gateway's event loop.
 enum ClusterWiring {
@@ -24,5 +25,24 @@ enum ClusterWiring {
             sharedLog.log = { message in logger.log(.warn, message, [("node", cluster.nodeID)]) }
             return sharedLog
         }
+    }
+
+    /// Webhook deliveries in cluster mode: read from the shared log in Redis, one node at a time per endpoint.
+    ///
+    /// - Parameters:
+    ///   - hooks: the endpoints and delivery rules.
+    ///   - cluster: cluster mode's settings (Redis, key prefix, node id; the endpoints' leases last `lease_ms`).
+    /// - Throws: `WebhookConfigurationError` when the TLS client context cannot be made.
+    static func webhooks(
+        _ hooks: WebhookConfiguration, cluster: ClusterConfiguration
+    ) throws(WebhookConfigurationError) -> WebhookDispatcher {
+        try WebhookDispatcher(
+            configuration: hooks,
+            feed: { loop in
+                let feed = RedisWebhookFeed(configuration: cluster, loop: loop)
+                feed.log = { message in Log.gatewayLogger.log(.warn, message, [("node", cluster.nodeID)]) }
+                return feed
+            },
+            log: { message, fields in Log.gatewayLogger.log(.warn, message, fields + [("node", cluster.nodeID)]) })
     }
 }

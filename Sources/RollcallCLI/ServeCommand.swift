@@ -60,6 +60,9 @@ enum ServeCommand {
                     storeFields.append(
                         ("webhooks", hooks.endpoints.map { "\($0.name)=\($0.url)" }.joined(separator: " ")))
                 }
+            } else if let cluster = try whole.clusterConfiguration(), let hooks = try whole.webhookConfiguration() {
+                webhooks = try ClusterWiring.webhooks(hooks, cluster: cluster)
+                storeFields = [("webhooks", hooks.endpoints.map { "\($0.name)=\($0.url)" }.joined(separator: " "))]
             }
         } catch let error as ConfigError {
             return CommandRunner.fail(error.description)
@@ -114,7 +117,7 @@ enum ServeCommand {
         Log.info(
             "server api",
             [("state", apiKeys.isEmpty ? "off" : "on"), ("keys", apiKeys.map(\.name).joined(separator: ","))])
-        if store != nil { Log.info("store", storeFields) }
+        if store != nil { Log.info("store", storeFields) } else if webhooks != nil { Log.info("webhooks", storeFields) }
         if whole.auth.keys.contains(AuthSettings.developmentKey) {
             Log.warning(
                 "auth.keys holds the development key from config/rollcall.conf; set your own secret in production",

@@ -240,11 +240,14 @@ enum Settings {
 
         list(
             "webhooks.endpoints",
-            "webhook endpoints as name=http(s)://host[:port]/path, comma-separated; needs storage",
+            "webhook endpoints as name=http(s)://host[:port]/path, comma-separated; needs storage or a cluster",
             \.webhooks.endpoints),
         list("webhooks.secrets", "signing secrets as name:secret (>= 16 bytes), one per endpoint", \.webhooks.secrets),
         list("webhooks.events", "optional event filters as name=event|event", \.webhooks.events),
         list("webhooks.rooms", "optional room filters as name=room|prefix*", \.webhooks.rooms),
+        optionalText(
+            "webhooks.ca_file", "PEM certificates https:// receivers must chain to (default: the system's)",
+            \.webhooks.caFile),
         integer("webhooks.max_batch", "most events in one delivery", \.webhooks.maximumBatch, 1...10_000),
         integer64(
             "webhooks.timeout_ms", "time for one delivery, connect to answer (ms)", \.webhooks.timeoutMilliseconds,

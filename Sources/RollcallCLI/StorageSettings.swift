@@ -26,6 +26,8 @@ public struct WebhookSettings: Sendable {
     public var events: [String] = []
     /// `name=room|prefix*` per endpoint (optional).
     public var rooms: [String] = []
+    /// The PEM file of certificates `https://` receivers must chain to; nil for the system's trust store.
+    public var caFile: String?
     public var maximumBatch = 100
     public var timeoutMilliseconds: Int64 = 10_000
     public var retryBaseMilliseconds: Int64 = 500
@@ -58,7 +60,7 @@ extension RollcallConfiguration {
     /// The webhooks' configuration, or nil when no endpoint is configured.
     ///
     /// - Throws: `ConfigError` for an endpoint without a secret, a bad URL, a filter for an unknown endpoint, or
-    ///   endpoints without a store.
+    ///   endpoints without a store or a cluster.
     func webhookConfiguration() throws(ConfigError) -> WebhookConfiguration? {
         let hooks = self.webhooks
         guard !hooks.endpoints.isEmpty else {
@@ -67,10 +69,10 @@ extension RollcallConfiguration {
             }
             return nil
         }
-        guard !self.storage.path.isEmpty else {
+        guard !self.storage.path.isEmpty || !self.cluster.redisURL.isEmpty else {
             throw ConfigError(
-                "webhooks.endpoints: webhooks are read from the embedded store's log; set storage.path (they are "
-                    + "not available in a cluster yet)")
+                "webhooks.endpoints: webhooks are read from the embedded store's log (storage.path) or, in a "
+                    + "cluster, from the shared log (cluster.redis_url); set one of them")
         }
         func pairs(_ items: [String], _ key: String, separator: Character) throws(ConfigError) -> [String: String] {
             var found: [String: String] = [:]
@@ -115,6 +117,7 @@ extension RollcallConfiguration {
             endpoints: endpoints, maximumBatch: hooks.maximumBatch, timeoutMilliseconds: hooks.timeoutMilliseconds,
             retryBaseMilliseconds: hooks.retryBaseMilliseconds,
             retryMaximumMilliseconds: hooks.retryMaximumMilliseconds,
-            deadLetterAfterMilliseconds: hooks.deadLetterAfterMilliseconds)
+            deadLetterAfterMilliseconds: hooks.deadLetterAfterMilliseconds,
+            trustedCertificatesPath: hooks.caFile)
     }
 }

@@ -1,12 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import Dispatch
 
 /// Seconds on the monotonic clock, for deadlines that wall-clock changes cannot move.
 enum MonotonicClock {
     static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import JSONCoding
 import WebSocketCore
 
-/// The client's thread: the connection loop, what arrives from the gateway, the deadlines and reconnects.
+/// The client's thread: the connection loop over the transport, what arrives from the gateway, the deadlines and
+/// reconnects.
 extension Rollcall {
     func setStatus(_ status: RollcallClientStatus) {
         self.lock.withLock { self.currentStatus = status }
@@ -15,43 +16,18 @@ extension Rollcall {
         var hasConnected = false
         var lastClose: RollcallCloseInfo?
         while !self.lock.withLock({ self.stopRequested }) {
-            var options = self.configuration.connection
-            var endpoint = self.configuration.endpoint
-            let token = self.lock.withLock { self.token }
-            switch self.configuration.authentication {
-            case .queryParameter:
-                let parameter = "token=" + PercentEncoding.encode(token)
-                endpoint.query = endpoint.query.map { "\($0)&\(parameter)" } ?? parameter
-            case .header:
-                options.extraHeaders.append((name: "Authorization", value: "Bearer \(token)"))
-            case .message:
-                break
-            }
-            let connection = RollcallConnection(endpoint: endpoint, options: options)
-            self.lock.withLock {
-                self.connection = connection
-                self.welcomed = false
-                self.authenticationFailure = nil
-                self.welcomeDeadline = MonotonicClock.now() + self.configuration.requestTimeout
-            }
             var failure: RollcallError?
             var info: RollcallCloseInfo?
             do {
-                try connection.open()
-                if self.configuration.authentication == .message {
-                    var auth = JSONObject()
-                    auth["type"] = "auth"
-                    auth["token"] = .string(token)
-                    try connection.send(text: JSONWriter.string(.object(auth)))
-                }
-                info = connection.run(onText: { self.received($0) }, onTick: { self.tick() })
+                let token = try self.token(reconnecting: hasConnected)
+                (info, failure) = self.runConnection(token: token)
             } catch {
                 failure = error
-                connection.finish()
             }
             lastClose = info
             let (wasWelcomed, authFailure, requests, subscriptions) = self.lock.withLock {
                 self.connection = nil
+                self.inbox = nil
                 let requests = Array(self.pending.values)
                 self.pending = [:]
                 return (self.welcomed, self.authenticationFailure, requests, Array(self.subscriptions.values))
@@ -84,6 +60,74 @@ extension Rollcall {
             self.sleeper.unlock()
         }
         self.finish(lastClose)
+    }
+
+    /// Opens one connection with the token and runs it until it ends: how it closed, or why it failed.
+    func runConnection(token: String) -> (RollcallCloseInfo?, RollcallError?) {
+        var endpoint = self.configuration.endpoint
+        var headers: [(name: String, value: String)] = []
+        switch self.configuration.authentication {
+        case .queryParameter:
+            let parameter = "token=" + PercentEncoding.encode(token)
+            endpoint.query = endpoint.query.map { "\($0)&\(parameter)" } ?? parameter
+        case .header:
+            headers.append((name: "Authorization", value: "Bearer \(token)"))
+        case .message:
+            break
+        }
+        let request = RollcallTransportRequest(endpoint: endpoint, headers: headers)
+        guard let transport = self.configuration.makeTransport(request) else {
+            return (nil, RollcallError(.transport("no transport: set RollcallClientConfiguration.transport")))
+        }
+        let inbox = TransportInbox()
+        let stopping = self.lock.withLock {
+            self.connection = transport
+            self.inbox = inbox
+            self.welcomed = false
+            self.authenticationFailure = nil
+            self.welcomeDeadline = .infinity
+            return self.stopRequested
+        }
+        if stopping { return (nil, RollcallError(.notConnected)) }
+        transport.start { inbox.push($0) }
+        let openDeadline = MonotonicClock.now() + self.configuration.connectTimeout
+        var opened = false
+        while true {
+            for event in inbox.take(timeout: 0.1) {
+                switch event {
+                case .opened:
+                    opened = true
+                    self.lock.withLock {
+                        self.welcomeDeadline = MonotonicClock.now() + self.configuration.requestTimeout
+                    }
+                    guard self.configuration.authentication == .message else { continue }
+                    var auth = JSONObject()
+                    auth["type"] = "auth"
+                    auth["token"] = .string(token)
+                    do {
+                        try transport.send(text: JSONWriter.string(.object(auth)))
+                    } catch {
+                        transport.abort()
+                    }
+                case .text(let text):
+                    self.received(text)
+                case .closed(let info):
+                    return (info, nil)
+                case .failed(let error):
+                    return (nil, error)
+                }
+            }
+            self.tick()
+            if !opened && self.lock.withLock({ self.stopRequested }) {
+                transport.abort()
+                return (nil, RollcallError(.notConnected))
+            }
+            if !opened && MonotonicClock.now() > openDeadline {
+                // The transport reports its end to an inbox nobody reads any more.
+                transport.abort()
+                return (nil, RollcallError(.timedOut("the connection to \(self.configuration.endpoint)")))
+            }
+        }
     }
 
     func finish(_ info: RollcallCloseInfo?) {
@@ -137,6 +181,7 @@ extension Rollcall {
             return (expired, late, self.connection)
         }
         for request in expired { request.completion(.failure(RollcallError(.timedOut(request.what)))) }
+        self.refreshTokenIfDue()
         if lateWelcome {
             self.lock.withLock { self.authenticationFailure = RollcallError(.timedOut("the welcome")) }
             connection?.close(code: 1000, reason: "no welcome")
@@ -197,6 +242,7 @@ extension Rollcall {
         )
         let (first, waiter, subscriptions) = self.lock.withLock {
             self.identity = identity
+            self.refreshAt = self.refreshTime(expiresAt: identity.expiresAt)
             let first = !self.welcomed
             self.welcomed = true
             defer { self.connectWaiter = nil }

@@ -27,7 +27,8 @@ public final class Rollcall: @unchecked Sendable {
     let lock = NSLock()
     let sleeper = NSCondition()
     var currentStatus: RollcallClientStatus = .idle
-    var connection: RollcallConnection?
+    var connection: (any RollcallTransport)?
+    var inbox: TransportInbox?
     var token: String
     var identity: (uid: String, name: String, expiresAt: Int64)?
     var welcomed = false
@@ -41,6 +42,8 @@ public final class Rollcall: @unchecked Sendable {
     var finishWaiters: [@Sendable () -> Void] = []
     var isFinished = false
     var thread: Thread?
+    var refreshInFlight = false
+    var refreshAt = Double.infinity
 
     let statusBroadcaster = Broadcaster<RollcallClientStatus>()
     let meetingBroadcaster = Broadcaster<RollcallEvent>()
@@ -134,6 +137,7 @@ public final class Rollcall: @unchecked Sendable {
         let needsWait: Bool = self.lock.withLock {
             self.stopRequested = true
             self.connection?.close(code: 1000, reason: "")
+            self.inbox?.wake()
             return self.thread != nil && !self.isFinished
         }
         self.wakeSleeper()
@@ -279,7 +283,7 @@ public final class Rollcall: @unchecked Sendable {
         completesOnRoster: Bool,
         completion: @escaping @Sendable (Result<JSONValue, RollcallError>) -> Void
     ) {
-        let outcome: (RollcallConnection, String, Int64)? = self.lock.withLock {
+        let outcome: (any RollcallTransport, String, Int64)? = self.lock.withLock {
             guard let connection = self.connection, self.welcomed else { return nil }
             self.nextRequestID += 1
             let id = self.nextRequestID

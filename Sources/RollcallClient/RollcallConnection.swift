@@ -1,3 +1,6 @@
+// The Linux transport: EventIO's sockets and OpenSSL; Apple platforms supply a RollcallTransport of their own.
+#if canImport(EventIO)
+
 import EventIO
 import Foundation
 import WebSocketCore
@@ -395,3 +398,5 @@ public final class RollcallConnection: @unchecked Sendable {
         try self.writeAll(frame.bytes, until: deadline)
     }
 }
+
+#endif

@@ -1,3 +1,6 @@
+// The Linux transport: EventIO's sockets and OpenSSL; Apple platforms supply a RollcallTransport of their own.
+#if canImport(EventIO)
+
 import EventIO
 import WebSocketCore
 
@@ -69,3 +72,5 @@ public struct RollcallConnectionOptions: Sendable {
         self.maximumQueuedBytes = maximumQueuedBytes
     }
 }
+
+#endif

@@ -22,6 +22,8 @@ public struct RollcallError: Error, Hashable, Sendable, CustomStringConvertible 
         case sendQueueFull
         /// The server sent something the client cannot use.
         case protocolError(String)
+        /// The token provider failed or gave no token.
+        case tokenProvider(String)
     }
 
     let kind: Kind
@@ -29,6 +31,33 @@ public struct RollcallError: Error, Hashable, Sendable, CustomStringConvertible 
     init(_ kind: Kind) {
         self.kind = kind
     }
+
+    /// A connection failure, for transports: connect, TLS or I/O failed.
+    ///
+    /// - Parameters:
+    ///   - detail: what failed.
+    public static func transport(_ detail: String) -> RollcallError {
+        RollcallError(.transport(detail))
+    }
+
+    /// A refused WebSocket upgrade, for transports.
+    ///
+    /// - Parameters:
+    ///   - detail: what the server answered.
+    public static func handshake(_ detail: String) -> RollcallError {
+        RollcallError(.handshake(detail))
+    }
+
+    /// A step that took too long, for transports.
+    ///
+    /// - Parameters:
+    ///   - what: what did not happen in time.
+    public static func timedOut(_ what: String) -> RollcallError {
+        RollcallError(.timedOut(what))
+    }
+
+    /// The connection is not open (not yet, or not any more), for transports.
+    public static var notConnected: RollcallError { RollcallError(.notConnected) }
 
     /// The protocol's error code when the server refused the request (`ERR_NOT_GROUP_MEMBER`, `ERR_FORBIDDEN`, …).
     public var serverCode: String? {
@@ -53,7 +82,7 @@ public struct RollcallError: Error, Hashable, Sendable, CustomStringConvertible 
     /// from the server refusing a request.
     public var isConnectionFailure: Bool {
         switch self.kind {
-        case .transport, .handshake, .notConnected, .connectionClosed, .invalidEndpoint: return true
+        case .transport, .handshake, .notConnected, .connectionClosed, .invalidEndpoint, .tokenProvider: return true
         default: return false
         }
     }
@@ -71,6 +100,7 @@ public struct RollcallError: Error, Hashable, Sendable, CustomStringConvertible 
             return "connection closed" + (code.map { " with \($0)" } ?? "") + (reason.isEmpty ? "" : ": \(reason)")
         case .sendQueueFull: return "too many bytes waiting to be sent"
         case .protocolError(let detail): return "protocol error: \(detail)"
+        case .tokenProvider(let detail): return "the token provider failed: \(detail)"
         }
     }
 }

@@ -89,6 +89,16 @@ public protocol SharedRoomLog: AnyObject {
     ///   - uid: the user.
     ///   - reason: the close reason.
     func disconnect(uid: String, reason: String?)
+
+    /// Lists the rooms of the whole shared log (not only those this node follows), in id order, for the server
+    /// API's listing.
+    ///
+    /// - Parameters:
+    ///   - after: only rooms whose id sorts after this one; nil for the first page.
+    ///   - limit: the most rooms.
+    ///   - completion: the rooms, or `ERR_UNAVAILABLE`; on the gateway's thread, never inside the call.
+    func listRooms(
+        after: String?, limit: Int, completion: @escaping (Result<[SharedRoomSummary], GatewayError>) -> Void)
 }
 
 /// What a shared log reports back to the gateway that follows rooms in it, on the gateway's thread: rooms loaded

@@ -107,6 +107,29 @@ public final class InMemorySharedRoomLog: FollowingSharedLog {
         }
     }
 
+    /// Lists the store's rooms in id order, as the Redis log's scan does (`SharedRoomLog.listRooms`).
+    ///
+    /// - Parameters:
+    ///   - after: only rooms after this id.
+    ///   - limit: the most rooms.
+    ///   - completion: the rooms, or `ERR_UNAVAILABLE`.
+    public func listRooms(
+        after: String?, limit: Int, completion: @escaping (Result<[SharedRoomSummary], GatewayError>) -> Void
+    ) {
+        self.command { [unowned self] in
+            let ids = self.store.rooms.keys.filter { $0 > (after ?? "") }.sorted()
+            var found: [SharedRoomSummary] = []
+            for id in ids where found.count < limit {
+                guard let records = self.store.records(id), records.sequence > 0 else { continue }
+                let users = (records.seats[.participant]?.count ?? 0) + (records.seats[.reserved]?.count ?? 0)
+                found.append(SharedRoomSummary(room: id, sequence: records.sequence, participants: users))
+            }
+            completion(.success(found))
+        } failed: {
+            completion(.failure(.unavailable))
+        }
+    }
+
     // MARK: What the timers of a node do
 
     /// Renews this node's lease, keeps its rooms' records alive and reaps nodes whose lease or grace period ran

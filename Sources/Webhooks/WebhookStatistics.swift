@@ -13,6 +13,8 @@ public final class WebhookStatistics: Sendable {
     /// How far behind the log the endpoint is: now minus the time of the oldest event it has not had, in
     /// milliseconds; 0 when it has everything.
     public let lagMilliseconds = Atomic<Int>(0)
+    /// Connections opened to the receiver (one carries many deliveries while the receiver keeps it open).
+    public let connectionsOpened = Atomic<Int>(0)
 
     init(endpoint: String) {
         self.endpoint = endpoint

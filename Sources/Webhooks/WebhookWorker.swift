@@ -1,85 +1,126 @@
 import EventIO
-import Storage
+import Rooms
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// One endpoint's delivering loop, on a thread of its own: wait for committed entries past the cursor, take the
-/// next batch the endpoint wants, post it until it is acknowledged or its dead-letter time passes, move the cursor.
+/// One endpoint's deliveries, a state machine on the delivery loop: claim the endpoint (a lease in a cluster), read
+/// the entries after its cursor, post the next batch the endpoint wants until it is acknowledged or its dead-letter
+/// time passes, move the cursor, and again. Every wait is a timer: the idle wait, the backoff, the retry after a
+/// feed failure.
 final class WebhookWorker {
     private let endpoint: WebhookEndpoint
     private let configuration: WebhookConfiguration
     private let statistics: WebhookStatistics
-    private let poster: WebhookPoster
-    private let storePath: String
-    private let committedPosition: () -> Int64
-    private let isRunning: () -> Bool
+    private let feed: any WebhookFeed
+    private let client: WebhookClient?
+    private let loop: EventLoop
     private let log: (String, [(String, String)]) -> Void
     private var random = SystemRandomNumberGenerator()
-    /// How long the loop sleeps when there is nothing new, in microseconds.
-    private static let idleSleepMicroseconds: useconds_t = 5_000
+    private var isRunning = false
+    private var timer: TimerID?
+    private var holdsLease = false
+    private var pending: Delivery?
 
+    /// A batch in flight: what was read and done with, what is sent, and how its tries went.
+    private struct Delivery {
+        var consumed: [WebhookFeedItem]
+        var batch: [WebhookFeedItem]
+        var body: [UInt8]
+        var attempt = 0
+        var firstFailure: Int64?
+    }
+
+    /// - Parameters:
+    ///   - endpoint: the endpoint.
+    ///   - configuration: batches, retries, dead letters.
+    ///   - statistics: the endpoint's counters.
+    ///   - feed: where entries and the cursor are.
+    ///   - client: the endpoint's HTTP client; nil only for tests of the backoff.
+    ///   - loop: the delivery loop.
+    ///   - log: where failures and dead letters are reported.
     init(
         endpoint: WebhookEndpoint, configuration: WebhookConfiguration, statistics: WebhookStatistics,
-        poster: WebhookPoster, storePath: String, committedPosition: @escaping () -> Int64,
-        isRunning: @escaping () -> Bool, log: @escaping (String, [(String, String)]) -> Void
+        feed: any WebhookFeed, client: WebhookClient?, loop: EventLoop,
+        log: @escaping (String, [(String, String)]) -> Void
     ) {
         self.endpoint = endpoint
         self.configuration = configuration
         self.statistics = statistics
-        self.poster = poster
-        self.storePath = storePath
-        self.committedPosition = committedPosition
-        self.isRunning = isRunning
+        self.feed = feed
+        self.client = client
+        self.loop = loop
         self.log = log
     }
 
-    func run() {
-        var store: SQLiteWebhookLog?
-        var position: Int64 = 0
-        while self.isRunning() {
-            do {
-                if store == nil {
-                    let opened = try SQLiteWebhookLog(path: self.storePath)
-                    position = try opened.position(of: self.endpoint.name)
-                    store = opened
-                }
-                guard let log = store else { continue }
-                guard self.committedPosition() > position else {
+    /// Starts delivering. Call on the loop.
+    func start() {
+        guard !self.isRunning else { return }
+        self.isRunning = true
+        self.next()
+    }
+
+    /// Stops after the current step: the request in flight is dropped (it is sent again from the cursor later).
+    func stop() {
+        self.isRunning = false
+        if let timer = self.timer { self.loop.cancelTimer(timer) }
+        self.timer = nil
+        self.client?.close()
+        self.pending = nil
+    }
+
+    /// The next step: claim the endpoint if need be, then read.
+    private func next() {
+        guard self.isRunning else { return }
+        guard self.holdsLease, self.feed.holds(self.endpoint.name) else {
+            self.holdsLease = false
+            self.feed.claim(self.endpoint.name) { [weak self] held in
+                guard let self, self.isRunning else { return }
+                self.holdsLease = held
+                if held { self.read() } else { self.wait(self.feed.retryMilliseconds) }
+            }
+            return
+        }
+        self.read()
+    }
+
+    private func read() {
+        let maximum = self.configuration.maximumBatch
+        self.feed.read(self.endpoint.name, limit: maximum * 4) { [weak self] result in
+            guard let self, self.isRunning else { return }
+            switch result {
+            case .failure(let error):
+                self.feedFailed(error)
+            case .success(let items):
+                guard !items.isEmpty else {
                     self.statistics.lagMilliseconds.store(0, ordering: .relaxed)
-                    usleep(Self.idleSleepMicroseconds)
-                    continue
+                    self.wait(self.feed.idleWaitMilliseconds)
+                    return
                 }
-                position = try self.deliverNext(from: log, after: position)
-            } catch {
-                self.log("webhook store error", [("endpoint", self.endpoint.name), ("error", "\(error)")])
-                store = nil
-                self.sleep(milliseconds: 1000)
+                self.prepare(items)
             }
         }
     }
 
-    /// Delivers the next batch after `position` (or skips entries the endpoint does not want) and returns the new
-    /// position.
-    private func deliverNext(from log: SQLiteWebhookLog, after position: Int64) throws(RoomStoreFailure) -> Int64 {
+    /// Takes the next batch the endpoint wants from what was read; skips what it does not want.
+    private func prepare(_ items: [WebhookFeedItem]) {
         let maximum = self.configuration.maximumBatch
-        let items = try log.items(after: position, limit: maximum * 4)
-        guard let lastRead = items.last else { return position }
-        var batch: [SQLiteWebhookLog.Item] = []
-        var end = lastRead.position
-        for item in items where self.endpoint.accepts(room: item.room, eventName: item.eventName) {
+        var batch: [WebhookFeedItem] = []
+        var consumed = items.count
+        for (index, item) in items.enumerated() where self.endpoint.accepts(room: item.room, eventName: item.eventName)
+        {
             if batch.count == maximum {
-                end = batch[batch.count - 1].position
+                consumed = index
                 break
             }
             batch.append(item)
         }
-        guard let first = batch.first else {
-            try log.advance(self.endpoint.name, to: end, items: [], time: Self.now())
-            return end
+        let done = Array(items[..<consumed])
+        guard !batch.isEmpty else {
+            self.advance(consumed: done, delivered: [], deadLetterError: nil)
+            return
         }
-        if batch.count == maximum { end = batch[batch.count - 1].position }
         var body: [UInt8] = Array(#"{"endpoint":"#.utf8)
         body += Array("\"\(self.endpoint.name)\",\"events\":[".utf8)
         for (index, item) in batch.enumerated() {
@@ -87,54 +128,127 @@ final class WebhookWorker {
             body += item.message
         }
         body += Array("]}".utf8)
-        var attempt = 0
-        var firstFailure: Int64?
-        while self.isRunning() {
-            let now = Self.now()
-            self.statistics.lagMilliseconds.store(Int(max(0, now - first.time)), ordering: .relaxed)
-            let headers = [
-                (
-                    WebhookSignature.headerName,
-                    WebhookSignature.header(body: body, secret: self.endpoint.secret, timestamp: now / 1000)
-                ),
-                ("Rollcall-Endpoint", self.endpoint.name),
-                ("Rollcall-Delivery", "\(self.endpoint.name)-\(first.position)-\(end)"),
-            ]
-            let outcome: String
-            do {
-                let status = try self.poster.post(body: body, headers: headers)
-                if (200..<300).contains(status) {
-                    try log.advance(self.endpoint.name, to: end, items: batch, time: Self.now())
-                    self.statistics.delivered.add(batch.count, ordering: .relaxed)
-                    return end
-                }
-                outcome = "status \(status)"
-            } catch let error as RoomStoreFailure {
-                throw error
-            } catch {
-                outcome = "\(error)"
+        self.pending = Delivery(consumed: done, batch: batch, body: body)
+        self.post()
+    }
+
+    private func post() {
+        guard self.isRunning, let delivery = self.pending, let client = self.client else { return }
+        guard self.feed.holds(self.endpoint.name) else {
+            // Another node took the endpoint over: it delivers from the cursor.
+            self.pending = nil
+            self.holdsLease = false
+            self.next()
+            return
+        }
+        let now = Self.now()
+        let first = delivery.batch[0]
+        self.statistics.lagMilliseconds.store(Int(max(0, now - first.time)), ordering: .relaxed)
+        let headers = [
+            (
+                WebhookSignature.headerName,
+                WebhookSignature.header(body: delivery.body, secret: self.endpoint.secret, timestamp: now / 1000)
+            ),
+            ("Rollcall-Endpoint", self.endpoint.name),
+            ("Rollcall-Delivery", "\(self.endpoint.name)-\(first.marker)-\(delivery.consumed.last?.marker ?? "")"),
+        ]
+        client.post(self.request(body: delivery.body, headers: headers)) { [weak self] result in
+            guard let self, self.isRunning, self.pending != nil else { return }
+            switch result {
+            case .success(let status) where (200..<300).contains(status):
+                self.pending = nil
+                self.advance(consumed: delivery.consumed, delivered: delivery.batch, deadLetterError: nil)
+            case .success(let status):
+                self.failed("status \(status)")
+            case .failure(let error):
+                self.failed(error.description)
             }
-            let failedAt = Self.now()
-            if firstFailure == nil {
-                firstFailure = failedAt
-                self.log("webhook delivery failed", [("endpoint", self.endpoint.name), ("error", outcome)])
-            }
-            if failedAt - (firstFailure ?? failedAt) >= self.configuration.deadLetterAfterMilliseconds {
-                try log.advance(self.endpoint.name, to: end, items: batch, deadLetterError: outcome, time: failedAt)
-                self.statistics.failed.add(batch.count, ordering: .relaxed)
+        }
+    }
+
+    /// A try failed: back off and try again, or give the batch up once its dead-letter time has passed.
+    private func failed(_ outcome: String) {
+        guard var delivery = self.pending else { return }
+        let failedAt = Self.now()
+        if delivery.firstFailure == nil {
+            delivery.firstFailure = failedAt
+            self.log("webhook delivery failed", [("endpoint", self.endpoint.name), ("error", outcome)])
+        }
+        if failedAt - (delivery.firstFailure ?? failedAt) >= self.configuration.deadLetterAfterMilliseconds {
+            self.pending = nil
+            let first = delivery.batch[0]
+            self.advance(consumed: delivery.consumed, delivered: delivery.batch, deadLetterError: outcome) {
+                [weak self] in
+                guard let self else { return }
+                self.statistics.failed.add(delivery.batch.count, ordering: .relaxed)
                 self.log(
                     "webhook dead letters",
                     [
-                        ("endpoint", self.endpoint.name), ("events", String(batch.count)), ("error", outcome),
+                        ("endpoint", self.endpoint.name), ("events", String(delivery.batch.count)), ("error", outcome),
                         ("first", "\(first.room)#\(first.sequence)"),
                     ])
-                return end
             }
-            self.statistics.retried.add(1, ordering: .relaxed)
-            self.sleep(milliseconds: self.backoff(attempt: attempt))
-            attempt += 1
+            return
         }
-        return position
+        self.statistics.retried.add(1, ordering: .relaxed)
+        let wait = self.backoff(attempt: delivery.attempt)
+        delivery.attempt += 1
+        self.pending = delivery
+        self.schedule(wait) { [weak self] in self?.post() }
+    }
+
+    /// Moves the cursor, then goes on; a lost lease drops the batch (the holder delivers it), a feed failure
+    /// waits and reads again from the cursor.
+    private func advance(
+        consumed: [WebhookFeedItem], delivered: [WebhookFeedItem], deadLetterError: String?,
+        moved: (() -> Void)? = nil
+    ) {
+        self.feed.advance(
+            self.endpoint.name, consumed: consumed, delivered: delivered, deadLetterError: deadLetterError,
+            time: Self.now()
+        ) { [weak self] result in
+            guard let self, self.isRunning else { return }
+            switch result {
+            case .success(true):
+                if deadLetterError == nil { self.statistics.delivered.add(delivered.count, ordering: .relaxed) }
+                moved?()
+                self.next()
+            case .success(false):
+                self.log("webhook endpoint taken over by another node", [("endpoint", self.endpoint.name)])
+                self.holdsLease = false
+                self.next()
+            case .failure(let error):
+                self.feedFailed(error)
+            }
+        }
+    }
+
+    private func feedFailed(_ error: WebhookFeedError) {
+        self.log("webhook store error", [("endpoint", self.endpoint.name), ("error", error.description)])
+        self.pending = nil
+        self.wait(self.feed.retryMilliseconds)
+    }
+
+    private func wait(_ milliseconds: Int64) {
+        self.schedule(milliseconds) { [weak self] in self?.next() }
+    }
+
+    private func schedule(_ milliseconds: Int64, _ work: @escaping () -> Void) {
+        guard self.isRunning else { return }
+        self.timer = self.loop.scheduleTimer(afterNanoseconds: UInt64(max(0, milliseconds)) * 1_000_000) {
+            [weak self] in
+            self?.timer = nil
+            work()
+        }
+    }
+
+    /// The request's bytes: an HTTP/1.1 `POST` kept alive, with the delivery's headers and body.
+    private func request(body: [UInt8], headers: [(String, String)]) -> [UInt8] {
+        let url = self.endpoint.url
+        var head = "POST \(url.path) HTTP/1.1\r\nHost: \(url.authority)\r\n"
+        head += "User-Agent: rollcall-webhooks\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        return Array((head + "\r\n").utf8) + body
     }
 
     /// Full jitter: a random wait between zero and `base · 2^attempt`, capped.
@@ -143,16 +257,6 @@ final class WebhookWorker {
             self.configuration.retryMaximumMilliseconds,
             self.configuration.retryBaseMilliseconds << Int64(min(attempt, 30)))
         return bound <= 0 ? 0 : Int64.random(in: 0...bound, using: &self.random)
-    }
-
-    /// Sleeps in short slices, so that `stop()` is not kept waiting by a long backoff.
-    private func sleep(milliseconds: Int64) {
-        var left = milliseconds
-        while left > 0 && self.isRunning() {
-            let slice = min(left, 50)
-            usleep(useconds_t(slice * 1000))
-            left -= slice
-        }
     }
 
     static func now() -> Int64 {

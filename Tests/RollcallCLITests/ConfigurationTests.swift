@@ -160,4 +160,20 @@ struct ConfigurationTests {
             self.refusal(overrides: [("cluster.key_prefix", "")])?.contains("cluster.key_prefix: must not be empty")
                 == true)
     }
+
+    @Test("webhooks need the embedded store or a cluster, and take a CA file")
+    func webhookSources() throws {
+        let hooks: [(String, String)] = [
+            ("webhooks.endpoints", "crm=https://hooks.example/in"), ("webhooks.secrets", "crm:0123456789abcdef"),
+            ("webhooks.ca_file", "/etc/rollcall/hooks-ca.pem"),
+        ]
+        #expect(self.refusal(overrides: hooks + [("storage.path", "")])?.contains("set one of them") == true)
+        let (cluster, _) = try self.load(
+            overrides: hooks + [("storage.path", ""), ("cluster.redis_url", "redis://127.0.0.1:6390")])
+        let configuration = try #require(try cluster.webhookConfiguration())
+        #expect(configuration.endpoints.map(\.name) == ["crm"])
+        #expect(configuration.trustedCertificatesPath == "/etc/rollcall/hooks-ca.pem")
+        let (stored, _) = try self.load(overrides: hooks + [("storage.path", "rollcall.db")])
+        #expect(try stored.webhookConfiguration() != nil)
+    }
 }

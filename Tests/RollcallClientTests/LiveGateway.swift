@@ -27,10 +27,11 @@ final class LiveGateway: @unchecked Sendable {
     /// - Parameters:
     ///   - compression: whether the server accepts permessage-deflate.
     ///   - tls: whether to add a TLS listener with a fresh self-signed certificate.
-    init(compression: Bool = true, tls: Bool = false) throws {
+    ///   - leeway: the token verifier's tolerance, in seconds.
+    init(compression: Bool = true, tls: Bool = false, leeway: Int64 = TokenVerifier.defaultLeeway) throws {
         let key = try TokenKey(secret: "rollcall-client-tests-secret-0123456789abcdef")
         self.signer = TokenSigner(key: key)
-        let verifier = try TokenVerifier(keys: [key])
+        let verifier = try TokenVerifier(keys: [key], leeway: leeway)
         var rooms = GatewayConfiguration()
         rooms.patchWindowMilliseconds = 20
         self.runtime = try GatewayRuntime(configuration: rooms, verifier: verifier)
@@ -81,10 +82,12 @@ final class LiveGateway: @unchecked Sendable {
         }
     }
 
-    /// A signed token.
-    func token(_ uid: String, rooms: [String: TokenRole] = [:], groups: [String] = []) throws -> String {
+    /// A signed token that expires in `ttl` seconds.
+    func token(
+        _ uid: String, rooms: [String: TokenRole] = [:], groups: [String] = [], ttl: Int64 = 3600
+    ) throws -> String {
         let claims = TokenClaims(
-            subject: uid, expiresAt: Int64(Date().timeIntervalSince1970) + 3600, name: uid.capitalized,
+            subject: uid, expiresAt: Int64(Date().timeIntervalSince1970) + ttl, name: uid.capitalized,
             rooms: rooms, groups: groups
         )
         return try self.signer.sign(claims)

@@ -1,3 +1,4 @@
+import EventIO
 import Foundation
 import Rooms
 import Storage
@@ -60,11 +61,12 @@ import Testing
     @Test func backoffIsFullJitterUnderADoublingCappedBound() throws {
         let configuration = WebhookConfiguration(
             endpoints: [], retryBaseMilliseconds: 100, retryMaximumMilliseconds: 1000)
+        let loop = try EventLoop()
         let worker = WebhookWorker(
             endpoint: WebhookEndpoint(name: "a", url: try WebhookURL("http://127.0.0.1/"), secret: [1]),
             configuration: configuration, statistics: WebhookStatistics(endpoint: "a"),
-            poster: WebhookPoster(url: try WebhookURL("http://127.0.0.1/"), timeoutMilliseconds: 1, tlsContext: nil),
-            storePath: "", committedPosition: { 0 }, isRunning: { false }, log: { _, _ in })
+            feed: SQLiteWebhookFeed(path: "", committedPosition: { 0 }, execute: { _ in }), client: nil, loop: loop,
+            log: { _, _ in })
         for attempt in 0..<12 {
             let waits = (0..<50).map { _ in worker.backoff(attempt: attempt) }
             let bound = min(1000, 100 << Int64(attempt))

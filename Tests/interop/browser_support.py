@@ -8,7 +8,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-from websockets.asyncio.client import connect
+from rollcall import Connection, canonical_json
 
 RECEIVE_TIMEOUT = 10.0
 
@@ -106,32 +106,31 @@ class TcpProxy:
 
 
 class Seeder:
-    """A participant that changes its own state, one acknowledged request at a time. It joins with the
-    `speakers` view and no events, so the room's traffic does not bury its answers."""
+    """A participant that changes its own state, one acknowledged request at a time, over the Python package's
+    `Connection`. It joins with the `speakers` view and no events, so the room's traffic does not bury its
+    answers."""
 
-    def __init__(self, uid, websocket):
+    def __init__(self, uid, connection):
         self.uid = uid
-        self.ws = websocket
-        self.next_id = 0
+        self.connection = connection
         self.changed = 0
 
     @classmethod
     async def join(cls, uid, url, token, room, device="web"):
-        websocket = await connect(url, proxy=None, open_timeout=5, close_timeout=2, max_size=None)
-        seeder = cls(uid, websocket)
-        welcome = await seeder.request({"type": "auth", "token": token})
-        assert welcome["type"] == "welcome", welcome
+        connection = await Connection.open(url, token, auth="message", open_timeout=5,
+                                           welcome_timeout=RECEIVE_TIMEOUT)
+        seeder = cls(uid, connection)
         ack = await seeder.request({"type": "join", "room": room, "device": device, "events": "none",
                                     "view": {"filter": "speakers"}})
         assert ack["type"] == "ack", ack
         return seeder
 
     async def request(self, message):
-        self.next_id += 1
-        await self.ws.send(json.dumps({**message, "id": self.next_id}))
+        request_id = self.connection.next_id()
+        await self.connection.send({**message, "id": request_id})
         for _ in range(10_000):
-            answer = json.loads(await asyncio.wait_for(self.ws.recv(), RECEIVE_TIMEOUT))
-            if answer.get("id") == self.next_id:
+            answer = await self.connection.receive(RECEIVE_TIMEOUT)
+            if answer.get("id") == request_id:
                 return answer
         raise AssertionError(f"{self.uid}: no answer to {message}")
 
@@ -142,23 +141,24 @@ class Seeder:
         return answer
 
     async def close(self):
-        await self.ws.close()
+        await self.connection.close()
 
 
 async def fresh_snapshot(url, token, room, view):
     """The snapshot a newly joined observer with `view` gets: what a long-lived mirror must equal."""
-    async with connect(url, proxy=None, open_timeout=5, close_timeout=2, max_size=None) as websocket:
-        await websocket.send(json.dumps({"type": "auth", "token": token}))
-        await websocket.send(json.dumps({"type": "join", "room": room, "as": "observer", "events": "none",
-                                         "view": view}))
+    connection = await Connection.open(url, token, auth="message", open_timeout=5, welcome_timeout=RECEIVE_TIMEOUT)
+    try:
+        await connection.send({"type": "join", "room": room, "as": "observer", "events": "none", "view": view})
         for _ in range(100):
-            message = json.loads(await asyncio.wait_for(websocket.recv(), RECEIVE_TIMEOUT))
+            message = await connection.receive(RECEIVE_TIMEOUT)
             if message.get("type") == "snapshot":
                 return message
-            assert message.get("type") in ("welcome", "ack"), message
+            assert message.get("type") == "ack", message
+    finally:
+        await connection.close()
     raise AssertionError("no snapshot")
 
 
 def canonical(value):
-    """Canonical JSON as docs/PROTOCOL.md defines it (Python sorts keys by code point, which is UTF-8 order)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Canonical JSON as docs/PROTOCOL.md defines it, from the Python package."""
+    return canonical_json(value)

@@ -1,8 +1,9 @@
 """End-to-end tests of the rooms protocol (docs/PROTOCOL.md) over real sockets.
 
 Each test starts the built `rollcall serve` binary (path from ROLLCALL_BIN, default .build/debug/rollcall) on a free
-port, mints tokens with `rollcall token`, and drives several clients with the asyncio `websockets` client. The
-server is always stopped with SIGTERM and must exit 0 within a few seconds.
+port, mints tokens with `rollcall token`, and drives several clients message by message with the Python package's
+`Connection` (clients/python), mirroring rosters with its `RosterStore`. The server is always stopped with SIGTERM
+and must exit 0 within a few seconds.
 
 Set up the environment with scripts/python-venv.sh, build with `swift build`, then run
 `.venv/bin/python -m pytest Tests/interop -q`.
@@ -24,8 +25,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
+from rollcall import Connection, ConnectionClosed, RequestTimeout, RosterStore, TokenKey, mint_token
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 BINARY = Path(os.environ.get("ROLLCALL_BIN", PROJECT_ROOT / ".build" / "debug" / "rollcall")).resolve()
@@ -189,7 +189,8 @@ def b64url_json(value):
 
 
 def hand_made_token(claims, *, secret, kid=None, alg="HS256"):
-    """A JWT built without the server's tooling; `alg: none` has an empty signature."""
+    """A JWT built by hand, for the forms no tooling mints (other algorithms, `alg: none` with an empty
+    signature, foreign keys, bad claims)."""
     header = {"alg": alg, "typ": "JWT"}
     if kid is not None:
         header["kid"] = kid
@@ -214,55 +215,50 @@ def claims_for(uid, *, rooms=None, groups=None, expires_in=3600):
 
 
 class Client:
-    """One WebSocket client speaking the rooms protocol; it records every room event it receives."""
+    """One connection of the Python package (`rollcall.Connection`) driven message by message: every room event it
+    receives is recorded, and every roster it mirrors is a `rollcall.RosterStore` that checks continuity and the
+    checksum of each patch."""
 
-    def __init__(self, name, websocket):
+    def __init__(self, name, connection):
         self.name = name
-        self.ws = websocket
+        self.connection = connection
         self.pending = []
         self.events = []
-        self.next_id = 0
+        self.last_id = 0
         # The roster mirrors, by room: each applies its snapshot and then every patch, as docs/PROTOCOL.md says.
         self.rosters = {}
         self.patches = 0
 
     @classmethod
     async def connect(cls, name, url, token=None, via="auth", **options):
-        headers = None
-        if token is not None and via == "header":
-            headers = {"Authorization": f"Bearer {token}"}
-        elif token is not None and via == "query":
-            url = f"{url}?token={quote(token)}"
-        websocket = await connect(url, additional_headers=headers, proxy=None, open_timeout=5, close_timeout=2,
-                                  **options)
-        client = cls(name, websocket)
+        """Opens a connection; with a token, authenticates by `via` (`auth` message, `header` or `query`)."""
+        auth = {"auth": "message", "header": "header", "query": "query"}[via]
+        connection = await Connection.open(url, token, auth=auth, open_timeout=5, welcome_timeout=RECEIVE_TIMEOUT,
+                                           **options)
+        client = cls(name, connection)
         if token is not None:
-            if via == "auth":
-                welcome = await client.request({"type": "auth", "token": token})
-            else:
-                welcome = await client.recv()
-            assert welcome["type"] == "welcome", f"{name}: {welcome}"
+            assert connection.welcome is not None and connection.welcome["type"] == "welcome", f"{name}: no welcome"
+            client.last_id = 1 if via == "auth" else 0
         return client
 
     def new_id(self):
-        self.next_id += 1
-        return self.next_id
+        self.last_id = self.connection.next_id()
+        return self.last_id
 
     async def send(self, message):
-        await self.ws.send(message if isinstance(message, (str, bytes)) else json.dumps(message))
+        await self.connection.send(message)
 
     async def recv(self, timeout=RECEIVE_TIMEOUT):
         if self.pending:
             return self.pending.pop(0)
         try:
-            raw = await asyncio.wait_for(self.ws.recv(), timeout)
-        except TimeoutError:
+            message = await self.connection.receive(timeout)
+        except RequestTimeout:
             raise AssertionError(f"{self.name} received nothing within {timeout} s") from None
-        message = json.loads(raw)
         if message.get("type") == "event":
             self.events.append(message)
         if message.get("type") == "snapshot":
-            self.rosters[message["room"]] = RosterMirror(message)
+            self.rosters[message["room"]] = RosterStore.from_snapshot(message)
         if message.get("type") == "patch":
             # Roster patches are checked and applied here, not handed to the tests that wait for events.
             mirror = self.rosters.get(message["room"])
@@ -270,7 +266,8 @@ class Client:
                 # A new connection resuming: the patches continue a roster an earlier connection held.
                 assert message.get("recovered") is True, f"{self.name}: a patch before any snapshot: {message}"
             else:
-                mirror.apply(message, self.name)
+                outcome = mirror.apply_patch(message)
+                assert outcome.applied, f"{self.name}: a patch the roster held already: {message}"
             self.patches += 1
             return await self.recv(timeout)
         return message
@@ -303,8 +300,7 @@ class Client:
         try:
             extra = await self.recv()
         except ConnectionClosed as closed:
-            assert closed.rcvd is not None, f"{self.name}: closed without a close frame"
-            assert closed.rcvd.code == code, f"{self.name}: closed with {closed.rcvd}"
+            assert closed.code == code, f"{self.name}: closed with {closed}"
             return
         raise AssertionError(f"{self.name}: expected a close with {code}, got {extra}")
 
@@ -324,56 +320,12 @@ class Client:
         assert snapshot["seq"] <= ack["seq"], f"{self.name}: snapshot {snapshot['seq']} after ack {ack['seq']}"
         return ack, snapshot
 
+    def abort(self):
+        """Ends the TCP connection without a close frame."""
+        self.connection.abort()
+
     async def close(self):
-        await self.ws.close()
-
-
-def merge_patch(target, patch):
-    """RFC 7386 JSON Merge Patch."""
-    if not isinstance(patch, dict):
-        return patch
-    result = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch(result.get(key), value)
-    return result
-
-
-def fnv1a64(data):
-    value = 0xCBF29CE484222325
-    for byte in data:
-        value ^= byte
-        value = (value * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return value
-
-
-def roster_checksum(roster):
-    """The documented checksum: the sum of FNV-1a over key, a zero byte and the entry's canonical JSON."""
-    def entry_hash(key, entry):
-        canonical = json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return fnv1a64(key.encode() + b"\0" + canonical.encode())
-    total = entry_hash("room", roster["room"])
-    for uid, entry in roster["participants"].items():
-        total = (total + entry_hash(uid, entry)) & 0xFFFFFFFFFFFFFFFF
-    return f"{total:016x}"
-
-
-class RosterMirror:
-    """A second reference client: applies the snapshot, then every patch, and checks sequence and checksum."""
-
-    def __init__(self, snapshot):
-        self.roster = snapshot["roster"]
-        self.seq = snapshot["seq"]
-        assert roster_checksum(self.roster) == snapshot["checksum"], snapshot
-
-    def apply(self, patch, who):
-        # A view does not change between patches: the roster at any seq in from..<seq is the patch's base.
-        assert patch["from"] <= self.seq < patch["seq"], f"{who}: patch {patch['from']}..{patch['seq']} at {self.seq}"
-        self.roster = merge_patch(self.roster, patch["patch"])
-        self.seq = patch["seq"]
-        assert roster_checksum(self.roster) == patch["checksum"], f"{who}: checksum mismatch after {patch}"
+        await self.connection.close()
 
 
 def assert_fields(message, fields, who=""):
@@ -527,7 +479,7 @@ def test_whole_call_with_moderator_bot_and_late_joiner(rollcall):
 
 def drop(client):
     """Ends the TCP connection without a close frame."""
-    client.ws.transport.abort()
+    client.abort()
 
 
 def test_dropped_socket_is_lost_then_restored_or_timed_out(rollcall):
@@ -638,10 +590,11 @@ def test_token_by_header_query_and_auth_message(rollcall):
             ack, snapshot = await client.join(device=via)
             assert participant(snapshot, "bob")["name"] == "Bob"
             await client.close()
-        # A token signed outside the server's tooling with the configured key is accepted too.
+        # A token minted by the Python package with the configured key is accepted too.
         kid, secret = configured_key()
-        client = await Client.connect("carol", server.url, hand_made_token(claims_for("carol", groups=[ROOM]),
-                                                                           secret=secret, kid=kid))
+        carol_token = mint_token(TokenKey.parse(f"{kid}:{secret}"), "carol", name="Carol", groups=[ROOM])
+        client = await Client.connect("carol", server.url, carol_token)
+        assert client.connection.welcome["uid"] == "carol" and client.connection.welcome["name"] == "Carol"
         await client.join()
         await client.close()
 
@@ -694,8 +647,8 @@ def test_bad_tokens_are_refused_with_4001(rollcall, via):
                 headers = {"Authorization": f"Bearer {token}"}
             elif via == "query":
                 url = f"{url}?token={quote(token)}"
-            websocket = await connect(url, additional_headers=headers, proxy=None, open_timeout=5, close_timeout=2)
-            client = Client(f"{kind} by {via}", websocket)
+            # The token is placed by hand: the package's own authentication would stop at the refusal.
+            client = Client(f"{kind} by {via}", await Connection.open(url, headers=headers, open_timeout=5))
             if via == "auth":
                 await client.send({"type": "auth", "id": 1, "token": token})
             error = await client.recv()
@@ -841,7 +794,7 @@ def test_malformed_input_gets_errors_and_the_connection_stays_usable(rollcall):
         assert [e["event"] for e in result["events"]] == ["participant.joined"]
         assert bob.events == []
         pong = await bob.request({"type": "ping"})
-        assert pong == {"type": "pong", "id": bob.next_id}
+        assert pong == {"type": "pong", "id": bob.last_id}
         await bob.close()
 
     run(scenario())

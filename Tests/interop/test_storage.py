@@ -80,7 +80,7 @@ def test_sigkill_mid_call_loses_no_acknowledged_change_and_clients_resume_exactl
         bob_roster = bob.rosters[room].seq
         bob_events = max(event["seq"] for event in bob.events)
         # Bob's socket drops; the call goes on without him, then the process is killed.
-        bob.ws.transport.abort()
+        bob.abort()
         for index in range(3):
             await meeting(f"missed-{index}")
         for index in range(10):

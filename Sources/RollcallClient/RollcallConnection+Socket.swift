@@ -1,3 +1,6 @@
+// The Linux transport: EventIO's sockets and OpenSSL; Apple platforms supply a RollcallTransport of their own.
+#if canImport(EventIO)
+
 import EventIO
 import WebSocketCore
 
@@ -231,3 +234,5 @@ extension RollcallConnection {
         throw RollcallError(.transport("no address for \(endpoint.host)"))
     }
 }
+
+#endif

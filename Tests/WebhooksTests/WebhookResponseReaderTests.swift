@@ -1,0 +1,87 @@
+import Testing
+
+@testable import Webhooks
+
+/// The answer reader: heads, bodies by length and by chunks, interim answers, bounds, and byte-by-byte arrival.
+@Suite struct WebhookResponseReaderTests {
+    static func read(_ text: String, bodyBound: Int = 64, oneByteAtATime: Bool = false) -> WebhookResponseReader.Outcome
+    {
+        var reader = WebhookResponseReader(maximumHeadBytes: 256, maximumBodyBytes: bodyBound)
+        let bytes = Array(text.utf8)
+        let pieces = oneByteAtATime ? bytes.map { [$0] } : [bytes]
+        for piece in pieces {
+            let outcome = piece.withUnsafeBytes { reader.feed($0) }
+            if outcome != .incomplete { return outcome }
+        }
+        return .incomplete
+    }
+
+    @Test(arguments: [false, true])
+    func aLengthOrChunkedBodyIsReadToItsEndAndKeepsTheConnection(oneByteAtATime: Bool) {
+        #expect(
+            Self.read("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", oneByteAtATime: oneByteAtATime)
+                == .complete(status: 200, keepAlive: true))
+        #expect(
+            Self.read(
+                "HTTP/1.1 202 A\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n1;e=1\r\n!\r\n0\r\nX-T: 1\r\n\r\n",
+                oneByteAtATime: oneByteAtATime) == .complete(status: 202, keepAlive: true))
+        #expect(
+            Self.read("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nok", oneByteAtATime: oneByteAtATime) == .incomplete)
+        #expect(
+            Self.read(
+                "HTTP/1.1 202 A\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n", oneByteAtATime: oneByteAtATime)
+                == .incomplete)
+    }
+
+    @Test func bytesAfterTheAnswerCloseTheConnection() {
+        #expect(
+            Self.read("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\n")
+                == .complete(status: 200, keepAlive: false))
+    }
+
+    @Test func anInterimAnswerIsSkipped() {
+        #expect(
+            Self.read("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 500 No\r\nContent-Length: 0\r\n\r\n")
+                == .complete(status: 500, keepAlive: true))
+    }
+
+    @Test func closeHTTP10ALargeBodyOrABodyUntilCloseEndTheConnection() {
+        #expect(
+            Self.read("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+                == .complete(status: 200, keepAlive: false))
+        #expect(Self.read("HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n") == .complete(status: 200, keepAlive: false))
+        #expect(
+            Self.read("HTTP/1.1 200 OK\r\nContent-Length: 65\r\n\r\n") == .complete(status: 200, keepAlive: false))
+        #expect(
+            Self.read("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n41\r\n")
+                == .complete(status: 200, keepAlive: false))
+        #expect(Self.read("HTTP/1.1 200 OK\r\n\r\nuntil close") == .complete(status: 200, keepAlive: false))
+    }
+
+    @Test func malformedOrOversizedAnswersFail() {
+        guard case .failed = Self.read("HTTP/1.1 2x0 OK\r\n\r\n") else {
+            Issue.record("a bad status line was taken")
+            return
+        }
+        guard case .failed = Self.read("HTTP/1.1 200 OK\r\nX: " + String(repeating: "a", count: 300) + "\r\n\r\n")
+        else {
+            Issue.record("an oversized head was taken")
+            return
+        }
+        guard case .failed = Self.read("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n") else {
+            Issue.record("two lengths were taken")
+            return
+        }
+        guard case .failed = Self.read("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n") else {
+            Issue.record("a bad chunk size was taken")
+            return
+        }
+    }
+
+    @Test func anAnswerCutShortFailsWhenTheConnectionCloses() {
+        var reader = WebhookResponseReader(maximumHeadBytes: 256, maximumBodyBytes: 64)
+        #expect(reader.finish() == .failed("the receiver closed without an answer"))
+        _ = Array("HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nab".utf8).withUnsafeBytes { reader.feed($0) }
+        #expect(reader.finish() == .failed("the receiver closed in the middle of its answer"))
+    }
+}

@@ -1,0 +1,444 @@
+"""A room the client joined or watches: its live roster, its changes, and the requests about it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from .errors import ConnectionClosed, NotConnected, RequestTimeout, RollcallError
+from .events import Ack, ConnectionLost, Ended, Event, EventReceived, RoomChange
+from .listeners import Broadcaster, Stream
+from .mirror import Rejoin, RoomMirror
+from .participant import Participant
+from .roster import RosterStore
+from .views import EventMode, JoinAs, View
+
+if TYPE_CHECKING:
+    from .session import Session
+
+_STATE_FIELDS = {
+    "audio_muted": "audioMuted",
+    "video_paused": "videoPaused",
+    "presenting": "presenting",
+    "hand_raised": "handRaised",
+    "mid": "mid",
+    "camera_facing": "cameraFacing",
+}
+
+
+class Room:
+    """A subscription: the mirror of one room's roster view, kept live from the snapshot and the patches.
+
+    Every patch is checked for continuity and against the server's checksum; a missed patch rejoins with `resume`,
+    a mismatch rejoins for a fresh snapshot. After a reconnect the room rejoins with its positions, so it replays
+    exactly what it missed or gets a fresh snapshot (`Resumed` says which).
+    """
+
+    def __init__(self, session: Session, mirror: RoomMirror) -> None:
+        self._session = session
+        self._mirror = mirror
+        self._changes: Broadcaster[RoomChange] = Broadcaster()
+        self._active = True
+        self._rights: dict[str, Any] = {}
+
+    # MARK: State
+
+    @property
+    def room(self) -> str:
+        """The room id."""
+        return self._mirror.room
+
+    @property
+    def join_as(self) -> JoinAs:
+        """Whether the client is in the call (`participant`, also for a bot token) or watches it (`observer`)."""
+        return self._mirror.join_as
+
+    @property
+    def view(self) -> View:
+        """The roster view mirrored."""
+        return self._mirror.view
+
+    @property
+    def events(self) -> EventMode:
+        """The events received besides patches."""
+        return self._mirror.events
+
+    @property
+    def store(self) -> RosterStore | None:
+        """The roster store; None before the first snapshot."""
+        return self._mirror.store
+
+    @property
+    def roster(self) -> dict[str, Any]:
+        """The roster object (`{"room": {...}, "participants": {...}}`); empty before the first snapshot."""
+        store = self._mirror.store
+        return store.roster if store is not None else {}
+
+    @property
+    def participants(self) -> list[Participant]:
+        """The participants of the view, in join order."""
+        store = self._mirror.store
+        return store.participants if store is not None else []
+
+    def participant(self, uid: str) -> Participant | None:
+        """One participant by uid, if in the view.
+
+        Args:
+            uid: the participant's uid.
+        """
+        store = self._mirror.store
+        return store.participant(uid) if store is not None else None
+
+    @property
+    def room_state(self) -> Mapping[str, Any]:
+        """The roster's room entry (`callType`, `recording`, `activeSpeaker`, `capacity`, `participantCount`)."""
+        store = self._mirror.store
+        return store.room_state if store is not None else {}
+
+    @property
+    def seq(self) -> int:
+        """The sequence number the roster is at; 0 before the first snapshot."""
+        return self._mirror.seq
+
+    @property
+    def last_event_seq(self) -> int:
+        """The sequence number of the last event received (or covered by a snapshot or a resume)."""
+        return self._mirror.last_event_seq
+
+    @property
+    def recovered(self) -> bool | None:
+        """Whether the last resume replayed everything missed (True), fell back to a snapshot (False), or None."""
+        return self._mirror.recovered
+
+    @property
+    def rights(self) -> Mapping[str, Any]:
+        """What the user may do in this room, from the last join's answer: `role`, `operator`, `actions` (the
+        moderator actions), `record`, `metadata`, `permissions`, `speakerForOthers`, `attributesForOthers`, and its
+        own `unmute`, `share`, `meetings`. Promotions and permission changes show in the roster entry until the
+        next join."""
+        return self._rights
+
+    @property
+    def active(self) -> bool:
+        """Whether the room still receives changes (False after `leave`, a refused rejoin, or the client's close)."""
+        return self._active
+
+    # MARK: Changes
+
+    def on_change(self, callback: Callable[[RoomChange], object]) -> Callable[[], None]:
+        """Calls `callback` with every change from now on, in the client's reading task; keep it short.
+
+        Args:
+            callback: the function.
+
+        Returns:
+            A function that removes the callback.
+        """
+        return self._changes.add(callback)
+
+    def on_event(self, callback: Callable[[Event], object]) -> Callable[[], None]:
+        """Calls `callback` with every room event from now on.
+
+        Args:
+            callback: the function.
+
+        Returns:
+            A function that removes the callback.
+        """
+
+        def forward(change: RoomChange) -> None:
+            if isinstance(change, EventReceived):
+                callback(change.event)
+
+        return self._changes.add(forward)
+
+    def changes(self) -> Stream[RoomChange]:
+        """An async iterator of every change from now on; it ends when the room ends."""
+        return self._changes.stream()
+
+    async def wait_for(self, predicate: Callable[[Room], bool], timeout: float = 10.0) -> None:
+        """Waits until `predicate(room)` holds, checking now and after every change.
+
+        A predicate that raises (say, reading a participant not in the roster yet) counts as not holding.
+
+        Args:
+            predicate: the condition.
+            timeout: seconds to wait at most.
+
+        Raises:
+            RequestTimeout: it did not hold within `timeout`.
+            RollcallError: the room ended first.
+        """
+
+        def holds() -> bool:
+            try:
+                return bool(predicate(self))
+            except Exception:
+                return False
+
+        if holds():
+            return
+        ready = asyncio.Event()
+        remove = self._changes.add(lambda _change: ready.set() if holds() or not self._active else None)
+        try:
+            await asyncio.wait_for(ready.wait(), timeout)
+        except asyncio.TimeoutError:
+            raise RequestTimeout(f"the condition did not hold in room {self.room} within {timeout} s") from None
+        finally:
+            remove()
+        if not holds():
+            raise RollcallError(f"room {self.room} ended before the condition held")
+
+    # MARK: Own state
+
+    async def set_state(self, **fields: bool | str) -> Ack:
+        """Sets the participant's own state; only the fields given are sent.
+
+        Args:
+            **fields: any of `audio_muted`, `video_paused`, `presenting`, `hand_raised` (booleans), `mid` and
+                `camera_facing` (strings).
+
+        Returns:
+            The acknowledgement; `changed` tells whether anything changed.
+        """
+        unknown = set(fields) - set(_STATE_FIELDS)
+        if unknown:
+            raise TypeError(f"unknown state fields: {', '.join(sorted(unknown))}")
+        return await self._acknowledged("state", {_STATE_FIELDS[key]: value for key, value in fields.items()})
+
+    async def set_audio_muted(self, muted: bool) -> Ack:
+        """Mutes or unmutes the microphone."""
+        return await self.set_state(audio_muted=muted)
+
+    async def set_video_paused(self, paused: bool) -> Ack:
+        """Pauses or resumes the camera."""
+        return await self.set_state(video_paused=paused)
+
+    async def set_presenting(self, presenting: bool) -> Ack:
+        """Starts or stops sharing the screen."""
+        return await self.set_state(presenting=presenting)
+
+    async def raise_hand(self) -> Ack:
+        """Raises the hand."""
+        return await self.set_state(hand_raised=True)
+
+    async def lower_hand(self) -> Ack:
+        """Lowers the hand."""
+        return await self.set_state(hand_raised=False)
+
+    async def report_speaking(self, speaking: bool) -> None:
+        """Reports the client's own speaking, as its media stack detects it (no answer comes).
+
+        Args:
+            speaking: True when it starts speaking, False when it stops.
+        """
+        uid = self._session.identity.get("uid")
+        if not isinstance(uid, str):
+            raise NotConnected("no identity yet")
+        await self._session.send({"type": "speaker", "room": self.room, "uid": uid if speaking else None})
+
+    async def report_speaker(self, uid: str | None) -> None:
+        """Reports who speaks, for a bot with the `speaker` capability (others may report only themselves, with
+        `report_speaking`); no answer comes.
+
+        Args:
+            uid: the speaker, or None for nobody.
+        """
+        await self._session.send({"type": "speaker", "room": self.room, "uid": uid})
+
+    async def set_recording(self, recording: bool) -> Ack:
+        """Starts or stops recording (moderators, or bots with the `record` capability)."""
+        return await self._acknowledged("media", {"recording": recording})
+
+    async def set_audio_mode(self, mode: str) -> Ack:
+        """Sets the participant's own audio output: `speaker`, `earpiece`, `bluetooth` or `headphones`."""
+        return await self._acknowledged("media", {"audioMode": mode})
+
+    async def set_attributes(self, changes: Mapping[str, str | None], *, uid: str | None = None) -> Ack:
+        """Sets or removes participant attributes (a None value removes the key).
+
+        Args:
+            changes: the keys to set, and those to remove (None).
+            uid: another participant, for a bot with the `attributes` capability; None for the client's own
+                (keys its token set are the backend's and cannot be changed).
+
+        Raises:
+            ForbiddenError: a key the token set, or another's attributes without the capability;
+                TooLargeError: past the limits.
+        """
+        fields: dict[str, Any] = {"attributes": dict(changes)}
+        if uid is not None:
+            fields["uid"] = uid
+        return await self._acknowledged("attributes", fields)
+
+    async def set_metadata(self, changes: Mapping[str, str | None]) -> Ack:
+        """Sets or removes the room's metadata (moderators, bots with the `metadata` capability).
+
+        Args:
+            changes: the keys to set, and those to remove (None).
+        """
+        return await self._acknowledged("metadata", {"metadata": dict(changes)})
+
+    # MARK: Moderation
+
+    async def action(self, action: str, target: str | None = None, reason: str | None = None) -> Ack:
+        """Performs a moderator action (docs/PROTOCOL.md, "action").
+
+        Args:
+            action: `mute`, `mute_all`, `ask_unmute`, `lower_hand`, `lower_all_hands`, `spotlight`,
+                `unspotlight`, `promote`, `demote`, `remove`, `ban`, `unban` or `end_session`.
+            target: the uid it applies to; None for `mute_all`, `lower_all_hands` and `end_session`.
+            reason: shown with the event.
+
+        Raises:
+            ForbiddenError: the client may not; NotFoundError: the target is not in the call.
+        """
+        fields: dict[str, Any] = {"action": action}
+        if target is not None:
+            fields["target"] = target
+        if reason is not None:
+            fields["reason"] = reason
+        return await self._acknowledged("action", fields)
+
+    async def mute(
+        self, uid: str, reason: str | None = None, *, hard: bool = False, duration: float | None = None
+    ) -> Ack:
+        """Mutes a participant; a hard mute also refuses their own unmuting until a moderator lifts it
+        (`ask_unmute`, or `set_permissions(uid, unmute=True)`) or `duration` seconds pass.
+
+        Args:
+            uid: the participant.
+            reason: shown with the event.
+            hard: whether to restrict their unmuting.
+            duration: for a hard mute, seconds until the gateway lifts it (1 s to a day); None until lifted.
+        """
+        if not hard:
+            return await self.action("mute", uid, reason)
+        fields: dict[str, Any] = {"action": "mute", "target": uid, "hard": True}
+        if reason is not None:
+            fields["reason"] = reason
+        if duration is not None:
+            fields["durationMs"] = int(duration * 1000)
+        return await self._acknowledged("action", fields)
+
+    async def ask_unmute(self, uid: str, reason: str | None = None) -> Ack:
+        """Lifts a hard mute's restriction and asks the participant to unmute (`moderation.unmute_requested`)."""
+        return await self.action("ask_unmute", uid, reason)
+
+    async def set_permissions(self, uid: str, **permissions: bool) -> Ack:
+        """Changes what a participant may do (moderators, bots with `permissions`); the others stay as they are.
+
+        Args:
+            uid: the participant.
+            **permissions: any of `unmute`, `share`, `meetings` (default True) and `hidden` (default False).
+        """
+        return await self._acknowledged("permissions", {"uid": uid, "permissions": permissions})
+
+    async def mute_all(self, reason: str | None = None) -> Ack:
+        """Mutes every joined participant who is not a moderator."""
+        return await self.action("mute_all", None, reason)
+
+    async def lower_hand_of(self, uid: str, reason: str | None = None) -> Ack:
+        """Lowers a participant's hand."""
+        return await self.action("lower_hand", uid, reason)
+
+    async def lower_all_hands(self, reason: str | None = None) -> Ack:
+        """Lowers every raised hand."""
+        return await self.action("lower_all_hands", None, reason)
+
+    async def remove(self, uid: str, reason: str | None = None) -> Ack:
+        """Removes a participant from the call (their connection closes with 4003)."""
+        return await self.action("remove", uid, reason)
+
+    async def ban(self, uid: str, reason: str | None = None) -> Ack:
+        """Bans a user from the room (their connection closes with 4004)."""
+        return await self.action("ban", uid, reason)
+
+    async def end_session(self, reason: str | None = None) -> Ack:
+        """Ends the call for everyone (connections close with 4005)."""
+        return await self.action("end_session", None, reason)
+
+    # MARK: Queries, views, leaving
+
+    async def query(self, name: str, **parameters: Any) -> dict[str, Any]:
+        """Asks about this room: `members`, `operators`, `muted`, `banned` or `history` (`after`, `limit`).
+
+        Args:
+            name: the query.
+            **parameters: its parameters.
+
+        Returns:
+            The whole `result` message.
+        """
+        return await self._session.request({"type": "query", "query": name, "room": self.room, **parameters})
+
+    async def change_view(self, view: View) -> None:
+        """Switches the roster view without leaving; returns once the new view's snapshot is applied.
+
+        Args:
+            view: the new view.
+        """
+        await self._session.request(
+            {"type": "view", "room": self.room, "view": view.to_json()}, room=self.room, completes_on_roster=True
+        )
+        self._mirror.view = view
+
+    async def leave(self) -> None:
+        """Leaves the room (a participant leaves the call at once); the room ends."""
+        await self._session.request({"type": "leave", "room": self.room})
+        if self._session.rooms.get(self.room) is self:
+            del self._session.rooms[self.room]
+        self._end(None)
+
+    async def _acknowledged(self, kind: str, fields: Mapping[str, Any]) -> Ack:
+        return Ack.from_message(await self._session.request({"type": kind, "room": self.room, **fields}))
+
+    # MARK: The session's side
+
+    def _handle(self, message: Mapping[str, Any]) -> Rejoin | None:
+        changes, rejoin = self._mirror.handle(message)
+        for change in changes:
+            self._publish(change)
+        return rejoin
+
+    async def _join(self) -> None:
+        ack = await self._session.request(
+            self._mirror.join_message(resume=False), room=self.room, completes_on_roster=True
+        )
+        self._keep_rights(ack)
+
+    def _keep_rights(self, ack: Mapping[str, Any]) -> None:
+        rights = ack.get("rights")
+        if isinstance(rights, dict):
+            self._rights = rights
+
+    async def _rejoin(self, resume: bool) -> None:
+        try:
+            ack = await self._session.request(
+                self._mirror.join_message(resume=resume), room=self.room, completes_on_roster=True
+            )
+            self._keep_rights(ack)
+        except (ConnectionClosed, NotConnected, RequestTimeout):
+            return  # The next connection rejoins again.
+        except RollcallError as error:
+            if self._session.rooms.get(self.room) is self:
+                del self._session.rooms[self.room]
+            self._end(error)
+
+    def _connection_lost(self) -> None:
+        self._publish(ConnectionLost())
+
+    def _end(self, error: RollcallError | None) -> None:
+        if not self._active:
+            return
+        self._changes.publish(Ended(error))
+        self._active = False
+        self._changes.finish()
+
+    def _publish(self, change: RoomChange) -> None:
+        if self._active:
+            self._changes.publish(change)
+
+    def __repr__(self) -> str:
+        return f"Room({self.room!r}, seq={self.seq}, participants={len(self.participants)})"
