@@ -59,7 +59,7 @@ final class PubSubDriver: BenchDriver {
         payload += Array(repeating: UInt8(ascii: "0"), count: Self.sequenceDigits)
         payload.append(UInt8(ascii: " "))
         payload += Array(repeating: UInt8(ascii: "0"), count: Self.timeDigits)
-        if payload.count < size { payload += Array(repeating: UInt8(ascii: "x"), count: size - payload.count) }
+        if payload.count < size { payload += Array(repeating: UInt8(ascii: "."), count: size - payload.count) }
         guard let range = template.firstRange(of: Self.placeholder) else { return (payload, 0) }
         let prefix = Array(template[..<range.lowerBound].utf8)
         return (prefix + payload + Array(template[range.upperBound...].utf8), prefix.count)

@@ -122,7 +122,7 @@ struct PubSubBenchTests {
         let (message, offset) = PubSubDriver.template("{\"text\":\"{payload}\"}", size: 60)
         let text = String(decoding: message, as: UTF8.self)
         #expect(offset == 9)
-        #expect(text.hasPrefix("{\"text\":\"rollcall-bench 0000000000 00000000000000000000xxxxxxxxxxxxxx\"}"))
+        #expect(text.hasPrefix("{\"text\":\"rollcall-bench 0000000000 00000000000000000000..............\"}"))
         #expect(message.count == 9 + 60 + 2)
         var options = BenchOptions(scenario: .pubsub, target: try BenchTarget(url: "ws://127.0.0.1:1/"))
         options.publishTemplate = "no placeholder"
