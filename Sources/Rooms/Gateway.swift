@@ -128,6 +128,14 @@ public final class Gateway {
     ///   - text: the message's bytes (UTF-8, already validated by the transport).
     public func sessionReceived(_ id: SessionID, text: UnsafeRawBufferPointer) {
         guard let session = self.sessions[id] else { return }
+        if let request = self.decoder.decodeTraffic(text) {
+            do {
+                try self.dispatch(request, from: session)
+            } catch {
+                self.reply(session, ServerMessages.error(id: request.id, error))
+            }
+            return
+        }
         let value: JSONValue
         do {
             value = try JSONParser.parse(text)
