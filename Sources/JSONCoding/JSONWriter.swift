@@ -114,7 +114,12 @@ public enum JSONWriter {
         output.append(short)
     }
 
-    private static func appendInteger(_ value: Int64, to output: inout [UInt8]) {
+    /// Appends `value` in decimal, as `write` writes `.int(value)`.
+    ///
+    /// - Parameters:
+    ///   - value: the integer.
+    ///   - output: the buffer to append to.
+    public static func appendInteger(_ value: Int64, to output: inout [UInt8]) {
         if value < 0 {
             output.append(UInt8(ascii: "-"))
         }

@@ -308,14 +308,9 @@ public final class Gateway {
     }
 
     func ack(_ session: GatewaySession, _ id: JSONValue?, room: GatewayRoom, changed: Bool) {
-        self.reply(
-            session,
-            ServerMessages.ack(
-                id: id,
-                [
-                    ("room", .string(room.state.id)), ("seq", .int(Int64(room.state.sequence))),
-                    ("changed", .bool(changed)),
-                ]))
+        let message = ServerMessages.ack(
+            id: id, room: room.state.id, sequence: room.state.sequence, changed: changed)
+        self.transport.send(message, to: [session.id])
     }
 
     func reply(_ session: GatewaySession, _ message: JSONValue) {
