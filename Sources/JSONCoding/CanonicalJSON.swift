@@ -4,7 +4,16 @@
 public enum CanonicalJSON {
     /// Whether `lhs` sorts before `rhs`: by their UTF-8 bytes.
     public static func keyPrecedes(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                for index in 0..<min(left.count, right.count) where left[index] != right[index] {
+                    return left[index] < right[index]
+                }
+                return left.count < right.count
+            }
+        }
     }
 
     /// Appends the canonical JSON text of `value` to `output`.
@@ -16,11 +25,11 @@ public enum CanonicalJSON {
         switch value {
         case .object(let object):
             output.append(UInt8(ascii: "{"))
-            for (index, key) in object.keys.sorted(by: Self.keyPrecedes).enumerated() {
+            for (index, entry) in object.entries.sorted(by: { Self.keyPrecedes($0.key, $1.key) }).enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                JSONWriter.appendString(key, to: &output)
+                JSONWriter.appendString(entry.key, to: &output)
                 output.append(UInt8(ascii: ":"))
-                Self.write(object[key]!, into: &output)
+                Self.write(entry.value, into: &output)
             }
             output.append(UInt8(ascii: "}"))
         case .array(let elements):
