@@ -16,6 +16,19 @@ public enum CanonicalJSON {
         }
     }
 
+    /// A name's first eight UTF-8 bytes as a big-endian number (zeros after a shorter name): names whose numbers
+    /// differ sort as their numbers do.
+    static func sortPrefix(_ key: String) -> UInt64 {
+        var key = key
+        return key.withUTF8 { utf8 in
+            var prefix: UInt64 = 0
+            for index in 0..<8 {
+                prefix = prefix << 8 | UInt64(index < utf8.count ? utf8[index] : 0)
+            }
+            return prefix
+        }
+    }
+
     /// Appends the canonical JSON text of `value` to `output`.
     ///
     /// - Parameters:
@@ -25,11 +38,19 @@ public enum CanonicalJSON {
         switch value {
         case .object(let object):
             output.append(UInt8(ascii: "{"))
-            for (index, entry) in object.entries.sorted(by: { Self.keyPrecedes($0.key, $1.key) }).enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                JSONWriter.appendString(entry.key, to: &output)
+            let entries = object.entries
+            // Sorted by each name's first eight bytes as a number, and by the whole names where those tie: the same
+            // order as by the bytes, with one look at each name instead of two per comparison.
+            var order = entries.indices.map { (prefix: Self.sortPrefix(entries[$0].key), index: $0) }
+            order.sort { lhs, rhs in
+                lhs.prefix != rhs.prefix
+                    ? lhs.prefix < rhs.prefix : Self.keyPrecedes(entries[lhs.index].key, entries[rhs.index].key)
+            }
+            for (position, item) in order.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                JSONWriter.appendString(entries[item.index].key, to: &output)
                 output.append(UInt8(ascii: ":"))
-                Self.write(entry.value, into: &output)
+                Self.write(entries[item.index].value, into: &output)
             }
             output.append(UInt8(ascii: "}"))
         case .array(let elements):
