@@ -4,7 +4,29 @@
 public enum CanonicalJSON {
     /// Whether `lhs` sorts before `rhs`: by their UTF-8 bytes.
     public static func keyPrecedes(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                for index in 0..<min(left.count, right.count) where left[index] != right[index] {
+                    return left[index] < right[index]
+                }
+                return left.count < right.count
+            }
+        }
+    }
+
+    /// A name's first eight UTF-8 bytes as a big-endian number (zeros after a shorter name): names whose numbers
+    /// differ sort as their numbers do.
+    static func sortPrefix(_ key: String) -> UInt64 {
+        var key = key
+        return key.withUTF8 { utf8 in
+            var prefix: UInt64 = 0
+            for index in 0..<8 {
+                prefix = prefix << 8 | UInt64(index < utf8.count ? utf8[index] : 0)
+            }
+            return prefix
+        }
     }
 
     /// Appends the canonical JSON text of `value` to `output`.
@@ -16,11 +38,19 @@ public enum CanonicalJSON {
         switch value {
         case .object(let object):
             output.append(UInt8(ascii: "{"))
-            for (index, key) in object.keys.sorted(by: Self.keyPrecedes).enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                JSONWriter.appendString(key, to: &output)
+            let entries = object.entries
+            // Sorted by each name's first eight bytes as a number, and by the whole names where those tie: the same
+            // order as by the bytes, with one look at each name instead of two per comparison.
+            var order = entries.indices.map { (prefix: Self.sortPrefix(entries[$0].key), index: $0) }
+            order.sort { lhs, rhs in
+                lhs.prefix != rhs.prefix
+                    ? lhs.prefix < rhs.prefix : Self.keyPrecedes(entries[lhs.index].key, entries[rhs.index].key)
+            }
+            for (position, item) in order.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                JSONWriter.appendString(entries[item.index].key, to: &output)
                 output.append(UInt8(ascii: ":"))
-                Self.write(object[key]!, into: &output)
+                Self.write(entries[item.index].value, into: &output)
             }
             output.append(UInt8(ascii: "}"))
         case .array(let elements):

@@ -73,11 +73,17 @@ public enum JSONWriter {
     ///   - string: the string.
     ///   - output: the buffer to append to.
     public static func appendString(_ string: String, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { utf8 in
+            let clean = JSONWriter.cleanPrefixLength(utf8)
+            output.append(UInt8(ascii: "\""))
+            if clean == utf8.count {
+                output.append(contentsOf: utf8)
+                output.append(UInt8(ascii: "\""))
+                return
+            }
             var runStart = 0
-            for index in 0..<utf8.count {
+            for index in clean..<utf8.count {
                 let byte = utf8[index]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
                 if runStart < index {
@@ -89,8 +95,34 @@ public enum JSONWriter {
             if runStart < utf8.count {
                 output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
             }
+            output.append(UInt8(ascii: "\""))
         }
-        output.append(UInt8(ascii: "\""))
+    }
+
+    /// How many leading bytes of `utf8` need no escape, found eight bytes at a time: a word needs a closer look when
+    /// one of its bytes is below 0x20, a quote or a backslash.
+    static func cleanPrefixLength(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var index = 0
+        if let base = utf8.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= utf8.count {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let control = (word &- ones &* 0x20) & ~word
+                let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+                let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+                let quoteOrBackslash = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+                guard (control | quoteOrBackslash) & highs == 0 else { break }
+                index += 8
+            }
+        }
+        while index < utf8.count {
+            let byte = utf8[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
+            index += 1
+        }
+        return index
     }
 
     private static func appendEscape(for byte: UInt8, to output: inout [UInt8]) {
@@ -114,7 +146,12 @@ public enum JSONWriter {
         output.append(short)
     }
 
-    private static func appendInteger(_ value: Int64, to output: inout [UInt8]) {
+    /// Appends `value` in decimal, as `write` writes `.int(value)`.
+    ///
+    /// - Parameters:
+    ///   - value: the integer.
+    ///   - output: the buffer to append to.
+    public static func appendInteger(_ value: Int64, to output: inout [UInt8]) {
         if value < 0 {
             output.append(UInt8(ascii: "-"))
         }

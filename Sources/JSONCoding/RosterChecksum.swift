@@ -28,7 +28,9 @@ public enum RosterChecksum {
     ///   - key: `room` or the participant's uid.
     ///   - value: the entry.
     public static func hash(key: String, _ value: JSONValue) -> UInt64 {
-        var bytes = Array(key.utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(512)
+        bytes.append(contentsOf: key.utf8)
         bytes.append(0)
         CanonicalJSON.write(value, into: &bytes)
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325

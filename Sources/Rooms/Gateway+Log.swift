@@ -83,7 +83,7 @@ extension Gateway {
             break
         }
         self.statistics.events += 1
-        let message = JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
+        let message = ServerMessages.event(entry, room: room.state)
         room.messages[entry.sequence] = message
         if self.store != nil { self.storeApplied(entry, message: message, in: room) }
         self.trimLog(of: room, now: entry.time)

@@ -75,7 +75,7 @@ extension Gateway {
     /// Hands an applied entry to the store, and a checkpoint when one is due.
     func storeApplied(_ entry: RoomLogEntry, message: [UInt8], in room: GatewayRoom) {
         guard let store = self.store, self.sharedLog == nil else { return }
-        let name = ServerMessages.describe(entry.event, room: room.state, time: entry.time).0
+        let name = ServerMessages.eventName(entry.event)
         store.append(StoredLogEntry(entry: entry, eventName: name, message: message), room: room.state.id)
         if entry.sequence % self.storeCheckpointInterval == 0 { store.writeCheckpoint(room.replica) }
     }
@@ -114,7 +114,7 @@ extension Gateway {
         if let room {
             for entry in room.log.retained(after: after) where events.count < limit {
                 let message =
-                    room.messages[entry.sequence] ?? JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
+                    room.messages[entry.sequence] ?? ServerMessages.event(entry, room: room.state)
                 if let names = eventNames, let value = try? JSONParser.parse(message, limits: Self.storedMessageLimits)
                 {
                     if case .string(let name)? = value["event"], names.contains(name) { events.append(value) }
@@ -153,7 +153,7 @@ extension Gateway {
             for room in rooms {
                 for entry in room.log.entries
                 where entry.retentionClass == .moderation && entry.time < (before ?? Int64.max) {
-                    let name = ServerMessages.describe(entry.event, room: room.state, time: entry.time).0
+                    let name = ServerMessages.eventName(entry.event)
                     found.append((room.state.id, entry, name))
                 }
             }

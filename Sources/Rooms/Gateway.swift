@@ -128,6 +128,14 @@ public final class Gateway {
     ///   - text: the message's bytes (UTF-8, already validated by the transport).
     public func sessionReceived(_ id: SessionID, text: UnsafeRawBufferPointer) {
         guard let session = self.sessions[id] else { return }
+        if let request = self.decoder.decodeTraffic(text) {
+            do {
+                try self.dispatch(request, from: session)
+            } catch {
+                self.reply(session, ServerMessages.error(id: request.id, error))
+            }
+            return
+        }
         let value: JSONValue
         do {
             value = try JSONParser.parse(text)
@@ -300,14 +308,9 @@ public final class Gateway {
     }
 
     func ack(_ session: GatewaySession, _ id: JSONValue?, room: GatewayRoom, changed: Bool) {
-        self.reply(
-            session,
-            ServerMessages.ack(
-                id: id,
-                [
-                    ("room", .string(room.state.id)), ("seq", .int(Int64(room.state.sequence))),
-                    ("changed", .bool(changed)),
-                ]))
+        let message = ServerMessages.ack(
+            id: id, room: room.state.id, sequence: room.state.sequence, changed: changed)
+        self.transport.send(message, to: [session.id])
     }
 
     func reply(_ session: GatewaySession, _ message: JSONValue) {

@@ -20,51 +20,58 @@ extension Participant {
     /// The participant as a JSON object in `form`.
     func wireObject(_ form: WireForm) -> JSONObject {
         var object = JSONObject()
+        self.writeWire(form, into: &object)
+        return object
+    }
+
+    /// Adds the participant's members in `form` to `sink`: a JSON object, or JSON text written straight into bytes
+    /// (an event's `participant`), the same members in the same order either way.
+    func writeWire<Sink: JSONMemberSink>(_ form: WireForm, into sink: inout Sink) {
         let omitsNulls: Bool
         if case .roster = form { omitsNulls = true } else { omitsNulls = false }
         func optional(_ key: String, _ value: JSONValue?) {
             if let value {
-                object[key] = value
+                sink.member(key, value)
             } else if !omitsNulls {
-                object[key] = .null
+                sink.member(key, .null)
             }
         }
-        object["uid"] = .string(self.uid)
-        object["name"] = .string(self.name)
+        sink.member("uid", .string(self.uid))
+        sink.member("name", .string(self.name))
         optional("avatar", self.avatar.map { .string($0) })
         optional("mid", self.mid.map { .string($0) })
-        object["role"] = .string(self.role.rawValue)
+        sink.member("role", .string(self.role.rawValue))
         switch form {
         case .roster(let isOperator):
-            object["operator"] = .bool(isOperator)
-            object["state"] = .string(self.state)
-            object["order"] = .int(Int64(self.order))
-            object["joinedAt"] = .int(self.joinedAt)
-            object["devices"] = .array(self.devices.map { .string($0.deviceID) })
+            sink.member("operator", .bool(isOperator))
+            sink.member("state", .string(self.state))
+            sink.member("order", .int(Int64(self.order)))
+            sink.member("joinedAt", .int(self.joinedAt))
+            sink.member("devices", .array(self.devices.map { .string($0.deviceID) }))
         case .snapshot:
-            object["state"] = .string(self.state)
-            object["isJoined"] = .bool(self.isJoined)
-            object["joinedAt"] = .int(self.joinedAt)
+            sink.member("state", .string(self.state))
+            sink.member("isJoined", .bool(self.isJoined))
+            sink.member("joinedAt", .int(self.joinedAt))
             optional("leftAt", self.leftAt.map { .int($0) })
             optional("deviceID", self.devices.first.map { .string($0.deviceID) })
-            object["devices"] = .array(self.devices.map { $0.wireValue(idKey: "deviceID") })
+            sink.member("devices", .array(self.devices.map { $0.wireValue(idKey: "deviceID") }))
         case .checkpoint:
-            object["order"] = .int(Int64(self.order))
-            object["devices"] = .array(self.devices.map { $0.wireValue(idKey: "id") })
-            object["joinedAt"] = .int(self.joinedAt)
+            sink.member("order", .int(Int64(self.order)))
+            sink.member("devices", .array(self.devices.map { $0.wireValue(idKey: "id") }))
+            sink.member("joinedAt", .int(self.joinedAt))
             optional("leftAt", self.leftAt.map { .int($0) })
         }
-        for flag in ParticipantFlag.ordered { object[flag.rawValue] = .bool(self.flags.contains(flag)) }
+        for flag in ParticipantFlag.ordered { sink.member(flag.rawValue, .bool(self.flags.contains(flag))) }
         optional("raisedAt", self.raisedAt.map { .int($0) })
         optional("lastSpokeAt", self.lastSpokeAt.map { .int($0) })
-        object["mutedByModerator"] = .bool(self.mutedByModerator)
+        sink.member("mutedByModerator", .bool(self.mutedByModerator))
         optional("cameraFacing", self.cameraFacing.map { .string($0) })
         optional("audioMode", self.audioMode.map { .string($0) })
         // Both are left out while empty or at their defaults, in every form: they are rare, and a snapshot of a
         // large room would otherwise carry them for everyone.
-        if !self.attributes.isEmpty { object["attributes"] = ServerMessages.strings(self.attributes) }
+        if !self.attributes.isEmpty { sink.member("attributes", ServerMessages.strings(self.attributes)) }
         if !self.permissions.isDefault {
-            object["permissions"] = .object(self.permissions.wireObject(nonDefaultOnly: omitsNulls))
+            sink.member("permissions", .object(self.permissions.wireObject(nonDefaultOnly: omitsNulls)))
         }
         switch form {
         case .roster:
@@ -72,17 +79,16 @@ extension Participant {
         case .snapshot(let now):
             var counted = self
             counted.account(until: now)
-            object["totalAudioMinutes"] = .int(counted.audioMilliseconds / 60_000)
-            object["totalVideoMinutes"] = .int(counted.videoMilliseconds / 60_000)
-            object["totalDurationInMinutes"] = .int(counted.durationMilliseconds / 60_000)
-            if self.role == .bot { object["bot"] = .bool(true) }
+            sink.member("totalAudioMinutes", .int(counted.audioMilliseconds / 60_000))
+            sink.member("totalVideoMinutes", .int(counted.videoMilliseconds / 60_000))
+            sink.member("totalDurationInMinutes", .int(counted.durationMilliseconds / 60_000))
+            if self.role == .bot { sink.member("bot", .bool(true)) }
         case .checkpoint:
-            object["audioMs"] = .int(self.audioMilliseconds)
-            object["videoMs"] = .int(self.videoMilliseconds)
-            object["durationMs"] = .int(self.durationMilliseconds)
-            object["accountedUntil"] = .int(self.accountedUntil)
+            sink.member("audioMs", .int(self.audioMilliseconds))
+            sink.member("videoMs", .int(self.videoMilliseconds))
+            sink.member("durationMs", .int(self.durationMilliseconds))
+            sink.member("accountedUntil", .int(self.accountedUntil))
         }
-        return object
     }
 
     /// Reads a participant written in the checkpoint form.

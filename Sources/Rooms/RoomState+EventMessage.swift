@@ -8,7 +8,6 @@ extension RoomState {
     /// - Parameter entry: the entry, the last one applied to this state.
     /// - Returns: the event's wire name and the message's JSON text.
     public func eventMessage(for entry: RoomLogEntry) -> (name: String, message: [UInt8]) {
-        let name = ServerMessages.describe(entry.event, room: self, time: entry.time).0
-        return (name, JSONWriter.bytes(ServerMessages.event(entry, room: self)))
+        (ServerMessages.eventName(entry.event), ServerMessages.event(entry, room: self))
     }
 }

@@ -228,7 +228,7 @@ final class RosterPublisher {
             } else {
                 let entry = events[eventIndex]
                 let live =
-                    room.messages[entry.sequence] ?? JSONWriter.bytes(ServerMessages.event(entry, room: room.state))
+                    room.messages[entry.sequence] ?? ServerMessages.event(entry, room: room.state)
                 self.transport.send(ServerMessages.markedRecovered(live), to: [session.id])
                 eventIndex += 1
             }
@@ -299,9 +299,8 @@ final class RosterPublisher {
             if !participantsPatch.isEmpty { patch["participants"] = .object(participantsPatch) }
             guard !patch.isEmpty else { continue }
             let from = channel.sequence
-            let message = JSONWriter.bytes(
-                ServerMessages.patch(
-                    room: state.id, from: from, to: state.sequence, patch: patch, checksum: channel.checksum))
+            let message = ServerMessages.patchMessage(
+                room: state.id, from: from, to: state.sequence, patch: patch, checksum: channel.checksum)
             channel.recordPatch(
                 from: from, to: state.sequence, time: now, message: message, retention: self.configuration.history)
             var recipients: [SessionID] = []
@@ -345,9 +344,8 @@ final class RosterPublisher {
             }
         }
         if !participants.isEmpty { patch["participants"] = .object(participants) }
-        return JSONWriter.bytes(
-            ServerMessages.patch(
-                room: room.state.id, from: sequence, to: channel.sequence, patch: patch, checksum: channel.checksum))
+        return ServerMessages.patchMessage(
+            room: room.state.id, from: sequence, to: channel.sequence, patch: patch, checksum: channel.checksum)
     }
 }
 

@@ -1,0 +1,110 @@
+/// Writes JSON text straight into bytes, member by member, exactly as `JSONWriter` writes the tree with the same
+/// members in the same order: compact, the same escaping and number forms. No tree is built, so a message costs
+/// its bytes and nothing else.
+///
+/// The caller opens and closes objects and names each member once; the writer puts the commas in.
+public struct JSONByteWriter: JSONMemberSink {
+    /// The text written so far.
+    public private(set) var bytes: [UInt8]
+    // Whether the next member is the first of its object (no comma before it).
+    private var atFirstMember = true
+
+    /// An empty writer.
+    ///
+    /// - Parameter capacity: bytes to reserve up front.
+    public init(capacity: Int = 256) {
+        self.bytes = []
+        self.bytes.reserveCapacity(capacity)
+    }
+
+    /// Opens an object: `{`.
+    public mutating func beginObject() {
+        self.bytes.append(UInt8(ascii: "{"))
+        self.atFirstMember = true
+    }
+
+    /// Closes the innermost open object: `}`.
+    public mutating func endObject() {
+        self.bytes.append(UInt8(ascii: "}"))
+        self.atFirstMember = false
+    }
+
+    /// Writes a member's name and colon, after a comma unless it is its object's first member; the value follows.
+    ///
+    /// - Parameter key: the member name.
+    public mutating func key(_ key: String) {
+        if self.atFirstMember {
+            self.atFirstMember = false
+        } else {
+            self.bytes.append(UInt8(ascii: ","))
+        }
+        JSONWriter.appendString(key, to: &self.bytes)
+        self.bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Writes a member.
+    ///
+    /// - Parameters:
+    ///   - key: the member name.
+    ///   - value: the value.
+    public mutating func member(_ key: String, _ value: JSONValue) {
+        self.key(key)
+        JSONWriter.write(value, into: &self.bytes)
+    }
+
+    /// Writes a member whose value is a string.
+    ///
+    /// - Parameters:
+    ///   - key: the member name.
+    ///   - string: the value.
+    public mutating func member(_ key: String, string: String) {
+        self.key(key)
+        JSONWriter.appendString(string, to: &self.bytes)
+    }
+
+    /// Writes a member whose value is a string, or `null` for nil.
+    ///
+    /// - Parameters:
+    ///   - key: the member name.
+    ///   - string: the value, or nil for `null`.
+    public mutating func member(_ key: String, optionalString string: String?) {
+        self.key(key)
+        if let string {
+            JSONWriter.appendString(string, to: &self.bytes)
+        } else {
+            self.bytes.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+        }
+    }
+
+    /// Writes a member whose value is an integer.
+    ///
+    /// - Parameters:
+    ///   - key: the member name.
+    ///   - int: the value.
+    public mutating func member(_ key: String, int: Int64) {
+        self.key(key)
+        JSONWriter.appendInteger(int, to: &self.bytes)
+    }
+
+    /// Writes a member whose value is `true` or `false`.
+    ///
+    /// - Parameters:
+    ///   - key: the member name.
+    ///   - bool: the value.
+    public mutating func member(_ key: String, bool: Bool) {
+        self.key(key)
+        JSONWriter.write(.bool(bool), into: &self.bytes)
+    }
+
+    /// Writes a member whose value is an object whose members `build` writes.
+    ///
+    /// - Parameters:
+    ///   - key: the member name.
+    ///   - build: writes the inner object's members.
+    public mutating func member(_ key: String, object build: (inout JSONByteWriter) -> Void) {
+        self.key(key)
+        self.beginObject()
+        build(&self)
+        self.endObject()
+    }
+}
