@@ -12,14 +12,18 @@ extension ServerMessages {
     static func event(_ entry: RoomLogEntry, room: RoomState, recovered: Bool = false) -> [UInt8] {
         var writer = JSONByteWriter(capacity: 192)
         writer.beginObject()
-        writer.member("type", string: "event")
-        writer.member("room", string: room.id)
-        writer.member("seq", int: Int64(entry.sequence))
-        writer.member("time", int: entry.time)
-        writer.member("event", string: Self.eventName(entry.event))
-        writer.member("actor", optionalString: entry.actor)
+        writer.key(EventKeys.type)
+        writer.string("event")
+        writer.member(EventKeys.room, string: room.id)
+        writer.member(EventKeys.seq, int: Int64(entry.sequence))
+        writer.member(EventKeys.time, int: entry.time)
+        writer.member(EventKeys.event, string: Self.eventName(entry.event))
+        writer.member(EventKeys.actor, optionalString: entry.actor)
         if let reason = entry.reason { writer.member("reason", string: reason) }
-        writer.member("data") { Self.writeEventData(entry.event, room: room, time: entry.time, into: &$0) }
+        writer.key(EventKeys.data)
+        writer.beginObject()
+        Self.writeEventData(entry.event, room: room, time: entry.time, into: &writer)
+        writer.endObject()
         if recovered { writer.member("recovered", bool: true) }
         writer.endObject()
         return writer.bytes
@@ -64,53 +68,56 @@ extension ServerMessages {
     ) {
         func participant(_ uid: String, into writer: inout JSONByteWriter) {
             guard let participant = room.participants[uid] else { return }
-            writer.member("participant") { participant.writeWire(.snapshot(now: time), into: &$0) }
+            writer.key(EventKeys.participant)
+            writer.beginObject()
+            participant.writeEventEntry(now: time, into: &writer)
+            writer.endObject()
         }
         switch event {
         case .participantJoined(let uid, let deviceID, _, _, _, _, _, _),
             .connectionLost(let uid, let deviceID), .participantConnectionClosed(let uid, let deviceID),
             .connectionRestored(let uid, let deviceID):
-            writer.member("uid", string: uid)
-            writer.member("deviceID", string: deviceID)
+            writer.member(EventKeys.uid, string: uid)
+            writer.member(EventKeys.deviceID, string: deviceID)
             participant(uid, into: &writer)
         case .participantLeft(let uid, let deviceID, let reason):
-            writer.member("uid", string: uid)
-            writer.member("deviceID", string: deviceID)
+            writer.member(EventKeys.uid, string: uid)
+            writer.member(EventKeys.deviceID, string: deviceID)
             writer.member("reason", string: reason.rawValue)
             participant(uid, into: &writer)
         case .flagChanged(let uid, _, _), .operatorChanged(let uid, _), .mutedByModerator(let uid):
-            writer.member("uid", string: uid)
+            writer.member(EventKeys.uid, string: uid)
             participant(uid, into: &writer)
         case .mediaIDChanged(let uid, let mid):
-            writer.member("uid", string: uid)
-            writer.member("mid", string: mid)
+            writer.member(EventKeys.uid, string: uid)
+            writer.member(EventKeys.mid, string: mid)
             participant(uid, into: &writer)
         case .activeSpeakerChanged(let uid), .activeSpeakerShown(let uid):
             writer.member("uid", optionalString: uid)
         case .speakerStopped(let uid), .banChanged(let uid, _), .unmuteRequested(let uid):
-            writer.member("uid", string: uid)
+            writer.member(EventKeys.uid, string: uid)
         case .recordingChanged, .sessionEnded:
             break
         case .audioModeChanged(let uid, let mode):
-            writer.member("uid", string: uid)
+            writer.member(EventKeys.uid, string: uid)
             writer.member("audioMode", string: mode)
             participant(uid, into: &writer)
         case .cameraFacingChanged(let uid, let facing):
-            writer.member("uid", string: uid)
+            writer.member(EventKeys.uid, string: uid)
             writer.member("cameraFacing", string: facing)
             participant(uid, into: &writer)
         case .attributesChanged(let uid, let changes):
-            writer.member("uid", string: uid)
+            writer.member(EventKeys.uid, string: uid)
             writer.member("attributes", Self.changes(changes))
             participant(uid, into: &writer)
         case .metadataChanged(let changes):
             writer.member("metadata", Self.changes(changes))
         case .permissionsChanged(let uid, let permissions):
-            writer.member("uid", string: uid)
+            writer.member(EventKeys.uid, string: uid)
             writer.member("permissions", .object(permissions.wireObject(nonDefaultOnly: false)))
             participant(uid, into: &writer)
         case .hardMuted(let uid, let duration):
-            writer.member("uid", string: uid)
+            writer.member(EventKeys.uid, string: uid)
             writer.member("hard", bool: true)
             writer.member("durationMs", duration.map { .int($0) } ?? .null)
             participant(uid, into: &writer)
@@ -151,4 +158,19 @@ extension ServerMessages {
         writer.endObject()
         return writer.bytes
     }
+}
+
+/// The names every event message carries, encoded once.
+private enum EventKeys {
+    static let type = JSONEncodedKey("type")
+    static let room = JSONEncodedKey("room")
+    static let seq = JSONEncodedKey("seq")
+    static let time = JSONEncodedKey("time")
+    static let event = JSONEncodedKey("event")
+    static let actor = JSONEncodedKey("actor")
+    static let data = JSONEncodedKey("data")
+    static let uid = JSONEncodedKey("uid")
+    static let deviceID = JSONEncodedKey("deviceID")
+    static let mid = JSONEncodedKey("mid")
+    static let participant = JSONEncodedKey("participant")
 }

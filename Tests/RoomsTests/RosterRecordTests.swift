@@ -170,4 +170,29 @@ struct RosterRecordTests {
             }
         }
     }
+    /// The event message's participant entry, written with names encoded once, is byte for byte the entry of the
+    /// one wire definition (`writeWire(.snapshot)`) and of its JSON object, after every change of every field.
+    @Test(arguments: 0..<10)
+    func eventEntriesMatchTheWireDefinition(seed: Int) {
+        var generator = Generator(random: SplitMix64(seed: UInt64(seed) &+ 55_555))
+        var participant = generator.participant(uid: "e\(seed)-" + generator.text())
+        for step in 0..<300 {
+            let kind = FieldKind.allCases[step % FieldKind.allCases.count]
+            generator.change(kind, of: &participant)
+            if step % 7 == 0 { participant.role = .bot }
+            let now = participant.accountedUntil + Int64.random(in: -1_000...10_000_000, using: &generator.random)
+            var fast = JSONByteWriter()
+            fast.beginObject()
+            participant.writeEventEntry(now: now, into: &fast)
+            fast.endObject()
+            var general = JSONByteWriter()
+            general.beginObject()
+            participant.writeWire(.snapshot(now: now), into: &general)
+            general.endObject()
+            #expect(fast.bytes == general.bytes, "seed \(seed) step \(step) \(kind)")
+            #expect(
+                fast.bytes == JSONWriter.bytes(.object(participant.wireObject(.snapshot(now: now)))),
+                "seed \(seed) step \(step) \(kind)")
+        }
+    }
 }
