@@ -208,6 +208,22 @@ public struct JSONByteWriter: JSONMemberSink {
         self.bytes.append(contentsOf: bool ? JSONEncodedKey.true : JSONEncodedKey.false)
     }
 
+    /// Writes a member whose value is a string of 16 lower-case hex digits (a 64-bit checksum, as
+    /// `RosterChecksum.hex` spells it).
+    ///
+    /// - Parameters:
+    ///   - key: the encoded name.
+    ///   - value: the number.
+    public mutating func member(_ key: JSONEncodedKey, hexDigits value: UInt64) {
+        self.key(key)
+        self.bytes.append(UInt8(ascii: "\""))
+        for shift in stride(from: 60, through: 0, by: -4) {
+            let digit = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0x0F
+            self.bytes.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+        }
+        self.bytes.append(UInt8(ascii: "\""))
+    }
+
     /// Writes a member whose value is any JSON value.
     ///
     /// - Parameters:

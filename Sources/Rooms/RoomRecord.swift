@@ -59,7 +59,6 @@ struct RoomRecord: Equatable {
     /// `JSONMergePatch.diff(old.object, self.object)` (members that went away as `null` first, then those added or
     /// changed, each in the entry's order).
     func patch(from old: RoomRecord) -> JSONObject? {
-        guard self != old else { return nil }
         var patch = JSONObject()
         if old.startedAt != nil && self.startedAt == nil { patch["startedAt"] = .null }
         if old.initiator != nil && self.initiator == nil { patch["initiator"] = .null }

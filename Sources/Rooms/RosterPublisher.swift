@@ -287,7 +287,7 @@ final class RosterPublisher {
                 candidates.formUnion(state.banned)
             }
             for uid in channel.records.keys where !memberSet.contains(uid) { candidates.insert(uid) }
-            for uid in members where channel.records[uid] == nil { candidates.insert(uid) }
+            for uid in members where channel.records.index(forKey: uid) == nil { candidates.insert(uid) }
             let isBannedView = spec.filter == .banned
             var participantsPatch = JSONObject()
             for uid in candidates.sorted(by: CanonicalJSON.keyPrecedes) {
@@ -319,9 +319,10 @@ final class RosterPublisher {
             var recipients: [SessionID] = []
             for id in channel.subscribers {
                 guard let session = self.session(id) else { continue }
-                if session.isWritable && !session.needsResync.contains(state.id) {
+                let skipping = !session.needsResync.isEmpty && session.needsResync.contains(state.id)
+                if session.isWritable && !skipping {
                     recipients.append(id)
-                } else if !session.needsResync.contains(state.id) {
+                } else if !skipping {
                     session.needsResync.insert(state.id)
                 }
             }

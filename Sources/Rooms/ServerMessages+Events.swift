@@ -10,7 +10,8 @@ extension ServerMessages {
     ///   - room: the room's state right after the entry.
     ///   - recovered: whether the message is sent again to a resuming subscriber.
     static func event(_ entry: RoomLogEntry, room: RoomState, recovered: Bool = false) -> [UInt8] {
-        var writer = JSONByteWriter(capacity: 192)
+        // An event with the participant's entry is several hundred bytes: room for it up front, not regrown.
+        var writer = JSONByteWriter(capacity: entry.event.changedParticipant == nil ? 192 : 768)
         writer.beginObject()
         writer.key(EventKeys.type)
         writer.string("event")
@@ -149,12 +150,13 @@ extension ServerMessages {
     static func patchMessage(room: String, from: UInt64, to: UInt64, patch: JSONObject, checksum: UInt64) -> [UInt8] {
         var writer = JSONByteWriter(capacity: 256)
         writer.beginObject()
-        writer.member("type", string: "patch")
-        writer.member("room", string: room)
-        writer.member("from", int: Int64(from))
-        writer.member("seq", int: Int64(to))
-        writer.member("patch", .object(patch))
-        writer.member("checksum", string: RosterChecksum.hex(checksum))
+        writer.key(EventKeys.type)
+        writer.string("patch")
+        writer.member(EventKeys.room, string: room)
+        writer.member(EventKeys.from, int: Int64(from))
+        writer.member(EventKeys.seq, int: Int64(to))
+        writer.member(EventKeys.patch, .object(patch))
+        writer.member(EventKeys.checksum, hexDigits: checksum)
         writer.endObject()
         return writer.bytes
     }
@@ -173,4 +175,7 @@ private enum EventKeys {
     static let deviceID = JSONEncodedKey("deviceID")
     static let mid = JSONEncodedKey("mid")
     static let participant = JSONEncodedKey("participant")
+    static let from = JSONEncodedKey("from")
+    static let patch = JSONEncodedKey("patch")
+    static let checksum = JSONEncodedKey("checksum")
 }

@@ -195,4 +195,16 @@ struct RosterRecordTests {
                 "seed \(seed) step \(step) \(kind)")
         }
     }
+    /// The checksum written as hex digits straight into a message is `RosterChecksum.hex`'s spelling.
+    @Test func checksumDigitsMatchTheHexSpelling() {
+        var random = SplitMix64(seed: 4_242)
+        let values: [UInt64] = [0, 1, 0xab_cdef, .max] + (0..<300).map { _ in random.next() >> (random.next() % 64) }
+        for value in values {
+            var writer = JSONByteWriter()
+            writer.beginObject()
+            writer.member(JSONEncodedKey("checksum"), hexDigits: value)
+            writer.endObject()
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == "{\"checksum\":\"\(RosterChecksum.hex(value))\"}")
+        }
+    }
 }
