@@ -204,8 +204,12 @@ public struct JSONByteWriter: JSONMemberSink {
     ///   - key: the encoded name.
     ///   - bool: the value.
     public mutating func member(_ key: JSONEncodedKey, bool: Bool) {
-        self.key(key)
-        self.bytes.append(contentsOf: bool ? JSONEncodedKey.true : JSONEncodedKey.false)
+        if self.atFirstMember {
+            self.atFirstMember = false
+        } else {
+            self.bytes.append(UInt8(ascii: ","))
+        }
+        self.bytes.append(contentsOf: bool ? key.withTrue : key.withFalse)
     }
 
     /// Writes a member whose value is a string of 16 lower-case hex digits (a 64-bit checksum, as
@@ -240,6 +244,9 @@ public struct JSONByteWriter: JSONMemberSink {
 public struct JSONEncodedKey: Sendable {
     /// `"name":` as UTF-8.
     public let bytes: [UInt8]
+    /// `"name":true` and `"name":false`, for a boolean member written in one piece.
+    let withTrue: [UInt8]
+    let withFalse: [UInt8]
 
     /// Encodes `name`.
     ///
@@ -249,6 +256,8 @@ public struct JSONEncodedKey: Sendable {
         JSONWriter.appendString(name, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
         self.bytes = bytes
+        self.withTrue = bytes + Self.true
+        self.withFalse = bytes + Self.false
     }
 
     static let null: [UInt8] = Array("null".utf8)

@@ -123,11 +123,11 @@ extension ServerMessages {
             writer.member("durationMs", duration.map { .int($0) } ?? .null)
             participant(uid, into: &writer)
         case .meetingMessage(let message):
-            writer.member("sessionId", string: message.sessionID)
-            writer.member("callType", string: message.callType)
-            writer.member("sender", string: message.sender)
-            writer.member("active", bool: message.isActive)
-            writer.member("text", optionalString: message.text)
+            writer.member(EventKeys.sessionId, string: message.sessionID)
+            writer.member(EventKeys.callType, string: message.callType)
+            writer.member(EventKeys.sender, string: message.sender)
+            writer.member(EventKeys.active, bool: message.isActive)
+            writer.member(EventKeys.text, optionalString: message.text)
         }
     }
 
@@ -136,11 +136,12 @@ extension ServerMessages {
     static func ack(id: JSONValue?, room: String, sequence: UInt64, changed: Bool) -> [UInt8] {
         var writer = JSONByteWriter(capacity: 64)
         writer.beginObject()
-        writer.member("type", string: "ack")
-        if let id { writer.member("id", id) }
-        writer.member("room", string: room)
-        writer.member("seq", int: Int64(sequence))
-        writer.member("changed", bool: changed)
+        writer.key(EventKeys.type)
+        writer.string("ack")
+        if let id { writer.member(EventKeys.id, id) }
+        writer.member(EventKeys.room, string: room)
+        writer.member(EventKeys.seq, int: Int64(sequence))
+        writer.member(EventKeys.changed, bool: changed)
         writer.endObject()
         return writer.bytes
     }
@@ -178,4 +179,11 @@ private enum EventKeys {
     static let from = JSONEncodedKey("from")
     static let patch = JSONEncodedKey("patch")
     static let checksum = JSONEncodedKey("checksum")
+    static let sessionId = JSONEncodedKey("sessionId")
+    static let callType = JSONEncodedKey("callType")
+    static let sender = JSONEncodedKey("sender")
+    static let active = JSONEncodedKey("active")
+    static let text = JSONEncodedKey("text")
+    static let id = JSONEncodedKey("id")
+    static let changed = JSONEncodedKey("changed")
 }
