@@ -34,6 +34,11 @@ private let mallocUsableSize: @convention(c) (UnsafeMutableRawPointer?) -> Int =
     return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutableRawPointer?) -> Int).self)
 }()
 
+/// How much larger than asked a block from `malloc` can be: glibc hands out a reused free chunk whole when what is
+/// left over would be smaller than its minimum chunk (32 bytes), so a 200-byte record can sit in a 216-byte chunk
+/// when other work on the process freed one.
+private let mallocReuseSlack = 16
+
 /// What an idle connection holds, read on its loop.
 private struct IdleFacts: Sendable {
     var connectionBytes = 0
@@ -103,8 +108,8 @@ struct IdleConnectionMemoryTests {
             #expect(seen.probe == "seen")
             #expect(seen.query == "room=a")
             var facts = try Self.facts(of: endpoint)
-            #expect(facts.connectionBytes > 0 && facts.connectionBytes <= 200)
-            #expect(facts.sessionBytes > 0 && facts.sessionBytes <= 200)
+            #expect(facts.connectionBytes > 0 && facts.connectionBytes <= 200 + mallocReuseSlack)
+            #expect(facts.sessionBytes > 0 && facts.sessionBytes <= 200 + mallocReuseSlack)
             // The request is not kept once the endpoint has seen it.
             #expect(!facts.requestHeadAfterOpen)
             #expect(!facts.queryAfterOpen)
