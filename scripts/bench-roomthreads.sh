@@ -12,6 +12,7 @@
 # ratios.
 #
 #   ROUNDS=3 ROOMS=200 SUBSCRIBERS=2 RATE=300 DURATION=4 LOOPS=1 MESSAGES=1500 scripts/bench-roomthreads.sh
+#   FANOUT=0 scripts/bench-roomthreads.sh     # the in-process part only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -88,6 +89,7 @@ PY
 
 results=()
 for round in $(seq 1 "$rounds"); do
+    [ "${FANOUT:-1}" = 0 ] && break
     for threads in 1 2; do
         line=$(run "$threads")
         results+=("$line")
@@ -97,7 +99,7 @@ for round in $(seq 1 "$rounds"); do
     done
 done
 
-python3 - "${results[@]}" <<'PY'
+[ "${FANOUT:-1}" = 0 ] || python3 - "${results[@]}" <<'PY'
 import statistics, sys
 runs = [line.split() for line in sys.argv[1:]]
 medians = {}
