@@ -30,6 +30,9 @@ public final class GatewayRuntime: @unchecked Sendable {
     private var gateway: Gateway { self.shards[0].gateway }
     private var transport: LoopTransport { self.shards[0].transport }
     private let nextSessionID = Atomic<UInt64>(1)
+    /// Batches handed by connection loops to rooms threads since start (at most one per loop, rooms thread and
+    /// iteration of the loop).
+    let connectionHandOvers = Atomic<Int>(0)
     /// Where log lines go (connections at debug, authentication failures and moderation at info).
     let logger: GatewayLogger
     /// Time from the gateway handing a message to the transport to the connection loop queueing it on the
@@ -279,6 +282,7 @@ public final class GatewayRuntime: @unchecked Sendable {
 
     /// Hands one connection loop's batch of session events to a shard, as one task.
     func hand(_ batch: [(SessionID, SessionEvent)], to shard: Int) {
+        self.connectionHandOvers.add(1, ordering: .relaxed)
         self.shards[shard].take(batch)
     }
 }

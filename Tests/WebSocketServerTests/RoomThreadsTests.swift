@@ -73,6 +73,39 @@ struct RoomThreadsTests {
         }
     }
 
+    @Test("Messages a connection loop reads in one iteration reach each rooms thread as one batch, in order")
+    func oneBatchPerRoomsThreadAndIteration() throws {
+        let (first, second) = Self.roomsOnBothThreads()
+        try LiveRooms.with(threads: 2) { live in
+            let client = try live.client(live.token("alice", groups: [first, second]))
+            #expect(try client.join(first)["type"]?.stringValue == "ack")
+            #expect(try client.join(second)["type"]?.stringValue == "ack")
+            let before = live.runtime.connectionHandOvers.load(ordering: .relaxed)
+            // Ten requests in one write: the loop reads them in one go.
+            var bytes: [UInt8] = []
+            for index in 0..<10 {
+                let request: JSONValue = .object(
+                    JSONObject(uniqueKeysWithValues: [
+                        ("type", "state"), ("id", .int(Int64(100 + index))),
+                        ("room", .string(index % 2 == 0 ? first : second)), ("handRaised", .bool(index % 4 < 2)),
+                    ]))
+                bytes += client.client.frame(.text, JSONWriter.bytes(request))
+            }
+            try client.client.send(bytes)
+            var acknowledged: [String: [Int64]] = [:]
+            while acknowledged.values.reduce(0, { $0 + $1.count }) < 10 {
+                let message = try client.next()
+                guard message["type"]?.stringValue == "ack", let id = message["id"]?.intValue,
+                    let room = message["room"]?.stringValue
+                else { continue }
+                acknowledged[room, default: []].append(id)
+            }
+            #expect(acknowledged[first] == [100, 102, 104, 106, 108])
+            #expect(acknowledged[second] == [101, 103, 105, 107, 109])
+            #expect(live.runtime.connectionHandOvers.load(ordering: .relaxed) == before + 2)
+        }
+    }
+
     @Test("The per-user connection limit holds over both threads")
     func theConnectionLimitHolds() throws {
         try LiveRooms.with(server: { $0.eventLoopCount = 2 }, rooms: { $0.maximumConnectionsPerUser = 2 }, threads: 2) {
