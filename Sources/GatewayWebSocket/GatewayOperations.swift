@@ -15,6 +15,9 @@ public final class GatewayOperations: Sendable {
     private let draining = Atomic<Bool>(false)
     private let server = Mutex<ServerStatistics?>(nil)
 
+    /// The gateway, for the requests that read every shard.
+    var runtimeForShards: GatewayRuntime { self.runtime }
+
     /// The API's path prefix.
     public static let apiPath = "/v1/api"
 
@@ -68,18 +71,25 @@ public final class GatewayOperations: Sendable {
     private func serveMetrics(_ responder: HTTPResponder) {
         let statistics = self.server.withLock { $0 }
         let latency = self.runtime.deliveryLatency.snapshot
-        self.runtime.perform { gateway in
+        let runtime = self.runtime
+        runtime.performOnEveryShard({ gateway in
+            ShardCounters(
+                statistics: gateway.statistics, rooms: gateway.roomIDs.count, sessions: gateway.sessionCount,
+                subscribers: gateway.subscriberCount, compression: runtime.compressionStatistics(of: gateway))
+        }) { shards in
+            // Every shard knows every session; rooms and subscriptions are each on one shard.
             let text = MetricsReport(
                 server: statistics,
-                gateway: gateway.statistics,
-                rooms: gateway.roomIDs.count,
-                sessions: gateway.sessionCount,
-                subscribers: gateway.subscriberCount,
+                gateway: shards.dropFirst().reduce(shards[0].statistics) { $0 + $1.statistics },
+                rooms: shards.reduce(0) { $0 + $1.rooms },
+                sessions: shards[0].sessions,
+                subscribers: shards.reduce(0) { $0 + $1.subscribers },
                 latency: latency,
-                compression: self.runtime.compressionStatistics,
-                cluster: self.runtime.sharedLog.map { ($0.statistics, $0.isAvailable) },
-                storage: self.runtime.storageStatistics,
-                webhooks: self.runtime.webhooks?.statistics ?? []
+                compression: shards.dropFirst().reduce(shards[0].compression) { $0 + $1.compression },
+                // With a store, a shared log or webhooks there is one shard, and this runs on its thread.
+                cluster: runtime.sharedLog.map { ($0.statistics, $0.isAvailable) },
+                storage: runtime.storageStatistics,
+                webhooks: runtime.webhooks?.statistics ?? []
             ).render()
             responder.respond(status: .ok, body: Array(text.utf8), contentType: PrometheusText.contentType)
         }
@@ -130,7 +140,8 @@ public final class GatewayOperations: Sendable {
         let parsedBody = body
         let query = APIQuery(request.query)
         let runtime = self.runtime
-        self.runtime.perform { gateway in
+        if runtime.threads > 1, self.serveAcrossShards(route, query: query, responder) { return }
+        let work: @Sendable (Gateway) -> Void = { gateway in
             do throws(GatewayError) {
                 try route.run(on: gateway, body: parsedBody, query: query, key: key) { result in
                     // An answer that acknowledges a change leaves once the change is committed to the store.
@@ -142,9 +153,14 @@ public final class GatewayOperations: Sendable {
                 Self.respond(responder, Self.status(for: error), error)
             }
         }
+        if let room = route.room ?? query.string("room") {
+            runtime.perform(owning: room, work)
+        } else {
+            runtime.perform(work)
+        }
     }
 
-    private static func answer(
+    static func answer(
         _ route: APIRoute, _ result: Result<JSONValue, GatewayError>, _ responder: HTTPResponder, key: APIKey,
         logger: GatewayLogger
     ) {

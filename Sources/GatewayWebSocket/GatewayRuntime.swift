@@ -12,19 +12,27 @@ import Webhooks
 import Glibc
 #endif
 
-/// Runs the gateway on its own thread and connects it to WebSocket connections on the server's event loops.
+/// Runs the rooms layer on threads of its own (one by default; `threads` shards, each a gateway on its own thread)
+/// and connects it to WebSocket connections on the server's event loops.
 ///
-/// Connections report to the gateway thread through its task queue; the gateway's output is grouped by event loop,
-/// so a message for many subscribers is encoded into one frame and handed to each loop once, where it is queued to
-/// every subscriber's connection without a copy.
+/// Connections report to the rooms threads through their task queues, each connection loop handing each rooms thread
+/// at most one batch per iteration; each gateway's output is grouped by event loop, so a message for many subscribers
+/// is encoded into one frame and handed to each loop once, where it is queued to every subscriber's connection
+/// without a copy. With several threads a room belongs to one of them by a hash of its id (`ShardPlacement`).
 public final class GatewayRuntime: @unchecked Sendable {
     /// The path clients connect to.
     public let path: String
-    private let loop: EventLoop
-    private var thread: EventLoopThread?
-    private var gateway: Gateway!
-    private let transport: LoopTransport
+    /// The rooms threads, one gateway each; the first also has the store or the shared log, when there is one.
+    let shards: [RoomsShard]
+    /// Reads messages on the connection loops and finds their shard; nil with one thread (the gateway reads them).
+    let router: ShardRouter?
+    private var loop: EventLoop { self.shards[0].loop }
+    private var gateway: Gateway { self.shards[0].gateway }
+    private var transport: LoopTransport { self.shards[0].transport }
     private let nextSessionID = Atomic<UInt64>(1)
+    /// Batches handed by connection loops to rooms threads since start (at most one per loop, rooms thread and
+    /// iteration of the loop).
+    let connectionHandOvers = Atomic<Int>(0)
     /// Where log lines go (connections at debug, authentication failures and moderation at info).
     let logger: GatewayLogger
     /// Time from the gateway handing a message to the transport to the connection loop queueing it on the
@@ -50,6 +58,10 @@ public final class GatewayRuntime: @unchecked Sendable {
     ///   - checkpointInterval: a room's checkpoint goes to the store every this many entries.
     ///   - webhooks: deliveries of the room log to webhook endpoints, read from the store (with `store`) or, in a
     ///     cluster, from the shared log (the dispatcher's feed); started and stopped with the gateway.
+    ///   - threads: rooms threads (shards); more than one only with rooms in memory (no store, shared log or
+    ///     webhooks).
+    /// - Throws: `RoomThreadsError` for several threads with a store, a shared log or webhooks; what opening an
+    ///   event loop throws.
     public init(
         configuration: GatewayConfiguration,
         verifier: TokenVerifier,
@@ -58,47 +70,49 @@ public final class GatewayRuntime: @unchecked Sendable {
         sharedLog makeSharedLog: ((EventLoop) -> any SharedLogService)? = nil,
         store: SQLiteRoomStore? = nil,
         checkpointInterval: Int = 100,
-        webhooks: WebhookDispatcher? = nil
+        webhooks: WebhookDispatcher? = nil,
+        threads: Int = 1
     ) throws {
+        guard threads >= 1 else { throw RoomThreadsError("rooms.threads must be at least 1") }
+        if threads > 1 {
+            if makeSharedLog != nil { throw RoomThreadsError.withCluster }
+            if store != nil { throw RoomThreadsError.withStore }
+            if webhooks != nil { throw RoomThreadsError.withWebhooks }
+        }
         self.path = path
         self.logger = logger
-        self.loop = try EventLoop(index: -1, receiveBufferSize: 4096)
-        self.transport = LoopTransport(gatewayLoop: self.loop, latency: self.deliveryLatency, logger: logger)
-        self.gateway = Gateway(
-            configuration: configuration,
-            verifier: verifier,
-            transport: self.transport,
-            clock: { GatewayRuntime.wallClockMilliseconds() }
-        )
+        let latency = self.deliveryLatency
+        let authority = threads > 1 ? SessionAuthority(placement: ShardPlacement(count: threads)) : nil
+        self.shards = try (0..<threads).map { index in
+            try RoomsShard(
+                index: index, configuration: configuration, verifier: verifier, latency: latency, logger: logger,
+                authority: authority)
+        }
+        self.router = authority.map { ShardRouter(configuration: configuration, placement: $0.placement) }
         if let makeSharedLog {
             // The gateway registers itself as the log's delegate.
-            let sharedLog = makeSharedLog(self.loop)
-            self.gateway.sharedLog = sharedLog
+            let sharedLog = makeSharedLog(self.shards[0].loop)
+            self.shards[0].gateway.sharedLog = sharedLog
             self.sharedLog = sharedLog
         } else {
             self.sharedLog = nil
         }
         self.webhooks = webhooks
         if let store, makeSharedLog == nil {
-            let committer = StoreCommitter(store: store, loop: self.loop, logger: logger)
+            let committer = StoreCommitter(store: store, loop: self.shards[0].loop, logger: logger)
             self.committer = committer
-            self.gateway.store = store
-            self.gateway.storeCheckpointInterval = UInt64(max(1, checkpointInterval))
-            self.gateway.onStoreFailure = { message in logger.log(.error, "store read failed", [("error", message)]) }
-            self.transport.beforeHandOver = { [unowned committer] in committer.commit() }
+            let gateway = self.shards[0].gateway
+            gateway.store = store
+            gateway.storeCheckpointInterval = UInt64(max(1, checkpointInterval))
+            gateway.onStoreFailure = { message in logger.log(.error, "store read failed", [("error", message)]) }
+            self.shards[0].transport.beforeHandOver = { [unowned committer] in committer.commit() }
         } else {
             self.committer = nil
         }
-        self.gateway.onModeration = { record in
-            logger.log(
-                .info, "moderator action",
-                [
-                    ("room", record.room), ("action", record.action), ("actor", record.actor),
-                    ("target", record.target ?? ""), ("reason", record.reason ?? ""),
-                    ("changed", String(record.changed)),
-                ])
-        }
     }
+
+    /// How many rooms threads (shards) there are.
+    public var threads: Int { self.shards.count }
 
     /// Milliseconds since the epoch.
     public static func wallClockMilliseconds() -> Int64 {
@@ -112,22 +126,10 @@ public final class GatewayRuntime: @unchecked Sendable {
         WebSocketRoute(path: self.path) { _ in GatewayEndpoint(runtime: self) }
     }
 
-    /// Starts the gateway thread.
+    /// Starts the rooms threads.
     public func start() {
+        for shard in self.shards { shard.startTicks() }
         let loop = self.loop
-        let gateway = self.gateway!
-        func scheduleTick() {
-            // Fine enough for the coalescing window (default 50 ms) and the speaker hold.
-            loop.scheduleTimer(afterNanoseconds: 10_000_000) {
-                gateway.tick()
-                scheduleTick()
-            }
-        }
-        // A window's patches go out when it closes, not at the tick after: one timer per window that opens.
-        gateway.onFlushDue = { [unowned gateway] due in
-            let wait = max(0, due - GatewayRuntime.wallClockMilliseconds()) + 1
-            loop.scheduleTimer(afterNanoseconds: UInt64(wait) * 1_000_000) { gateway.flushDueRooms() }
-        }
         let sharedLog = self.sharedLog.map { UnsafeTransfer($0) }
         let committer = self.committer.map { UnsafeTransfer($0) }
         let endpoints = self.webhooks?.endpointNames ?? []
@@ -146,10 +148,9 @@ public final class GatewayRuntime: @unchecked Sendable {
         }
         loop.execute {
             sharedLog?.value.start()
-            scheduleTick()
             scheduleRetention()
         }
-        self.thread = EventLoopThread(name: "rollcall-rooms") { loop.run() }
+        for shard in self.shards { shard.startThread() }
         do {
             try self.webhooks?.start()
         } catch {
@@ -175,85 +176,114 @@ public final class GatewayRuntime: @unchecked Sendable {
     /// The store's counters, when there is a store; read it on the gateway thread.
     var storageStatistics: StorageStatistics? { self.committer?.store.statistics }
 
-    /// Stops the gateway thread (after the server has shut down).
+    /// Stops the rooms threads (after the server has shut down).
     public func stop() {
         if let sharedLog = self.sharedLog.map({ UnsafeTransfer($0) }) {
             self.loop.execute { sharedLog.value.stop() }
         }
-        self.loop.stop()
-        self.thread?.join()
-        self.thread = nil
+        for shard in self.shards { shard.stop() }
         // The loop has stopped: what its last iteration wrote is committed from here.
         self.committer?.commit()
         self.webhooks?.stop()
     }
 
-    /// Runs `body` with the gateway on its thread and waits for the result (for the HTTP API and tests).
+    /// Runs `body` with the (first) gateway on its thread and waits for the result (for the HTTP API and tests).
     public func inspect<Result: Sendable>(_ body: @escaping @Sendable (Gateway) -> Result) -> Result {
+        self.inspect(shard: 0, body)
+    }
+
+    /// Runs `body` with one shard's gateway on its thread and waits for the result (for tests).
+    ///
+    /// - Parameters:
+    ///   - shard: the shard's index, below `threads`.
+    ///   - body: what to run.
+    /// - Returns: what `body` returned.
+    public func inspect<Result: Sendable>(
+        shard: Int, _ body: @escaping @Sendable (Gateway) -> Result
+    ) -> Result {
         let result = Mutex<Result?>(nil)
         let done = Atomic<Bool>(false)
-        let gateway = UnsafeTransfer(self.gateway!)
-        self.loop.execute {
-            result.withLock { $0 = body(gateway.value) }
+        self.perform(shard: shard) { gateway in
+            result.withLock { $0 = body(gateway) }
             done.store(true, ordering: .releasing)
         }
         while !done.load(ordering: .acquiring) { usleep(200) }
         return result.withLock { $0! }
     }
 
-    /// What compression of room messages has done since start; read it on the gateway thread (inside `perform`).
-    var compressionStatistics: LoopTransport.CompressionStatistics { self.transport.compression }
+    /// What compression of room messages has done since start, over every shard; read it on a rooms thread
+    /// (inside `perform`): the counters are written without a lock, so a reading may be a moment old.
+    var compressionStatistics: LoopTransport.CompressionStatistics {
+        self.shards.map(\.transport.compression).reduce(LoopTransport.CompressionStatistics()) { $0 + $1 }
+    }
 
-    /// Tasks handed by the transport to connection loops since start; read it on the gateway thread.
-    var transportHandOvers: Int { self.transport.handOvers }
+    /// What compression has done on the shard whose gateway this is; read it on that gateway's thread.
+    func compressionStatistics(of gateway: Gateway) -> LoopTransport.CompressionStatistics {
+        self.shards.first { $0.gateway === gateway }?.transport.compression ?? LoopTransport.CompressionStatistics()
+    }
 
-    /// Runs `body` with the gateway on its thread, without waiting: for work that answers asynchronously (the
-    /// HTTP API and metrics complete an `HTTPResponder` from inside `body`).
+    /// Tasks handed by the transports to connection loops since start; read it on a rooms thread.
+    var transportHandOvers: Int { self.shards.reduce(0) { $0 + $1.transport.handOvers } }
+
+    /// Runs `body` with the (first) gateway on its thread, without waiting: for work that answers asynchronously
+    /// (the HTTP API and metrics complete an `HTTPResponder` from inside `body`).
     public func perform(_ body: @escaping @Sendable (Gateway) -> Void) {
-        let gateway = UnsafeTransfer(self.gateway!)
-        self.loop.execute { body(gateway.value) }
+        self.perform(shard: 0, body)
+    }
+
+    /// Runs `body` with one shard's gateway on its thread, without waiting.
+    ///
+    /// - Parameters:
+    ///   - shard: the shard's index, below `threads`.
+    ///   - body: what to run.
+    public func perform(shard: Int, _ body: @escaping @Sendable (Gateway) -> Void) {
+        let gateway = UnsafeTransfer(self.shards[shard].gateway)
+        self.shards[shard].loop.execute { body(gateway.value) }
+    }
+
+    /// Runs `body` on the thread of the shard that owns a room, without waiting.
+    ///
+    /// - Parameters:
+    ///   - room: the room.
+    ///   - body: what to run.
+    public func perform(owning room: String, _ body: @escaping @Sendable (Gateway) -> Void) {
+        self.perform(shard: self.router?.placement.shard(ofRoom: room) ?? 0, body)
+    }
+
+    /// Runs `body` on every shard's thread and hands what they returned, in shard order, to `combine` on the thread
+    /// of the last one to finish.
+    ///
+    /// - Parameters:
+    ///   - body: what each shard computes.
+    ///   - combine: what to do with every shard's part.
+    public func performOnEveryShard<Part: Sendable>(
+        _ body: @escaping @Sendable (Gateway) -> Part, combine: @escaping @Sendable ([Part]) -> Void
+    ) {
+        let parts = Mutex<(parts: [Part?], remaining: Int)>((Array(repeating: nil, count: self.threads), self.threads))
+        for index in self.shards.indices {
+            self.perform(shard: index) { gateway in
+                let part = body(gateway)
+                let complete = parts.withLock { state -> [Part]? in
+                    state.parts[index] = part
+                    state.remaining -= 1
+                    return state.remaining == 0 ? state.parts.map { $0! } : nil
+                }
+                if let complete { combine(complete) }
+            }
+        }
     }
 
     // MARK: Called from connection loops
 
-    fileprivate func open(_ connection: WebSocketConnection, token: String?) -> SessionID {
-        let id = SessionID(self.nextSessionID.add(1, ordering: .relaxed).oldValue)
-        let handle = UnsafeTransfer(
-            ConnectionHandle(connection: connection, loop: connection.loop, compression: connection.compression)
-        )
-        let gateway = UnsafeTransfer(self.gateway!)
-        let transport = self.transport
-        self.loop.execute {
-            transport.register(id, handle.value)
-            gateway.value.sessionOpened(id, token: token)
-        }
-        return id
+    /// A new session id for a connection that opened.
+    func newSessionID() -> SessionID {
+        SessionID(self.nextSessionID.add(1, ordering: .relaxed).oldValue)
     }
 
-    fileprivate func received(_ id: SessionID, text: [UInt8]) {
-        let gateway = UnsafeTransfer(self.gateway!)
-        self.loop.execute {
-            text.withUnsafeBytes { gateway.value.sessionReceived(id, text: $0) }
-        }
-    }
-
-    fileprivate func receivedBinary(_ id: SessionID) {
-        let gateway = UnsafeTransfer(self.gateway!)
-        self.loop.execute { gateway.value.sessionReceivedBinary(id) }
-    }
-
-    fileprivate func writabilityChanged(_ id: SessionID, isWritable: Bool) {
-        let gateway = UnsafeTransfer(self.gateway!)
-        self.loop.execute { gateway.value.sessionWritabilityChanged(id, isWritable: isWritable) }
-    }
-
-    fileprivate func closed(_ id: SessionID, cleanly: Bool) {
-        let gateway = UnsafeTransfer(self.gateway!)
-        let transport = self.transport
-        self.loop.execute {
-            gateway.value.sessionClosed(id, cleanly: cleanly)
-            transport.unregister(id)
-        }
+    /// Hands one connection loop's batch of session events to a shard, as one task.
+    func hand(_ batch: [(SessionID, SessionEvent)], to shard: Int) {
+        self.connectionHandOvers.add(1, ordering: .relaxed)
+        self.shards[shard].take(batch)
     }
 }
 
@@ -269,77 +299,4 @@ struct ConnectionHandle {
 struct UnsafeTransfer<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
-}
-
-/// The per-loop endpoint: turns connection callbacks into gateway sessions.
-final class GatewayEndpoint: WebSocketEndpoint {
-    private let runtime: GatewayRuntime
-
-    init(runtime: GatewayRuntime) {
-        self.runtime = runtime
-    }
-
-    private final class SessionBox {
-        let id: SessionID
-        init(_ id: SessionID) { self.id = id }
-    }
-
-    func connectionDidOpen(_ connection: WebSocketConnection) {
-        let id = self.runtime.open(connection, token: Self.bearerToken(of: connection))
-        connection.userData = SessionBox(id)
-        let logger = self.runtime.logger
-        if logger.isEnabled(.debug) {
-            logger.log(
-                .debug, "connection opened",
-                [
-                    ("session", id.description), ("remote", connection.remoteAddress?.description ?? ""),
-                    ("transport", connection.isSecure ? "wss" : "ws"), ("loop", String(connection.loop.index)),
-                ])
-        }
-    }
-
-    func connection(_ connection: WebSocketConnection, didReceive message: WebSocketMessage) {
-        guard let box = connection.userData as? SessionBox else { return }
-        switch message {
-        case .text(let bytes): self.runtime.received(box.id, text: Array(bytes))
-        case .binary: self.runtime.receivedBinary(box.id)
-        }
-    }
-
-    func connection(_ connection: WebSocketConnection, writabilityDidChange isWritable: Bool) {
-        guard let box = connection.userData as? SessionBox else { return }
-        self.runtime.writabilityChanged(box.id, isWritable: isWritable)
-    }
-
-    func connectionDidClose(_ connection: WebSocketConnection, reason: WebSocketCloseReason) {
-        guard let box = connection.userData as? SessionBox else { return }
-        connection.userData = nil
-        self.runtime.closed(box.id, cleanly: reason.code != .abnormalClosure)
-        let logger = self.runtime.logger
-        if logger.isEnabled(.debug) {
-            logger.log(
-                .debug, "connection closed",
-                [
-                    ("session", box.id.description), ("code", String(reason.code.rawValue)),
-                    ("by", reason.initiatedByServer ? "server" : "client"), ("reason", reason.detail),
-                ])
-        }
-    }
-
-    /// The token from `Authorization: Bearer …` or the `token` query parameter.
-    static func bearerToken(of connection: WebSocketConnection) -> String? {
-        if let header = connection.requestHead?.value(of: "Authorization") {
-            let parts = header.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]) }
-        }
-        guard let query = connection.query else { return nil }
-        for pair in query.split(separator: "&") {
-            let keyValue = pair.split(separator: "=", maxSplits: 1)
-            if keyValue.count == 2, keyValue[0] == "token" {
-                // A token with a broken escape goes to the verifier as it came, which refuses it.
-                return PercentEncoding.decode(keyValue[1], plus: .space) ?? String(keyValue[1])
-            }
-        }
-        return nil
-    }
 }

@@ -7,10 +7,16 @@ enum BenchCommand {
     static let help = """
         USAGE: rollcall bench SCENARIO URL [OPTIONS]
                rollcall bench roster-wire [--participants N] [--storm N] [--storm-ms MS] [--window MS] [--json]
+               rollcall bench rooms-threads [--threads N] [--rooms N] [--subscribers N] [--messages N] [--json]
 
         roster-wire needs no server: it measures in-process, with a manual clock, the bytes one mute costs a
         subscriber of an N-participant room (patch against full snapshot) and the frames and bytes a subscriber
         receives during a storm of joins (coalesced with --window, and without coalescing).
+
+        rooms-threads needs no server either: it sets up --rooms rooms (default 200), each with a publisher and
+        --subscribers observers (default 2), on --threads rooms threads (default 1), then times --messages meeting
+        messages per room (default 200) read and handled by the rooms threads alone, without sockets or a client;
+        it reports published messages per second and each rooms thread's CPU time.
 
         Generates load against a server on this machine and reports what it measured. Only loopback targets
         (127.0.0.0/8, ::1, localhost) are accepted. Every run ends by itself: setup waits at most 10 s, the load
@@ -127,6 +133,9 @@ enum BenchCommand {
         }
         if positional.first == "roster-wire" {
             return Self.runRosterWire(flags: flags, json: json)
+        }
+        if positional.first == "rooms-threads" {
+            return Self.runRoomThreads(flags: flags, json: json)
         }
         if positional.count == 2, positional[0] == "soak" {
             return Self.runSoak(url: positional[1], flags: flags, json: json, quiet: quiet)
@@ -249,6 +258,34 @@ enum BenchCommand {
             return 0
         } catch {
             return CommandRunner.fail("roster-wire: \(error)")
+        }
+    }
+
+    /// `rollcall bench rooms-threads`: meeting messages per second through the rooms threads, in-process.
+    static func runRoomThreads(flags: [(String, String?)], json: Bool) -> Int32 {
+        var threads = 1
+        var rooms = 200
+        var subscribers = 2
+        var messages = 200
+        for (flag, value) in flags {
+            guard let number = Int(value ?? ""), number >= 1 else {
+                return CommandRunner.fail("\(flag) needs a whole number of at least 1")
+            }
+            switch flag {
+            case "--threads": threads = min(number, 64)
+            case "--rooms": rooms = min(number, 100_000)
+            case "--subscribers": subscribers = min(number, 10_000)
+            case "--messages": messages = min(number, 100_000)
+            default: return CommandRunner.fail("unknown option '\(flag)' for rooms-threads")
+            }
+        }
+        do {
+            let report = try RoomThreadsBenchmark.run(
+                threads: threads, rooms: rooms, subscribers: subscribers, messages: messages)
+            print(json ? report.json : report.text)
+            return 0
+        } catch {
+            return CommandRunner.fail("rooms-threads: \(error)")
         }
     }
 

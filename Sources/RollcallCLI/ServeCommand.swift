@@ -81,7 +81,8 @@ enum ServeCommand {
                     try whole.clusterConfiguration(), rooms: whole.rooms, logger: Log.gatewayLogger),
                 store: store,
                 checkpointInterval: whole.storage.checkpointInterval,
-                webhooks: webhooks
+                webhooks: webhooks,
+                threads: whole.roomThreads
             )
         } catch {
             return CommandRunner.fail("cannot start the rooms layer: \(error)")

@@ -103,6 +103,10 @@ enum Settings {
         list("websocket.subprotocols", "subprotocols offered, in preference order", \.server.subprotocols),
 
         path("rooms.path", "WebSocket path of the rooms protocol", \.gatewayPath),
+        integer(
+            "rooms.threads",
+            "rooms threads, rooms spread over them by a hash of their id; above 1 only without storage, cluster, webhooks",
+            \.roomThreads, 1...64),
         boolean("dashboard.enabled", "serve the live dashboard page at /dashboard", \.dashboardEnabled),
         integer("rooms.capacity", "seats for participants and viewers per room", \.rooms.roomCapacity, 1...1_000_000),
         integer(
@@ -319,8 +323,24 @@ enum Settings {
         _ = try whole.clusterConfiguration()
         _ = try whole.storageConfiguration()
         _ = try whole.webhookConfiguration()
+        try Self.validateRoomThreads(whole)
         if configuration.messageLimits.maximumFrameSize > configuration.messageLimits.maximumMessageSize {
             throw ConfigError("limits.max_frame_bytes: must not exceed limits.max_message_bytes")
+        }
+    }
+
+    /// Several rooms threads keep rooms in memory only: the store, the cluster's shared log and webhooks (which read
+    /// one of them) run on one rooms thread.
+    private static func validateRoomThreads(_ whole: RollcallConfiguration) throws(ConfigError) {
+        guard whole.roomThreads > 1 else { return }
+        let others = [
+            ("storage.path", !whole.storage.path.isEmpty), ("cluster.redis_url", !whole.cluster.redisURL.isEmpty),
+            ("webhooks.endpoints", !whole.webhooks.endpoints.isEmpty),
+        ]
+        for (key, isSet) in others where isSet {
+            throw ConfigError(
+                "rooms.threads: \(whole.roomThreads) threads keep rooms in memory only and cannot be combined with "
+                    + "\(key); set rooms.threads = 1 or leave \(key) empty")
         }
     }
 

@@ -6,30 +6,36 @@ import TokenAuth
 extension Gateway {
     @discardableResult
     func authenticate(_ session: GatewaySession, token: String, requestID: JSONValue?) -> Bool {
+        session.authenticationAttempts += 1
+        // With shards, only the session's home answers; every shard takes the same decision.
+        let speaks = self.isHome(session.id)
         let claims: TokenClaims
-        do {
-            claims = try self.verifier.verify(token, now: self.clock() / 1000)
-        } catch {
-            self.reply(session, ServerMessages.error(id: requestID, .unauthorized(error.description)))
+        switch self.decideAuthentication(session, token: token) {
+        case .refused(let description):
+            if speaks { self.reply(session, ServerMessages.error(id: requestID, .unauthorized(description))) }
             if session.claims == nil {
-                self.closeSession(session, code: GatewayCloseCode.unauthorized, reason: "authentication failed")
+                self.closeSessionFromHome(session, code: GatewayCloseCode.unauthorized, reason: "authentication failed")
             }
             return false
-        }
-        if session.claims == nil {
-            guard self.connectionsByUser[claims.subject, default: 0] < self.configuration.maximumConnectionsPerUser
-            else {
-                self.reply(session, ServerMessages.error(id: requestID, .tooManyConnections))
-                self.closeSession(session, code: GatewayCloseCode.tooManyConnections, reason: "too many connections")
-                return false
-            }
-            self.countConnection(of: claims.subject, by: 1)
+        case .tooManyConnections:
+            if speaks { self.reply(session, ServerMessages.error(id: requestID, .tooManyConnections)) }
+            self.closeSessionFromHome(
+                session, code: GatewayCloseCode.tooManyConnections, reason: "too many connections")
+            return false
+        case .timedOut:
+            // Another shard's home closed the session first; its connection's end follows.
+            self.closeSessionFromHome(session, code: GatewayCloseCode.unauthorized, reason: "authentication timeout")
+            return false
+        case .accepted(let accepted):
+            claims = accepted
         }
         if let previous = session.claims {
             guard previous.subject == claims.subject else {
-                self.reply(
-                    session,
-                    ServerMessages.error(id: requestID, .forbidden("a refreshed token must be for the same user")))
+                if speaks {
+                    self.reply(
+                        session,
+                        ServerMessages.error(id: requestID, .forbidden("a refreshed token must be for the same user")))
+                }
                 return false
             }
             self.removeFromGroups(session.id, claims: previous)
@@ -42,10 +48,34 @@ extension Gateway {
             // members connected here who are not in the room.
             if self.sharedLog != nil { _ = self.room(group) }
         }
-        self.reply(
-            session,
-            ServerMessages.welcome(id: requestID, claims: claims))
+        if speaks { self.reply(session, ServerMessages.welcome(id: requestID, claims: claims)) }
         return true
+    }
+
+    /// Checks a token and, for a session's first accepted token, the user's connection limit: here, or with shards
+    /// once for all of them (`SessionAuthority`).
+    private func decideAuthentication(_ session: GatewaySession, token: String) -> SessionAuthority.Decision {
+        let now = self.clock() / 1000
+        let verifier = self.verifier
+        let verify = { () -> Result<TokenClaims, TokenError> in
+            Result { () throws(TokenError) in try verifier.verify(token, now: now) }
+        }
+        let limit = self.configuration.maximumConnectionsPerUser
+        if let shard = self.shard {
+            return shard.authority.decide(
+                session.id, attempt: session.authenticationAttempts, isFirst: session.claims == nil, limit: limit,
+                verify: verify)
+        }
+        switch verify() {
+        case .failure(let error):
+            return .refused(error.description)
+        case .success(let claims):
+            if session.claims == nil {
+                guard self.connectionsByUser[claims.subject, default: 0] < limit else { return .tooManyConnections }
+                self.countConnection(of: claims.subject, by: 1)
+            }
+            return .accepted(claims)
+        }
     }
 
     /// Counts a user's authenticated connections up or down.

@@ -26,10 +26,14 @@ extension Gateway {
             }
             self.nextSessionDeadline = next
         }
-        for session in dueSessions.sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
+        // With shards, a session's deadlines are its home's: the others see its connection end.
+        for session in dueSessions.sorted(by: { $0.id.rawValue < $1.id.rawValue }) where self.isHome(session.id) {
             switch session.auth {
             case .awaiting(let deadline) where now >= deadline:
-                self.closeSession(session, code: GatewayCloseCode.unauthorized, reason: "authentication timeout")
+                // With shards, unless another shard already took its authentication (which is on its way here).
+                if self.shard?.authority.timeOut(session.id) ?? true {
+                    self.closeSession(session, code: GatewayCloseCode.unauthorized, reason: "authentication timeout")
+                }
             // Expired from the same instant the verifier refuses the token: exp + leeway <= now.
             case .authenticated(let claims) where now >= self.tokenExpiry(claims):
                 self.reply(session, ServerMessages.error(id: nil, GatewayError("ERR_TOKEN_EXPIRED", "token expired")))

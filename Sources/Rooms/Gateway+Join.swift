@@ -36,7 +36,7 @@ extension Gateway {
             guard existing.kind == kind, existing.deviceID == deviceID else {
                 throw .badRequest("already in this room; leave it first to change how")
             }
-        } else if session.subscriptions.count >= self.configuration.maximumRoomsPerSession {
+        } else if self.roomsJoined(by: session) >= self.configuration.maximumRoomsPerSession {
             throw .tooManyRooms
         }
         let room = self.room(roomID)
@@ -147,8 +147,7 @@ extension Gateway {
             }
         }
         guard
-            session.subscriptions[roomID] != nil
-                || session.subscriptions.count < self.configuration.maximumRoomsPerSession
+            session.subscriptions[roomID] != nil || self.reserveRoom(for: session)
         else {
             self.reply(session, ServerMessages.error(id: requestID, .tooManyRooms))
             return
@@ -219,6 +218,7 @@ extension Gateway {
 
     func unsubscribe(_ session: GatewaySession, from room: GatewayRoom) {
         guard let subscription = session.subscriptions.removeValue(forKey: room.state.id) else { return }
+        self.shard?.authority.releaseRooms(of: session.id, count: 1)
         room.subscribers.removeAll { $0 == session.id }
         if let uid = session.claims?.subject { room.countSubscription(of: uid, by: -1) }
         session.needsResync.remove(room.state.id)

@@ -21,18 +21,7 @@ extension Gateway {
             fields.append(
                 (
                     "rooms",
-                    .array(
-                        ids.map { id in
-                            let state = self.rooms[id]?.state ?? RoomState(id: id)
-                            return .object(
-                                JSONObject([
-                                    ("room", .string(id)),
-                                    ("active", .bool(!state.joinedParticipants.isEmpty)),
-                                    ("participants", .int(Int64(state.listedParticipants.count))),
-                                    ("seq", .int(Int64(state.sequence))),
-                                    ("activeMeeting", state.activeMeeting.map(ServerMessages.meeting) ?? .null),
-                                ]))
-                        })
+                    .array(ids.map(self.roomsQueryEntry))
                 ))
         case .activeMeeting(let group):
             let state = try requireAccess(group)
@@ -93,6 +82,19 @@ extension Gateway {
             fields.append(("events", .array(found.events)))
         }
         self.reply(session, ServerMessages.result(id: requestID, query: name, fields))
+    }
+
+    /// One room of the `rooms` query's answer.
+    func roomsQueryEntry(_ id: String) -> JSONValue {
+        let state = self.rooms[id]?.state ?? RoomState(id: id)
+        return .object(
+            JSONObject([
+                ("room", .string(id)),
+                ("active", .bool(!state.joinedParticipants.isEmpty)),
+                ("participants", .int(Int64(state.listedParticipants.count))),
+                ("seq", .int(Int64(state.sequence))),
+                ("activeMeeting", state.activeMeeting.map(ServerMessages.meeting) ?? .null),
+            ]))
     }
 
     /// Limits for reading back messages the gateway wrote itself.

@@ -40,6 +40,9 @@ public final class Gateway {
     public var storeCheckpointInterval: UInt64 = 100
     /// Told when the store cannot be read (the request gets `ERR_UNAVAILABLE`), for the log.
     public var onStoreFailure: ((String) -> Void)?
+    /// This gateway's place when the rooms layer runs as several shards, one per thread (`RoomShards.swift`); nil
+    /// (the default) when it is the only one. Set it before the first session opens.
+    public var shard: GatewayShard?
     /// Called when a room's coalescing window opens, with the moment (on `clock`) its patches are due: the runner
     /// may call `flushDueRooms()` then instead of waiting for its next `tick()`, so patches go out on time rather
     /// than up to a tick late.
@@ -166,13 +169,20 @@ public final class Gateway {
     ///     way the participant's device stays in the roster as "reconnecting" for the grace period (a page
     ///     reload is not a leave); only a `leave` message leaves at once.
     public func sessionClosed(_ id: SessionID, cleanly: Bool) {
+        self.shard?.authority.connectionEnded(id)
+        self.endSession(id, cleanly: cleanly)
+    }
+
+    /// The session is gone for this gateway: its rooms see it go (its connection may still be closing).
+    func endSession(_ id: SessionID, cleanly: Bool) {
         guard let session = self.sessions.removeValue(forKey: id) else { return }
         // The session is gone: no event from here on goes to it, whichever room's subscribers still list it.
         for roomID in session.subscriptions.keys { self.rooms[roomID]?.subscriberEventModes = nil }
         if let claims = session.claims {
             self.removeFromGroups(session.id, claims: claims)
-            self.countConnection(of: claims.subject, by: -1)
+            if self.shard == nil { self.countConnection(of: claims.subject, by: -1) }
         }
+        self.shard?.authority.releaseRooms(of: id, count: session.subscriptions.count)
         let now = self.clock()
         for (roomID, subscription) in session.subscriptions.sorted(by: { $0.key < $1.key }) {
             guard let room = self.rooms[roomID], let claims = session.claims else { continue }
@@ -319,7 +329,7 @@ public final class Gateway {
 
     func closeSession(_ session: GatewaySession, code: UInt16, reason: String) {
         // The session leaves cleanly from the gateway's point of view: its rooms see it go now.
-        self.sessionClosed(session.id, cleanly: true)
+        self.endSession(session.id, cleanly: true)
         self.transport.close(session.id, code: code, reason: reason)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayWebSocket
 import JSONCoding
+import Rooms
 import Testing
 
 @testable import RollcallCLI
@@ -257,5 +258,47 @@ struct OperationsEndpointTests {
         #expect(
             Log.line("warn", "api authentication failed", [("path", "a b"), ("x", "q\"")])
                 == "level=warn msg=\"api authentication failed\" path=\"a b\" x=\"q\\\"\"\n")
+    }
+
+    @Test("with two rooms threads the API lists, reads and changes rooms of both, and /metrics adds them up")
+    func apiAcrossRoomThreads() throws {
+        let harness = try OperationsHarness(threads: 2)
+        defer { harness.stop() }
+        let placement = ShardPlacement(count: 2)
+        let rooms = (0...).lazy.map { "room-\($0)" }
+        let first = rooms.first { placement.shard(ofRoom: $0) == 0 }!
+        let second = rooms.first { placement.shard(ofRoom: $0) == 1 }!
+        let alice = try harness.participant("alice", room: first)
+        let bob = try harness.participant("bob", room: second)
+        let listed = try harness.json(try harness.http("GET", "/v1/api/rooms"))
+        guard case .array(let list)? = listed["rooms"] else {
+            Issue.record("no rooms in \(listed)")
+            return
+        }
+        #expect(list.map { $0["room"] } == [first, second].sorted().map { .string($0) })
+        #expect(try harness.json(try harness.http("GET", "/v1/api/rooms?limit=1"))["next"] != .null)
+        for (room, socket) in [(first, alice), (second, bob)] {
+            let published = try harness.http(
+                "POST", "/v1/api/rooms/\(room)/meeting", body: #"{"sessionId":"call-1","text":"now"}"#)
+            #expect(published.status == 200)
+            #expect(try socket.next(type: "event")["event"] == .string("meeting.message"))
+            #expect(try harness.json(try harness.http("GET", "/v1/api/rooms/\(room)"))["room"] == .string(room))
+        }
+        let muted = try harness.http(
+            "POST", "/v1/api/rooms/\(second)/actions", body: #"{"action":"mute","target":"bob"}"#)
+        #expect(muted.status == 200)
+        let audit = try harness.json(try harness.http("GET", "/v1/api/audit"))
+        guard case .array(let actions)? = audit["actions"] else {
+            Issue.record("no actions in \(audit)")
+            return
+        }
+        #expect(actions.map { $0["room"] } == [.string(second)])
+        let samples = try harness.metrics()
+        #expect(samples["rollcall_rooms"] == 2)
+        #expect(samples["rollcall_sessions"] == 2)
+        #expect(samples["rollcall_subscribers"] == 2)
+        let response = try harness.http("POST", "/v1/api/users/bob/disconnect", body: "{}")
+        #expect(try harness.json(response)["disconnected"] == .int(1))
+        #expect(try bob.closeCode() == 4009)
     }
 }

@@ -21,12 +21,13 @@ final class OperationsHarness {
 
     init(
         apiKeys: [APIKey] = [APIKey(name: "ops", secret: OperationsHarness.secret)],
+        threads: Int = 1,
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) throws {
         var rooms = GatewayConfiguration()
         rooms.patchWindowMilliseconds = 0
         let verifier = try TokenVerifier(keys: [try TokenKey(keyID: "t", secret: Self.tokenSecret)])
-        self.runtime = try GatewayRuntime(configuration: rooms, verifier: verifier, path: "/v1/ws")
+        self.runtime = try GatewayRuntime(configuration: rooms, verifier: verifier, path: "/v1/ws", threads: threads)
         self.operations = GatewayOperations(runtime: self.runtime, apiKeys: apiKeys)
         var configuration = ServerConfiguration()
         configuration.listen = [SocketAddress(parsing: "127.0.0.1:0")!]

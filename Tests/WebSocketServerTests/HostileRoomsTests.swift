@@ -21,7 +21,8 @@ final class LiveRooms: @unchecked Sendable {
 
     init(
         server configureServer: (inout ServerConfiguration) -> Void = { _ in },
-        rooms configureRooms: (inout GatewayConfiguration) -> Void = { _ in }
+        rooms configureRooms: (inout GatewayConfiguration) -> Void = { _ in },
+        threads: Int = 1
     ) throws {
         var configuration = ServerConfiguration()
         configuration.listen = [SocketAddress(parsing: "127.0.0.1:0")!]
@@ -35,7 +36,7 @@ final class LiveRooms: @unchecked Sendable {
         let key = try TokenKey(keyID: "test", secret: Self.secret)
         self.signer = TokenSigner(key: key)
         let verifier = try TokenVerifier(keys: [key], maximumTokenLength: TokenVerifier.maximumTokenLengthLimit)
-        self.runtime = try GatewayRuntime(configuration: rooms, verifier: verifier, path: "/v1/ws")
+        self.runtime = try GatewayRuntime(configuration: rooms, verifier: verifier, path: "/v1/ws", threads: threads)
         self.server = Server(configuration: configuration, routes: [self.runtime.route])
         self.runtime.start()
         do {
@@ -55,9 +56,10 @@ final class LiveRooms: @unchecked Sendable {
     static func with<Result>(
         server: (inout ServerConfiguration) -> Void = { _ in },
         rooms: (inout GatewayConfiguration) -> Void = { _ in },
+        threads: Int = 1,
         _ body: (LiveRooms) throws -> Result
     ) throws -> Result {
-        let live = try LiveRooms(server: server, rooms: rooms)
+        let live = try LiveRooms(server: server, rooms: rooms, threads: threads)
         defer { live.stop() }
         return try body(live)
     }

@@ -1,0 +1,177 @@
+import EventIO
+import Rooms
+import Synchronization
+import TokenAuth
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `rollcall bench rooms-threads`: how many meeting messages per second the rooms threads take over many rooms,
+/// measured in-process, without sockets or a client, so nothing but the rooms threads is measured.
+///
+/// Each room has a publisher and `subscribers` observers, every session known to every shard as in the server.
+/// Before the clock starts each shard gets its rooms' messages as text; then every shard, on a thread of its own,
+/// reads each message (`ShardRouter`, the work a connection loop does with several threads and the rooms thread with
+/// one) and hands it to its gateway, which checks, logs and encodes it for its recipients (the transport only counts
+/// them). With one thread the same happens on one gateway.
+enum RoomThreadsBenchmark {
+    /// What one run measured.
+    struct Report {
+        var threads: Int
+        var rooms: Int
+        var published: Int
+        var deliveries: Int
+        var seconds: Double
+        var cpuSeconds: [Double]
+
+        var text: String {
+            let rate = Double(self.published) / self.seconds
+            let cpu = self.cpuSeconds.reduce(0, +)
+            return """
+                rooms threads \(self.threads), rooms \(self.rooms): \(self.published) meeting messages in \
+                \(Self.format(self.seconds)) s = \(Int(rate.rounded())) published/s, \(self.deliveries) deliveries; \
+                rooms threads CPU \(self.cpuSeconds.map(Self.format).joined(separator: "/")) s, \
+                \(Self.format(cpu / Double(self.published) * 1e6)) us per message
+                """
+        }
+
+        var json: String {
+            let rate = Double(self.published) / self.seconds
+            let cpu = self.cpuSeconds.reduce(0, +)
+            return """
+                {"threads":\(self.threads),"rooms":\(self.rooms),"published":\(self.published),\
+                "deliveries":\(self.deliveries),"seconds":\(Self.format(self.seconds)),\
+                "publishedPerSecond":\(Int(rate.rounded())),"cpuSeconds":[\
+                \(self.cpuSeconds.map(Self.format).joined(separator: ","))],\
+                "cpuMicrosecondsPerMessage":\(Self.format(cpu / Double(self.published) * 1e6))}
+                """
+        }
+
+        private static func format(_ value: Double) -> String {
+            String(Double(Int((value * 1000).rounded())) / 1000)
+        }
+    }
+
+    /// A transport that only counts what the gateway sends.
+    private final class CountingTransport: GatewayTransport {
+        var deliveries = 0
+
+        func send(_ text: [UInt8], to sessions: [SessionID]) {
+            self.deliveries += sessions.count
+        }
+
+        func close(_ session: SessionID, code: UInt16, reason: String) {}
+    }
+
+    /// One shard with its transport and the messages it will take.
+    private final class Shard: @unchecked Sendable {
+        let gateway: Gateway
+        let transport = CountingTransport()
+        var load: [(SessionID, [UInt8])] = []
+        var cpuSeconds = 0.0
+
+        init(_ gateway: (CountingTransport) -> Gateway) {
+            self.gateway = gateway(self.transport)
+        }
+    }
+
+    /// Sets the rooms up, then runs every shard's messages on its own thread and reports.
+    ///
+    /// - Parameters:
+    ///   - threads: rooms threads (shards).
+    ///   - rooms: rooms, each with its own publisher.
+    ///   - subscribers: observers per room.
+    ///   - messages: meeting messages per room.
+    static func run(threads: Int, rooms: Int, subscribers: Int, messages: Int) throws -> Report {
+        let key = try TokenKey(secret: "rollcall-bench-rooms-threads-key-0123456789")
+        let signer = TokenSigner(key: key)
+        let verifier = try TokenVerifier(keys: [key])
+        var configuration = GatewayConfiguration()
+        configuration.maximumSubscribersPerRoom = max(configuration.maximumSubscribersPerRoom, subscribers + 1)
+        let placement = ShardPlacement(count: threads)
+        let authority = SessionAuthority(placement: placement)
+        let router = ShardRouter(configuration: configuration, placement: placement)
+        let clock = { GatewayRoomsClock.now() }
+        let shards = (0..<threads).map { index in
+            Shard { transport in
+                let gateway = Gateway(
+                    configuration: configuration, verifier: verifier, transport: transport, clock: clock)
+                gateway.shard = GatewayShard(index: index, authority: authority)
+                return gateway
+            }
+        }
+        var nextSession: UInt64 = 1
+        func send(_ id: SessionID, _ text: String) {
+            let bytes = Array(text.utf8)
+            let (destination, routed) = bytes.withUnsafeBytes { router.route($0, from: id) }
+            switch destination {
+            case .shard(let index): shards[index].gateway.sessionReceived(id, routed: routed)
+            case .everyShard: for shard in shards { shard.gateway.sessionReceived(id, routed: routed) }
+            }
+        }
+        func connect(_ uid: String, group: String) throws -> SessionID {
+            let id = SessionID(nextSession)
+            nextSession += 1
+            let token = try signer.sign(
+                TokenClaims(subject: uid, expiresAt: GatewayRoomsClock.now() / 1000 + 3600, groups: [group]))
+            for shard in shards { shard.gateway.sessionOpened(id, token: token) }
+            return id
+        }
+        var publishers: [(SessionID, String)] = []
+        for room in 0..<rooms {
+            let group = "room-\(room)"
+            for subscriber in 0..<subscribers {
+                let id = try connect("observer-\(room)-\(subscriber)", group: group)
+                send(id, #"{"type":"join","room":"\#(group)","as":"observer"}"#)
+            }
+            publishers.append((try connect("publisher-\(room)", group: group), group))
+        }
+        for round in 0..<messages {
+            for (id, group) in publishers {
+                let text =
+                    #"{"type":"meeting","group":"\#(group)","sessionId":"call-\#(round)","text":"item \#(round)"}"#
+                shards[placement.shard(ofRoom: group)].load.append((id, Array(text.utf8)))
+            }
+        }
+        let before = shards.map(\.transport.deliveries)
+        let start = GatewayRoomsClock.monotonic()
+        let workers = shards.enumerated().map { index, shard in
+            EventLoopThread(name: "rollcall-rooms\(index == 0 ? "" : String(index))") {
+                let cpu = GatewayRoomsClock.threadCPU()
+                for (id, text) in shard.load {
+                    let (_, routed) = text.withUnsafeBytes { router.route($0, from: id) }
+                    shard.gateway.sessionReceived(id, routed: routed)
+                }
+                shard.cpuSeconds = GatewayRoomsClock.threadCPU() - cpu
+            }
+        }
+        for worker in workers { worker.join() }
+        let seconds = GatewayRoomsClock.monotonic() - start
+        let deliveries = zip(shards, before).reduce(0) { $0 + $1.0.transport.deliveries - $1.1 }
+        return Report(
+            threads: threads, rooms: rooms, published: rooms * messages, deliveries: deliveries, seconds: seconds,
+            cpuSeconds: shards.map(\.cpuSeconds))
+    }
+}
+
+/// The clocks the benchmark reads.
+private enum GatewayRoomsClock {
+    static func now() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+    }
+
+    static func monotonic() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
+    static func threadCPU() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}
