@@ -131,39 +131,14 @@ final class PubSubDriver: BenchDriver {
         self.message.withUnsafeBytes { message in
             publisher.sendFrame(.text, payloadCount: message.count) { payload in
                 payload.copyMemory(from: message)
-                Self.writeDigits(sequence, into: payload, at: offset, width: Self.sequenceDigits)
-                Self.writeDigits(
+                FixedWidthDigits.write(sequence, into: payload, at: offset, width: Self.sequenceDigits)
+                FixedWidthDigits.write(
                     EventLoop.monotonicNow(), into: payload, at: offset + Self.sequenceDigits + 1,
                     width: Self.timeDigits)
             }
         }
         self.counters.add(.sent)
         self.counters.add(.expected, self.subscribersAtStart)
-    }
-
-    @inline(__always)
-    private static func writeDigits(
-        _ value: UInt64, into buffer: UnsafeMutableRawBufferPointer, at offset: Int, width: Int
-    ) {
-        var remaining = value
-        var index = offset + width - 1
-        while index >= offset {
-            buffer[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
-            remaining /= 10
-            index -= 1
-        }
-    }
-
-    @inline(__always)
-    private static func readDigits(_ buffer: UnsafeMutableRawBufferPointer, at offset: Int, width: Int) -> UInt64? {
-        guard offset + width <= buffer.count else { return nil }
-        var value: UInt64 = 0
-        for index in offset..<(offset + width) {
-            let digit = buffer[index] &- UInt8(ascii: "0")
-            guard digit < 10 else { return nil }
-            value = value &* 10 &+ UInt64(digit)
-        }
-        return value
     }
 
     /// Where the marker ends in `buffer`, or nil.
@@ -188,8 +163,8 @@ final class PubSubDriver: BenchDriver {
         payload: UnsafeMutableRawBufferPointer
     ) {
         guard connection !== self.publisher, let start = Self.markerEnd(in: payload),
-            let sequence = Self.readDigits(payload, at: start, width: Self.sequenceDigits),
-            let sentAt = Self.readDigits(payload, at: start + Self.sequenceDigits + 1, width: Self.timeDigits)
+            let sequence = FixedWidthDigits.read(payload, at: start, width: Self.sequenceDigits),
+            let sentAt = FixedWidthDigits.read(payload, at: start + Self.sequenceDigits + 1, width: Self.timeDigits)
         else { return }
         let now = EventLoop.monotonicNow()
         let subscriber = connection.index - self.firstIndex

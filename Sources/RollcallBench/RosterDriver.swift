@@ -248,7 +248,7 @@ final class RosterDriver: BenchDriver {
             var offset = 0
             while let start = Self.find(Self.midMarker, in: bytes, from: offset) {
                 offset = start + Self.timeDigits
-                guard let sentAt = Self.readDigits(bytes, at: start, width: Self.timeDigits) else { continue }
+                guard let sentAt = FixedWidthDigits.read(bytes, at: start, width: Self.timeDigits) else { continue }
                 self.histogram.record(now &- sentAt)
             }
             self.checkCaughtUp(local)
@@ -326,14 +326,4 @@ final class RosterDriver: BenchDriver {
         return nil
     }
 
-    private static func readDigits(_ buffer: UnsafeRawBufferPointer, at offset: Int, width: Int) -> UInt64? {
-        guard offset + width <= buffer.count else { return nil }
-        var value: UInt64 = 0
-        for index in offset..<(offset + width) {
-            let digit = buffer[index] &- UInt8(ascii: "0")
-            guard digit < 10 else { return nil }
-            value = value &* 10 &+ UInt64(digit)
-        }
-        return value
-    }
 }
