@@ -33,6 +33,14 @@ public enum RosterChecksum {
         bytes.append(contentsOf: key.utf8)
         bytes.append(0)
         CanonicalJSON.write(value, into: &bytes)
+        return Self.fnv1a(bytes)
+    }
+
+    /// FNV-1a (64-bit) of `bytes`: an entry's hash once its key, a zero byte and its canonical JSON are written
+    /// out (a caller that writes the canonical JSON itself, field by field).
+    ///
+    /// - Parameter bytes: the bytes.
+    public static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes {
             hash ^= UInt64(byte)

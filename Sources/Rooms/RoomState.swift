@@ -55,6 +55,16 @@ public struct RoomState: Hashable, Sendable {
         self.joinOrder.compactMap { self.participants[$0] }.filter { $0.isJoined && !$0.permissions.hidden }
     }
 
+    /// How many participants the lists show (`listedParticipants.count`, without copying them).
+    public var listedCount: Int {
+        var count = 0
+        for uid in self.joinOrder {
+            guard let participant = self.participants[uid] else { continue }
+            if participant.isJoined && !participant.permissions.hidden { count += 1 }
+        }
+        return count
+    }
+
     /// Seats taken against the capacity: joined users whose role counts.
     public var seatsTaken: Int {
         self.participants.values.reduce(0) { $0 + ($1.isJoined && $1.role.countsAgainstCapacity ? 1 : 0) }

@@ -251,8 +251,15 @@ final class RosterPublisher {
         // A new view starts from the view as sent: pending changes (and a due speaker switch) go out first, or the
         // next patch would change the new view without moving its sequence number.
         self.publish(room)
+        let state = room.state
+        var records: [String: RosterRecord] = [:]
+        for uid in RosterView.members(state, spec: spec, speaker: room.heldSpeaker) {
+            records[uid] = RosterRecord(uid, in: state, banned: spec.filter == .banned)
+        }
         let channel = ViewChannel(
-            spec: spec, view: self.renderedView(of: room, spec: spec), sequence: room.state.sequence)
+            spec: spec,
+            room: RoomRecord(state, speaker: room.heldSpeaker, capacity: self.configuration.roomCapacity),
+            records: records, sequence: state.sequence)
         room.channels[spec] = channel
         return channel
     }
@@ -264,10 +271,12 @@ final class RosterPublisher {
         room.flushDue = nil
         guard room.hasPendingChanges else { return }
         let state = room.state
-        var entries: [String: JSONObject] = [:]
-        var bannedEntries: [String: JSONObject] = [:]
-        let roomEntry = RosterView.roomEntry(
-            state, speaker: room.heldSpeaker, capacity: self.configuration.roomCapacity)
+        var entries: [String: RosterRecord] = [:]
+        var bannedEntries: [String: RosterRecord] = [:]
+        // Checksum hashes of changed entries, computed once for all views (the banned form has its own).
+        var hashes: [String: UInt64] = [:]
+        var bannedHashes: [String: UInt64] = [:]
+        let roomEntry = RoomRecord(state, speaker: room.heldSpeaker, capacity: self.configuration.roomCapacity)
         for spec in room.channels.keys.sorted(by: { $0.description < $1.description }) {
             let channel = room.channels[spec]!
             let members = RosterView.members(state, spec: spec, speaker: room.heldSpeaker)
@@ -277,22 +286,26 @@ final class RosterPublisher {
                 candidates.formUnion(state.participants.keys)
                 candidates.formUnion(state.banned)
             }
-            for uid in channel.view.participants.keys where !memberSet.contains(uid) { candidates.insert(uid) }
-            for uid in members where channel.view.participants[uid] == nil { candidates.insert(uid) }
+            for uid in channel.records.keys where !memberSet.contains(uid) { candidates.insert(uid) }
+            for uid in members where channel.records.index(forKey: uid) == nil { candidates.insert(uid) }
+            let isBannedView = spec.filter == .banned
             var participantsPatch = JSONObject()
             for uid in candidates.sorted(by: CanonicalJSON.keyPrecedes) {
-                var entry: JSONObject?
+                var record: RosterRecord?
                 if memberSet.contains(uid) {
-                    let isBannedView = spec.filter == .banned
                     if let cached = isBannedView ? bannedEntries[uid] : entries[uid] {
-                        entry = cached
+                        record = cached
                     } else {
-                        let rendered = RosterView.entry(uid, in: state, banned: isBannedView)
+                        let rendered = RosterRecord(uid, in: state, banned: isBannedView)
                         if isBannedView { bannedEntries[uid] = rendered } else { entries[uid] = rendered }
-                        entry = rendered
+                        record = rendered
                     }
                 }
-                if let change = channel.update(uid, to: entry) { participantsPatch[uid] = change }
+                let change =
+                    isBannedView
+                    ? channel.update(uid, to: record, hashes: &bannedHashes)
+                    : channel.update(uid, to: record, hashes: &hashes)
+                if let change { participantsPatch[uid] = change }
             }
             var patch = JSONObject()
             if let roomPatch = channel.updateRoom(roomEntry) { patch["room"] = .object(roomPatch) }
@@ -306,9 +319,10 @@ final class RosterPublisher {
             var recipients: [SessionID] = []
             for id in channel.subscribers {
                 guard let session = self.session(id) else { continue }
-                if session.isWritable && !session.needsResync.contains(state.id) {
+                let skipping = !session.needsResync.isEmpty && session.needsResync.contains(state.id)
+                if session.isWritable && !skipping {
                     recipients.append(id)
-                } else if !session.needsResync.contains(state.id) {
+                } else if !skipping {
                     session.needsResync.insert(state.id)
                 }
             }

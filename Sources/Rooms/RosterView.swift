@@ -91,7 +91,7 @@ struct RosterView: Equatable {
         if let speaker { object["activeSpeaker"] = .string(speaker) }
         if !state.metadata.isEmpty { object["metadata"] = ServerMessages.strings(state.metadata) }
         object["capacity"] = .int(Int64(capacity))
-        object["participantCount"] = .int(Int64(state.listedParticipants.count))
+        object["participantCount"] = .int(Int64(state.listedCount))
         if let meeting = state.activeMeeting, case .object(var entry) = ServerMessages.meeting(meeting) {
             // A view holds no nulls: a null in a merge patch removes the member, so it could not be sent.
             if meeting.text == nil { entry["text"] = nil }

@@ -10,16 +10,21 @@ extension ServerMessages {
     ///   - room: the room's state right after the entry.
     ///   - recovered: whether the message is sent again to a resuming subscriber.
     static func event(_ entry: RoomLogEntry, room: RoomState, recovered: Bool = false) -> [UInt8] {
-        var writer = JSONByteWriter(capacity: 192)
+        // An event with the participant's entry is several hundred bytes: room for it up front, not regrown.
+        var writer = JSONByteWriter(capacity: entry.event.changedParticipant == nil ? 192 : 768)
         writer.beginObject()
-        writer.member("type", string: "event")
-        writer.member("room", string: room.id)
-        writer.member("seq", int: Int64(entry.sequence))
-        writer.member("time", int: entry.time)
-        writer.member("event", string: Self.eventName(entry.event))
-        writer.member("actor", optionalString: entry.actor)
+        writer.key(EventKeys.type)
+        writer.string("event")
+        writer.member(EventKeys.room, string: room.id)
+        writer.member(EventKeys.seq, int: Int64(entry.sequence))
+        writer.member(EventKeys.time, int: entry.time)
+        writer.member(EventKeys.event, string: Self.eventName(entry.event))
+        writer.member(EventKeys.actor, optionalString: entry.actor)
         if let reason = entry.reason { writer.member("reason", string: reason) }
-        writer.member("data") { Self.writeEventData(entry.event, room: room, time: entry.time, into: &$0) }
+        writer.key(EventKeys.data)
+        writer.beginObject()
+        Self.writeEventData(entry.event, room: room, time: entry.time, into: &writer)
+        writer.endObject()
         if recovered { writer.member("recovered", bool: true) }
         writer.endObject()
         return writer.bytes
@@ -64,62 +69,65 @@ extension ServerMessages {
     ) {
         func participant(_ uid: String, into writer: inout JSONByteWriter) {
             guard let participant = room.participants[uid] else { return }
-            writer.member("participant") { participant.writeWire(.snapshot(now: time), into: &$0) }
+            writer.key(EventKeys.participant)
+            writer.beginObject()
+            participant.writeEventEntry(now: time, into: &writer)
+            writer.endObject()
         }
         switch event {
         case .participantJoined(let uid, let deviceID, _, _, _, _, _, _),
             .connectionLost(let uid, let deviceID), .participantConnectionClosed(let uid, let deviceID),
             .connectionRestored(let uid, let deviceID):
-            writer.member("uid", string: uid)
-            writer.member("deviceID", string: deviceID)
+            writer.member(EventKeys.uid, string: uid)
+            writer.member(EventKeys.deviceID, string: deviceID)
             participant(uid, into: &writer)
         case .participantLeft(let uid, let deviceID, let reason):
-            writer.member("uid", string: uid)
-            writer.member("deviceID", string: deviceID)
+            writer.member(EventKeys.uid, string: uid)
+            writer.member(EventKeys.deviceID, string: deviceID)
             writer.member("reason", string: reason.rawValue)
             participant(uid, into: &writer)
         case .flagChanged(let uid, _, _), .operatorChanged(let uid, _), .mutedByModerator(let uid):
-            writer.member("uid", string: uid)
+            writer.member(EventKeys.uid, string: uid)
             participant(uid, into: &writer)
         case .mediaIDChanged(let uid, let mid):
-            writer.member("uid", string: uid)
-            writer.member("mid", string: mid)
+            writer.member(EventKeys.uid, string: uid)
+            writer.member(EventKeys.mid, string: mid)
             participant(uid, into: &writer)
         case .activeSpeakerChanged(let uid), .activeSpeakerShown(let uid):
             writer.member("uid", optionalString: uid)
         case .speakerStopped(let uid), .banChanged(let uid, _), .unmuteRequested(let uid):
-            writer.member("uid", string: uid)
+            writer.member(EventKeys.uid, string: uid)
         case .recordingChanged, .sessionEnded:
             break
         case .audioModeChanged(let uid, let mode):
-            writer.member("uid", string: uid)
+            writer.member(EventKeys.uid, string: uid)
             writer.member("audioMode", string: mode)
             participant(uid, into: &writer)
         case .cameraFacingChanged(let uid, let facing):
-            writer.member("uid", string: uid)
+            writer.member(EventKeys.uid, string: uid)
             writer.member("cameraFacing", string: facing)
             participant(uid, into: &writer)
         case .attributesChanged(let uid, let changes):
-            writer.member("uid", string: uid)
+            writer.member(EventKeys.uid, string: uid)
             writer.member("attributes", Self.changes(changes))
             participant(uid, into: &writer)
         case .metadataChanged(let changes):
             writer.member("metadata", Self.changes(changes))
         case .permissionsChanged(let uid, let permissions):
-            writer.member("uid", string: uid)
+            writer.member(EventKeys.uid, string: uid)
             writer.member("permissions", .object(permissions.wireObject(nonDefaultOnly: false)))
             participant(uid, into: &writer)
         case .hardMuted(let uid, let duration):
-            writer.member("uid", string: uid)
+            writer.member(EventKeys.uid, string: uid)
             writer.member("hard", bool: true)
             writer.member("durationMs", duration.map { .int($0) } ?? .null)
             participant(uid, into: &writer)
         case .meetingMessage(let message):
-            writer.member("sessionId", string: message.sessionID)
-            writer.member("callType", string: message.callType)
-            writer.member("sender", string: message.sender)
-            writer.member("active", bool: message.isActive)
-            writer.member("text", optionalString: message.text)
+            writer.member(EventKeys.sessionId, string: message.sessionID)
+            writer.member(EventKeys.callType, string: message.callType)
+            writer.member(EventKeys.sender, string: message.sender)
+            writer.member(EventKeys.active, bool: message.isActive)
+            writer.member(EventKeys.text, optionalString: message.text)
         }
     }
 
@@ -128,11 +136,12 @@ extension ServerMessages {
     static func ack(id: JSONValue?, room: String, sequence: UInt64, changed: Bool) -> [UInt8] {
         var writer = JSONByteWriter(capacity: 64)
         writer.beginObject()
-        writer.member("type", string: "ack")
-        if let id { writer.member("id", id) }
-        writer.member("room", string: room)
-        writer.member("seq", int: Int64(sequence))
-        writer.member("changed", bool: changed)
+        writer.key(EventKeys.type)
+        writer.string("ack")
+        if let id { writer.member(EventKeys.id, id) }
+        writer.member(EventKeys.room, string: room)
+        writer.member(EventKeys.seq, int: Int64(sequence))
+        writer.member(EventKeys.changed, bool: changed)
         writer.endObject()
         return writer.bytes
     }
@@ -142,13 +151,39 @@ extension ServerMessages {
     static func patchMessage(room: String, from: UInt64, to: UInt64, patch: JSONObject, checksum: UInt64) -> [UInt8] {
         var writer = JSONByteWriter(capacity: 256)
         writer.beginObject()
-        writer.member("type", string: "patch")
-        writer.member("room", string: room)
-        writer.member("from", int: Int64(from))
-        writer.member("seq", int: Int64(to))
-        writer.member("patch", .object(patch))
-        writer.member("checksum", string: RosterChecksum.hex(checksum))
+        writer.key(EventKeys.type)
+        writer.string("patch")
+        writer.member(EventKeys.room, string: room)
+        writer.member(EventKeys.from, int: Int64(from))
+        writer.member(EventKeys.seq, int: Int64(to))
+        writer.member(EventKeys.patch, .object(patch))
+        writer.member(EventKeys.checksum, hexDigits: checksum)
         writer.endObject()
         return writer.bytes
     }
+}
+
+/// The names every event message carries, encoded once.
+private enum EventKeys {
+    static let type = JSONEncodedKey("type")
+    static let room = JSONEncodedKey("room")
+    static let seq = JSONEncodedKey("seq")
+    static let time = JSONEncodedKey("time")
+    static let event = JSONEncodedKey("event")
+    static let actor = JSONEncodedKey("actor")
+    static let data = JSONEncodedKey("data")
+    static let uid = JSONEncodedKey("uid")
+    static let deviceID = JSONEncodedKey("deviceID")
+    static let mid = JSONEncodedKey("mid")
+    static let participant = JSONEncodedKey("participant")
+    static let from = JSONEncodedKey("from")
+    static let patch = JSONEncodedKey("patch")
+    static let checksum = JSONEncodedKey("checksum")
+    static let sessionId = JSONEncodedKey("sessionId")
+    static let callType = JSONEncodedKey("callType")
+    static let sender = JSONEncodedKey("sender")
+    static let active = JSONEncodedKey("active")
+    static let text = JSONEncodedKey("text")
+    static let id = JSONEncodedKey("id")
+    static let changed = JSONEncodedKey("changed")
 }

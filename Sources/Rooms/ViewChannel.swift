@@ -11,8 +11,12 @@ final class ViewChannel {
     }
 
     let spec: RosterViewSpec
-    /// The view as last sent, and the room sequence number it corresponds to.
-    private(set) var view: RosterView
+    /// The room entry as last sent.
+    private(set) var room: RoomRecord
+    /// The participants' entries as last sent, by uid, as typed records (compared, diffed and hashed field by
+    /// field).
+    private(set) var records: [String: RosterRecord]
+    /// The room sequence number the view as last sent corresponds to.
     private(set) var sequence: UInt64
     private var entryHashes: [String: UInt64] = [:]
     private var roomHash: UInt64 = 0
@@ -33,53 +37,68 @@ final class ViewChannel {
 
     var cachedSnapshot: CachedSnapshot?
 
-    init(spec: RosterViewSpec, view: RosterView, sequence: UInt64) {
+    init(spec: RosterViewSpec, room: RoomRecord, records: [String: RosterRecord], sequence: UInt64) {
         self.spec = spec
-        self.view = view
+        self.room = room
+        self.records = records
         self.sequence = sequence
-        self.roomHash = RosterChecksum.hash(key: "room", .object(view.room))
+        self.roomHash = room.checksumHash
         self.checksum = self.roomHash
-        for (uid, entry) in view.participants {
-            let hash = RosterChecksum.hash(key: uid, .object(entry))
+        for (uid, record) in records {
+            let hash = record.checksumHash
             self.entryHashes[uid] = hash
             self.checksum &+= hash
         }
     }
 
+    /// The view as last sent, as JSON objects.
+    var view: RosterView {
+        RosterView(room: self.room.object, participants: self.records.mapValues(\.object))
+    }
+
     /// Sets one participant's entry (nil removes it) and returns the merge patch for it, if anything changed.
-    func update(_ uid: String, to entry: JSONObject?) -> JSONValue? {
-        let old = self.view.participants[uid]
-        switch (old, entry) {
+    ///
+    /// - Parameters:
+    ///   - uid: the participant.
+    ///   - record: the entry now, nil when the participant is not in the view.
+    ///   - hashes: entries' checksum hashes already computed in this round of patches (shared by the views).
+    func update(_ uid: String, to record: RosterRecord?, hashes: inout [String: UInt64]) -> JSONValue? {
+        switch (self.records[uid], record) {
         case (nil, nil):
             return nil
-        case (let old?, nil):
-            _ = old
-            self.view.participants[uid] = nil
+        case (.some, nil):
+            self.records[uid] = nil
             self.checksum &-= self.entryHashes.removeValue(forKey: uid) ?? 0
             return .null
         case (nil, let new?):
-            self.setEntry(uid, new)
-            return .object(new)
+            self.setEntry(uid, new, hashes: &hashes)
+            return .object(new.object)
         case (let old?, let new?):
-            guard let patch = JSONMergePatch.diff(old, new) else { return nil }
-            self.setEntry(uid, new)
+            guard let patch = new.patch(from: old) else { return nil }
+            self.setEntry(uid, new, hashes: &hashes)
             return .object(patch)
         }
     }
 
-    private func setEntry(_ uid: String, _ entry: JSONObject) {
-        self.view.participants[uid] = entry
-        let hash = RosterChecksum.hash(key: uid, .object(entry))
+    private func setEntry(_ uid: String, _ record: RosterRecord, hashes: inout [String: UInt64]) {
+        self.records[uid] = record
+        let hash: UInt64
+        if let known = hashes[uid] {
+            hash = known
+        } else {
+            hash = record.checksumHash
+            hashes[uid] = hash
+        }
         self.checksum &-= self.entryHashes[uid] ?? 0
         self.checksum &+= hash
         self.entryHashes[uid] = hash
     }
 
     /// Sets the room entry and returns its merge patch, if anything changed.
-    func updateRoom(_ room: JSONObject) -> JSONObject? {
-        guard let patch = JSONMergePatch.diff(self.view.room, room) else { return nil }
-        self.view.room = room
-        let hash = RosterChecksum.hash(key: "room", .object(room))
+    func updateRoom(_ room: RoomRecord) -> JSONObject? {
+        guard let patch = room.patch(from: self.room) else { return nil }
+        self.room = room
+        let hash = room.checksumHash
         self.checksum &-= self.roomHash
         self.checksum &+= hash
         self.roomHash = hash

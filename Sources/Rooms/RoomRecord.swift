@@ -1,0 +1,182 @@
+import JSONCoding
+
+/// The roster's `room` entry as typed fields: what the publisher computes once per round of patches and each view
+/// channel compares, diffs and hashes field by field instead of as a JSON object.
+///
+/// The entry is defined by `RosterView.roomEntry` (`object` builds it from there); the merge patch
+/// (`patch(from:)`) and the canonical JSON and hash (`checksumHash`) are exactly what `JSONMergePatch.diff` and
+/// `RosterChecksum.hash` give for the objects, which tests hold them to.
+struct RoomRecord: Equatable {
+    var callType: String
+    var startedAt: Int64?
+    var initiator: String?
+    var isRecording: Bool
+    /// The held active speaker.
+    var activeSpeaker: String?
+    var metadata: [String: String]
+    var capacity: Int
+    /// Listed participants (joined and not hidden).
+    var participantCount: Int
+    var activeMeeting: MeetingMessage?
+
+    /// The room entry of `state`, with `speaker` as the held active speaker.
+    init(_ state: RoomState, speaker: String?, capacity: Int) {
+        self.callType = state.callType
+        self.startedAt = state.startedAt
+        self.initiator = state.initiator
+        self.isRecording = state.isRecording
+        self.activeSpeaker = speaker
+        self.metadata = state.metadata
+        self.capacity = capacity
+        self.participantCount = state.listedCount
+        self.activeMeeting = state.activeMeeting
+    }
+
+    /// The entry as a JSON object: `RosterView.roomEntry`.
+    var object: JSONObject {
+        var object = JSONObject()
+        object["callType"] = .string(self.callType)
+        if let startedAt = self.startedAt { object["startedAt"] = .int(startedAt) }
+        if let initiator = self.initiator { object["initiator"] = .string(initiator) }
+        object["recording"] = .bool(self.isRecording)
+        if let speaker = self.activeSpeaker { object["activeSpeaker"] = .string(speaker) }
+        if !self.metadata.isEmpty { object["metadata"] = ServerMessages.strings(self.metadata) }
+        object["capacity"] = .int(Int64(self.capacity))
+        object["participantCount"] = .int(Int64(self.participantCount))
+        if let meeting = self.activeMeeting { object["activeMeeting"] = .object(Self.meetingEntry(meeting)) }
+        return object
+    }
+
+    /// The meeting's entry in the view: `ServerMessages.meeting` without the null `text` (a view holds no nulls:
+    /// a null in a merge patch removes the member, so it could not be sent).
+    private static func meetingEntry(_ meeting: MeetingMessage) -> JSONObject {
+        guard case .object(var entry) = ServerMessages.meeting(meeting) else { return JSONObject() }
+        if meeting.text == nil { entry["text"] = nil }
+        return entry
+    }
+
+    /// The merge patch from `old` to this entry, nil when they are the same: exactly
+    /// `JSONMergePatch.diff(old.object, self.object)` (members that went away as `null` first, then those added or
+    /// changed, each in the entry's order).
+    func patch(from old: RoomRecord) -> JSONObject? {
+        var patch = JSONObject()
+        if old.startedAt != nil && self.startedAt == nil { patch["startedAt"] = .null }
+        if old.initiator != nil && self.initiator == nil { patch["initiator"] = .null }
+        if old.activeSpeaker != nil && self.activeSpeaker == nil { patch["activeSpeaker"] = .null }
+        if !old.metadata.isEmpty && self.metadata.isEmpty { patch["metadata"] = .null }
+        if old.activeMeeting != nil && self.activeMeeting == nil { patch["activeMeeting"] = .null }
+        if self.callType != old.callType { patch["callType"] = .string(self.callType) }
+        if let startedAt = self.startedAt, startedAt != old.startedAt { patch["startedAt"] = .int(startedAt) }
+        if let initiator = self.initiator, initiator != old.initiator { patch["initiator"] = .string(initiator) }
+        if self.isRecording != old.isRecording { patch["recording"] = .bool(self.isRecording) }
+        if let speaker = self.activeSpeaker, speaker != old.activeSpeaker { patch["activeSpeaker"] = .string(speaker) }
+        if !self.metadata.isEmpty && self.metadata != old.metadata {
+            let value = ServerMessages.strings(self.metadata)
+            if old.metadata.isEmpty {
+                patch["metadata"] = value
+            } else if case .object(let newObject) = value,
+                case .object(let oldObject) = ServerMessages.strings(old.metadata),
+                let inner = JSONMergePatch.diff(oldObject, newObject)
+            {
+                patch["metadata"] = .object(inner)
+            }
+        }
+        if self.capacity != old.capacity { patch["capacity"] = .int(Int64(self.capacity)) }
+        if self.participantCount != old.participantCount {
+            patch["participantCount"] = .int(Int64(self.participantCount))
+        }
+        if let meeting = self.activeMeeting, meeting != old.activeMeeting {
+            if let before = old.activeMeeting {
+                if let inner = Self.meetingPatch(from: before, to: meeting) { patch["activeMeeting"] = .object(inner) }
+            } else {
+                patch["activeMeeting"] = .object(Self.meetingEntry(meeting))
+            }
+        }
+        return patch.isEmpty ? nil : patch
+    }
+
+    /// The merge patch between two meetings' entries, in their order (`text` left out while nil).
+    private static func meetingPatch(from old: MeetingMessage, to new: MeetingMessage) -> JSONObject? {
+        var patch = JSONObject()
+        if old.text != nil && new.text == nil { patch["text"] = .null }
+        if new.sessionID != old.sessionID { patch["sessionId"] = .string(new.sessionID) }
+        if new.callType != old.callType { patch["callType"] = .string(new.callType) }
+        if new.sender != old.sender { patch["sender"] = .string(new.sender) }
+        if new.isActive != old.isActive { patch["active"] = .bool(new.isActive) }
+        if let text = new.text, text != old.text { patch["text"] = .string(text) }
+        return patch.isEmpty ? nil : patch
+    }
+
+    /// The entry's hash in the roster checksum: `RosterChecksum.hash(key: "room", .object(object))`, its canonical
+    /// JSON written field by field in the members' fixed canonical order.
+    var checksumHash: UInt64 {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        bytes.append(contentsOf: Keys.roomKey)
+        self.writeCanonical(into: &bytes)
+        return RosterChecksum.fnv1a(bytes)
+    }
+
+    /// Appends the entry's canonical JSON (`CanonicalJSON.write(.object(object))`) to `output`.
+    func writeCanonical(into output: inout [UInt8]) {
+        // Every member is written after a comma; the first one's comma becomes the opening brace.
+        let start = output.count
+        if let meeting = self.activeMeeting {
+            output.append(contentsOf: Keys.activeMeeting)
+            let inner = output.count
+            output.append(contentsOf: Keys.active)
+            output.append(contentsOf: meeting.isActive ? Keys.trueBytes : Keys.falseBytes)
+            Self.string(Keys.callType, meeting.callType, into: &output)
+            Self.string(Keys.sender, meeting.sender, into: &output)
+            Self.string(Keys.sessionId, meeting.sessionID, into: &output)
+            if let text = meeting.text { Self.string(Keys.text, text, into: &output) }
+            output[inner] = UInt8(ascii: "{")
+            output.append(UInt8(ascii: "}"))
+        }
+        if let speaker = self.activeSpeaker { Self.string(Keys.activeSpeaker, speaker, into: &output) }
+        Self.string(Keys.callType, self.callType, into: &output)
+        output.append(contentsOf: Keys.capacity)
+        JSONWriter.appendInteger(Int64(self.capacity), to: &output)
+        if let initiator = self.initiator { Self.string(Keys.initiator, initiator, into: &output) }
+        if !self.metadata.isEmpty {
+            output.append(contentsOf: Keys.metadata)
+            CanonicalJSON.write(ServerMessages.strings(self.metadata), into: &output)
+        }
+        output.append(contentsOf: Keys.participantCount)
+        JSONWriter.appendInteger(Int64(self.participantCount), to: &output)
+        output.append(contentsOf: Keys.recording)
+        output.append(contentsOf: self.isRecording ? Keys.trueBytes : Keys.falseBytes)
+        if let startedAt = self.startedAt {
+            output.append(contentsOf: Keys.startedAt)
+            JSONWriter.appendInteger(startedAt, to: &output)
+        }
+        output[start] = UInt8(ascii: "{")
+        output.append(UInt8(ascii: "}"))
+    }
+
+    private static func string(_ key: [UInt8], _ value: String, into output: inout [UInt8]) {
+        output.append(contentsOf: key)
+        JSONWriter.appendString(value, to: &output)
+    }
+
+    /// The members' names as `,"name":`, encoded once.
+    private enum Keys {
+        static func encoded(_ name: String) -> [UInt8] { Array(",\"\(name)\":".utf8) }
+        static let roomKey = Array("room\u{0}".utf8)
+        static let active = encoded("active")
+        static let activeMeeting = encoded("activeMeeting")
+        static let activeSpeaker = encoded("activeSpeaker")
+        static let callType = encoded("callType")
+        static let capacity = encoded("capacity")
+        static let initiator = encoded("initiator")
+        static let metadata = encoded("metadata")
+        static let participantCount = encoded("participantCount")
+        static let recording = encoded("recording")
+        static let sender = encoded("sender")
+        static let sessionId = encoded("sessionId")
+        static let startedAt = encoded("startedAt")
+        static let text = encoded("text")
+        static let trueBytes = Array("true".utf8)
+        static let falseBytes = Array("false".utf8)
+    }
+}
