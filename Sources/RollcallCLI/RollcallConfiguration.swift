@@ -31,6 +31,7 @@ public struct RollcallConfiguration: Sendable {
     /// Webhook endpoints fed from the store's log.
     public var webhooks = WebhookSettings()
 
+    /// The defaults of config/rollcall.conf's keys.
     public init() {}
 }
 
@@ -38,14 +39,20 @@ public struct RollcallConfiguration: Sendable {
 public struct ClusterSettings: Sendable {
     /// `redis://[:password@]host[:port][/db]`; empty: no cluster.
     public var redisURL = ""
+    /// The prefix of every key the cluster writes in Redis (`cluster.key_prefix`).
     public var keyPrefix = "rollcall"
     /// This node's id; empty: random per start.
     public var nodeID = ""
+    /// A node that has not renewed its lease for this long counts as dead (`cluster.lease_ms`).
     public var leaseMilliseconds: Int64 = 5_000
+    /// Shared records of a room no node uses expire after this long (`cluster.room_expiry_ms`; 0: never).
     public var roomExpiryMilliseconds: Int64 = 86_400_000
+    /// A room's checkpoint goes to Redis every this many entries (`cluster.checkpoint_interval`).
     public var checkpointInterval = 100
+    /// How long a Redis call may take before it fails (`cluster.call_timeout_ms`).
     public var callTimeoutMilliseconds: Int64 = 1_000
 
+    /// The defaults of the `[cluster]` keys.
     public init() {}
 }
 

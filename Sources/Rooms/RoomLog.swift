@@ -24,6 +24,7 @@ public struct RoomLog: Sendable {
     public private(set) var entries = RingBuffer<RoomLogEntry>()
     /// The sequence number of the last appended entry (0 when none).
     public private(set) var lastSequence: UInt64 = 0
+    /// How many entries, and how old, the log keeps for history and resume.
     public let retention: HistoryRetention
 
     /// - Parameters:

@@ -8,6 +8,7 @@ public struct RoomState: Hashable, Sendable {
     public var startedAt: Int64?
     /// Who started the current call.
     public var initiator: String?
+    /// Whether the call is being recorded.
     public var isRecording: Bool
     /// Who is speaking, as reported, in the order they started: the last is the active speaker.
     public var speakers: [String]
@@ -17,6 +18,7 @@ public struct RoomState: Hashable, Sendable {
     public var joinOrder: [String]
     /// Uids promoted to operator in this room (beyond token roles).
     public var operators: Set<String>
+    /// Uids banned from the room: they cannot join while banned.
     public var banned: Set<String>
     /// What moderators, bots and backends attached to the room (bounded by `AttributeLimits.room`).
     public var metadata: [String: String]
