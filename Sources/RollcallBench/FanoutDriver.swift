@@ -26,12 +26,9 @@ final class FanoutDriver: BenchDriver {
         var published: UInt64 = 0
         /// The encoded meeting message; the digits are patched in per send.
         var message: [UInt8] = []
-        var sequenceOffset = 0
-        var timeOffset = 0
+        var stampOffset = 0
     }
 
-    static let sequenceDigits = 10
-    static let timeDigits = 20
     private static let textMarker = Array("\"text\":\"bench ".utf8)
 
     private var rooms: [Room]
@@ -57,11 +54,8 @@ final class FanoutDriver: BenchDriver {
             let spec = self.rooms[local].spec
             let prefix = "{\"type\":\"meeting\",\"group\":\"\(spec.id)\",\"sessionId\":\"bench\",\"text\":\"bench "
             var message = Array(prefix.utf8)
-            self.rooms[local].sequenceOffset = message.count
-            message += Array(repeating: UInt8(ascii: "0"), count: Self.sequenceDigits)
-            message.append(UInt8(ascii: " "))
-            self.rooms[local].timeOffset = message.count
-            message += Array(repeating: UInt8(ascii: "0"), count: Self.timeDigits)
+            self.rooms[local].stampOffset = message.count
+            message += DeliveryStamp.template
             message += Array("\"}".utf8)
             self.rooms[local].message = message
             let base = local * self.perRoom
@@ -136,41 +130,16 @@ final class FanoutDriver: BenchDriver {
         guard let publisher = self.rooms[local].publisher else { return }
         let sequence = self.rooms[local].published
         self.rooms[local].published += 1
-        let sequenceOffset = self.rooms[local].sequenceOffset
-        let timeOffset = self.rooms[local].timeOffset
+        let stampOffset = self.rooms[local].stampOffset
         self.rooms[local].message.withUnsafeBytes { message in
             publisher.sendFrame(.text, payloadCount: message.count) { payload in
                 payload.copyMemory(from: message)
-                FixedWidthDigits.write(sequence, into: payload, at: sequenceOffset, width: Self.sequenceDigits)
-                FixedWidthDigits.write(EventLoop.monotonicNow(), into: payload, at: timeOffset, width: Self.timeDigits)
+                DeliveryStamp.write(
+                    sequence: sequence, sentAt: EventLoop.monotonicNow(), into: payload, at: stampOffset)
             }
         }
         self.counters.add(.sent)
         self.counters.add(.expected, self.rooms[local].readyObservers)
-    }
-
-    private static func hasPrefix(_ buffer: UnsafeMutableRawBufferPointer, _ prefix: StaticString) -> Bool {
-        let count = prefix.utf8CodeUnitCount
-        guard buffer.count >= count else { return false }
-        return memcmp(buffer.baseAddress!, prefix.utf8Start, count) == 0
-    }
-
-    /// Where the text marker ends in `buffer`, or nil.
-    private static func markerEnd(in buffer: UnsafeMutableRawBufferPointer) -> Int? {
-        let marker = Self.textMarker
-        let count = buffer.count - marker.count
-        guard count >= 0 else { return nil }
-        let first = marker[0]
-        var index = 0
-        while index <= count {
-            if buffer[index] == first {
-                var matched = 1
-                while matched < marker.count && buffer[index + matched] == marker[matched] { matched += 1 }
-                if matched == marker.count { return index + matched }
-            }
-            index += 1
-        }
-        return nil
     }
 
     override func connection(
@@ -179,7 +148,8 @@ final class FanoutDriver: BenchDriver {
         payload: UnsafeMutableRawBufferPointer
     ) {
         let (local, role) = (connection.index / self.perRoom, connection.index % self.perRoom)
-        if Self.hasPrefix(payload, "{\"type\":\"error\"") {
+        let received = UnsafeRawBufferPointer(payload)
+        if PayloadSearch.hasPrefix(received, "{\"type\":\"error\"") {
             self.counters.add(.errors)
             self.noteError(String(decoding: UnsafeRawBufferPointer(payload).prefix(200), as: UTF8.self))
             return
@@ -187,16 +157,16 @@ final class FanoutDriver: BenchDriver {
         guard role > 0 else { return }  // The publisher's acks and its own copies of the events.
         let observer = role - 1
         if !self.rooms[local].joined[observer] {
-            if Self.hasPrefix(payload, "{\"type\":\"ack\"") {
+            if PayloadSearch.hasPrefix(received, "{\"type\":\"ack\"") {
                 self.rooms[local].joined[observer] = true
                 self.rooms[local].readyObservers += 1
                 self.counters.add(.ready)
             }
             return
         }
-        guard Self.hasPrefix(payload, "{\"type\":\"event\""), let start = Self.markerEnd(in: payload),
-            let sequence = FixedWidthDigits.read(payload, at: start, width: Self.sequenceDigits),
-            let sentAt = FixedWidthDigits.read(payload, at: start + Self.sequenceDigits + 1, width: Self.timeDigits)
+        guard PayloadSearch.hasPrefix(received, "{\"type\":\"event\""),
+            let start = PayloadSearch.end(of: Self.textMarker, in: received),
+            let (sequence, sentAt) = DeliveryStamp.read(received, at: start)
         else { return }
         let now = EventLoop.monotonicNow()
         guard sequence >= self.rooms[local].nextExpected[observer] else {

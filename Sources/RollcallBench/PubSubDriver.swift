@@ -17,10 +17,8 @@ import Glibc
 final class PubSubDriver: BenchDriver {
     /// What starts every payload; a subscriber looks for it in each message.
     static let marker = Array("rollcall-bench ".utf8)
-    static let sequenceDigits = 10
-    static let timeDigits = 20
     /// The shortest payload: the marker, the sequence number and the send time.
-    static let minimumPayloadSize = marker.count + sequenceDigits + 1 + timeDigits
+    static let minimumPayloadSize = marker.count + DeliveryStamp.count
     /// Where the payload goes in the template.
     static let placeholder = "{payload}"
 
@@ -55,10 +53,7 @@ final class PubSubDriver: BenchDriver {
     /// The message to publish: the template with a payload of `size` bytes, digits zeroed, and where the payload
     /// starts.
     static func template(_ template: String, size: Int) -> (message: [UInt8], payloadOffset: Int) {
-        var payload = Self.marker
-        payload += Array(repeating: UInt8(ascii: "0"), count: Self.sequenceDigits)
-        payload.append(UInt8(ascii: " "))
-        payload += Array(repeating: UInt8(ascii: "0"), count: Self.timeDigits)
+        var payload = Self.marker + DeliveryStamp.template
         if payload.count < size { payload += Array(repeating: UInt8(ascii: "."), count: size - payload.count) }
         guard let range = template.firstRange(of: Self.placeholder) else { return (payload, 0) }
         let prefix = Array(template[..<range.lowerBound].utf8)
@@ -131,30 +126,11 @@ final class PubSubDriver: BenchDriver {
         self.message.withUnsafeBytes { message in
             publisher.sendFrame(.text, payloadCount: message.count) { payload in
                 payload.copyMemory(from: message)
-                FixedWidthDigits.write(sequence, into: payload, at: offset, width: Self.sequenceDigits)
-                FixedWidthDigits.write(
-                    EventLoop.monotonicNow(), into: payload, at: offset + Self.sequenceDigits + 1,
-                    width: Self.timeDigits)
+                DeliveryStamp.write(sequence: sequence, sentAt: EventLoop.monotonicNow(), into: payload, at: offset)
             }
         }
         self.counters.add(.sent)
         self.counters.add(.expected, self.subscribersAtStart)
-    }
-
-    /// Where the marker ends in `buffer`, or nil.
-    static func markerEnd(in buffer: UnsafeMutableRawBufferPointer) -> Int? {
-        let marker = Self.marker
-        guard let base = buffer.baseAddress, buffer.count >= marker.count else { return nil }
-        var index = 0
-        let last = buffer.count - marker.count
-        while index <= last {
-            guard let found = memchr(base + index, Int32(marker[0]), last - index + 1) else { return nil }
-            index = base.distance(to: found)
-            let matches = marker.withUnsafeBytes { memcmp(found, $0.baseAddress!, marker.count) == 0 }
-            if matches { return index + marker.count }
-            index += 1
-        }
-        return nil
     }
 
     override func connection(
@@ -162,9 +138,9 @@ final class PubSubDriver: BenchDriver {
         didReceive opcode: WebSocketOpcode,
         payload: UnsafeMutableRawBufferPointer
     ) {
-        guard connection !== self.publisher, let start = Self.markerEnd(in: payload),
-            let sequence = FixedWidthDigits.read(payload, at: start, width: Self.sequenceDigits),
-            let sentAt = FixedWidthDigits.read(payload, at: start + Self.sequenceDigits + 1, width: Self.timeDigits)
+        let received = UnsafeRawBufferPointer(payload)
+        guard connection !== self.publisher, let start = PayloadSearch.end(of: Self.marker, in: received),
+            let (sequence, sentAt) = DeliveryStamp.read(received, at: start)
         else { return }
         let now = EventLoop.monotonicNow()
         let subscriber = connection.index - self.firstIndex

@@ -212,18 +212,18 @@ final class RosterDriver: BenchDriver {
         payload: UnsafeMutableRawBufferPointer
     ) {
         let bytes = UnsafeRawBufferPointer(payload)
-        if Self.hasPrefix(bytes, "{\"type\":\"error\"") {
+        if PayloadSearch.hasPrefix(bytes, "{\"type\":\"error\"") {
             self.counters.add(.errors)
             self.noteError(String(decoding: bytes.prefix(200), as: UTF8.self))
             return
         }
         let (isParticipant, local) = self.slot(of: connection)
         if isParticipant {
-            guard Self.hasPrefix(bytes, "{\"type\":\"ack\"") else { return }
+            guard PayloadSearch.hasPrefix(bytes, "{\"type\":\"ack\"") else { return }
             if !self.participants[local].joined {
                 self.participants[local].joined = true
                 self.counters.add(.ready)
-            } else if let at = Self.find(Self.seqMarker, in: bytes, from: 0) {
+            } else if let at = PayloadSearch.end(of: Self.seqMarker, in: bytes) {
                 var sequence: UInt64 = 0
                 var index = at
                 while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 {
@@ -240,19 +240,19 @@ final class RosterDriver: BenchDriver {
             }
             return
         }
-        if Self.hasPrefix(bytes, "{\"type\":\"patch\"") {
+        if PayloadSearch.hasPrefix(bytes, "{\"type\":\"patch\"") {
             guard self.observers[local].store != nil else { return }
             let now = EventLoop.monotonicNow()
             self.apply(bytes, to: local, isSnapshot: false)
             self.counters.add(.received)
             var offset = 0
-            while let start = Self.find(Self.midMarker, in: bytes, from: offset) {
+            while let start = PayloadSearch.end(of: Self.midMarker, in: bytes, from: offset) {
                 offset = start + Self.timeDigits
                 guard let sentAt = FixedWidthDigits.read(bytes, at: start, width: Self.timeDigits) else { continue }
                 self.histogram.record(now &- sentAt)
             }
             self.checkCaughtUp(local)
-        } else if Self.hasPrefix(bytes, "{\"type\":\"snapshot\"") {
+        } else if PayloadSearch.hasPrefix(bytes, "{\"type\":\"snapshot\"") {
             let first = self.observers[local].store == nil
             self.apply(bytes, to: local, isSnapshot: true)
             if first && self.observers[local].store != nil { self.counters.add(.ready) }
@@ -301,29 +301,6 @@ final class RosterDriver: BenchDriver {
             hash = hash &* 0x0000_0100_0000_01B3
         }
         return hash
-    }
-
-    private static func hasPrefix(_ buffer: UnsafeRawBufferPointer, _ prefix: StaticString) -> Bool {
-        let count = prefix.utf8CodeUnitCount
-        guard buffer.count >= count else { return false }
-        return memcmp(buffer.baseAddress!, prefix.utf8Start, count) == 0
-    }
-
-    /// Where `marker` ends in `buffer` at or after `start`, or nil.
-    private static func find(_ marker: [UInt8], in buffer: UnsafeRawBufferPointer, from start: Int) -> Int? {
-        let last = buffer.count - marker.count
-        guard start <= last else { return nil }
-        let first = marker[0]
-        var index = start
-        while index <= last {
-            if buffer[index] == first {
-                var matched = 1
-                while matched < marker.count && buffer[index + matched] == marker[matched] { matched += 1 }
-                if matched == marker.count { return index + matched }
-            }
-            index += 1
-        }
-        return nil
     }
 
 }

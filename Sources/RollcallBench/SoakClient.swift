@@ -16,6 +16,8 @@ final class SoakClient {
     /// The session's rules: pongs and the close handshake (the soak run sends no pings of its own).
     private var session = WebSocketSessionStateMachine(role: .client, timeouts: SoakClient.timeouts, now: 0)
     private static let timeouts = WebSocketSessionStateMachine.Timeouts(pingInterval: 0)
+    /// What an error message from the server contains near its start.
+    private static let errorMarker = Array("\"type\":\"error\"".utf8)
     private var maskSeed: UInt32
     private(set) var isOpen = false
     /// The Close code the server sent, if it sent one.
@@ -81,14 +83,6 @@ final class SoakClient {
 
     deinit {
         if self.isOpen { Glibc.close(self.fd) }
-    }
-
-    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard haystack.count >= needle.count else { return nil }
-        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
-            if Array(haystack[start..<(start + needle.count)]) == needle { return start }
-        }
-        return nil
     }
 
     private func write(_ bytes: [UInt8]) -> Bool {
@@ -164,7 +158,7 @@ final class SoakClient {
                 decoded += 1
                 self.messages += 1
                 self.lastText = payload
-                if Self.find(Array("\"type\":\"error\"".utf8), in: Array(payload.prefix(32))) != nil {
+                if payload.prefix(32).withUnsafeBytes({ PayloadSearch.end(of: Self.errorMarker, in: $0) }) != nil {
                     self.errors += 1
                 }
             case .ping:
@@ -188,7 +182,9 @@ final class SoakClient {
         for _ in 0..<20 {
             let before = self.messages
             self.drain(blocking: true)
-            if self.messages > before, Self.find(needle, in: self.lastText) != nil { return self.lastText }
+            if self.messages > before, self.lastText.withUnsafeBytes({ PayloadSearch.end(of: needle, in: $0) }) != nil {
+                return self.lastText
+            }
             if !self.isOpen { return nil }
         }
         return nil
