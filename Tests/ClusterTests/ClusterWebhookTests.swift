@@ -14,6 +14,27 @@ import Webhooks
 /// Webhooks in cluster mode against a real Redis: the entries come from the rooms' streams, the cursor and the lease
 /// are kept in Redis, and a second node continues from the cursor when the delivering node dies.
 @Suite(.serialized) struct ClusterWebhookTests {
+    /// Runs `body` with a fresh Redis server, a loop, a node's shared log connected to the server (available), and a
+    /// webhook receiver that answers 200; stops them all afterwards.
+    static func withSharedLog(
+        roomExpiryMilliseconds: Int64 = 86_400_000,
+        _ body: (RedisClientConfiguration, LoopHarness, RedisRoomLog, WebhookReceiver) throws -> Void
+    ) throws {
+        let server = try RedisServerProcess()
+        defer { server.shutDown() }
+        let harness = try LoopHarness()
+        defer { harness.shutDown() }
+        var redis = RedisClientConfiguration()
+        redis.port = server.port
+        redis.commandTimeoutMilliseconds = 5_000
+        let receiver = try WebhookReceiver { _ in .answer(200) }
+        defer { receiver.close() }
+        let log = try Self.sharedLog(harness, redis: redis, roomExpiryMilliseconds: roomExpiryMilliseconds)
+        defer { harness.onLoop { log.stop() } }
+        #expect(waitUntil(seconds: 10) { harness.onLoop { log.isAvailable } })
+        try body(redis, harness, log, receiver)
+    }
+
     /// A gateway node's shared log on the harness's loop, to append entries as nodes do.
     static func sharedLog(
         _ harness: LoopHarness, redis: RedisClientConfiguration, roomExpiryMilliseconds: Int64 = 86_400_000
@@ -83,54 +104,48 @@ import Webhooks
     }
 
     @Test func anotherNodeContinuesFromTheCursorInRedisWhenTheDeliveringNodeDies() throws {
-        let server = try RedisServerProcess()
-        defer { server.shutDown() }
-        let harness = try LoopHarness()
-        defer { harness.shutDown() }
-        var redis = RedisClientConfiguration()
-        redis.port = server.port
-        redis.commandTimeoutMilliseconds = 5_000
-        let receiver = try WebhookReceiver { _ in .answer(200) }
-        defer { receiver.close() }
-        let log = try Self.sharedLog(harness, redis: redis)
-        defer { harness.onLoop { log.stop() } }
-        #expect(waitUntil(seconds: 10) { harness.onLoop { log.isAvailable } })
-        let rooms = ["north", "south"]
-        Self.append(10, rooms: rooms, to: log, harness, from: 0)
+        try Self.withSharedLog { redis, harness, log, receiver throws in
+            let rooms = ["north", "south"]
+            Self.append(10, rooms: rooms, to: log, harness, from: 0)
 
-        let first = try Self.dispatcher(node: "A", redis: redis, receiver: receiver)
-        try first.start()
-        #expect(waitUntil(seconds: 10) { Self.inOrderWithoutGaps(receiver.events, rooms: ["north": 5, "south": 5]) })
-        let second = try Self.dispatcher(node: "B", redis: redis, receiver: receiver)
-        try second.start()
-        defer { second.stop() }
-        // B tries to take the endpoint every 200 ms, and is refused while A holds it.
-        Thread.sleep(forTimeInterval: 0.5)
-        Self.append(6, rooms: rooms, to: log, harness, from: 10)
-        #expect(waitUntil(seconds: 10) { Self.inOrderWithoutGaps(receiver.events, rooms: ["north": 8, "south": 8]) })
-        Thread.sleep(forTimeInterval: 0.3)
-        #expect(second.statistics[0].delivered.load(ordering: .relaxed) == 0)
-        #expect(try Self.get("rollcall:hook:crm:lease", through: log, harness) == "A")
+            let first = try Self.dispatcher(node: "A", redis: redis, receiver: receiver)
+            try first.start()
+            #expect(
+                waitUntil(seconds: 10) { Self.inOrderWithoutGaps(receiver.events, rooms: ["north": 5, "south": 5]) })
+            let second = try Self.dispatcher(node: "B", redis: redis, receiver: receiver)
+            try second.start()
+            defer { second.stop() }
+            // B tries to take the endpoint every 200 ms, and is refused while A holds it.
+            Thread.sleep(forTimeInterval: 0.5)
+            Self.append(6, rooms: rooms, to: log, harness, from: 10)
+            #expect(
+                waitUntil(seconds: 10) { Self.inOrderWithoutGaps(receiver.events, rooms: ["north": 8, "south": 8]) })
+            Thread.sleep(forTimeInterval: 0.3)
+            #expect(second.statistics[0].delivered.load(ordering: .relaxed) == 0)
+            #expect(try Self.get("rollcall:hook:crm:lease", through: log, harness) == "A")
 
-        // The delivering node dies: its loop stops, and its lease lapses in Redis.
-        first.stop()
-        let before = receiver.events.count
-        Self.append(6, rooms: rooms, to: log, harness, from: 16)
-        #expect(waitUntil(seconds: 10) { Self.inOrderWithoutGaps(receiver.events, rooms: ["north": 11, "south": 11]) })
-        // A batch counts as delivered once its cursor has moved in Redis, which is after the receiver answered.
-        #expect(waitUntil(seconds: 10) { second.statistics[0].delivered.load(ordering: .relaxed) >= 6 })
-        #expect(receiver.events.count >= before + 6)
-        // Each event as the rooms' subscribers got it.
-        let body = try #require(receiver.requests.last?.body)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
-        let event = try #require((object["events"] as? [[String: Any]])?.first)
-        #expect(event["type"] as? String == "event")
-        #expect(["media.recording_started", "media.recording_stopped"].contains(event["event"] as? String ?? ""))
-        #expect(event["actor"] as? String == "test")
-        // The cursor is in Redis, and the lease is B's.
-        #expect(
-            try Self.get("rollcall:hook:crm:cursor", field: "north", through: log, harness)?.hasPrefix("11/") == true)
-        #expect(try Self.get("rollcall:hook:crm:lease", through: log, harness) == "B")
+            // The delivering node dies: its loop stops, and its lease lapses in Redis.
+            first.stop()
+            let before = receiver.events.count
+            Self.append(6, rooms: rooms, to: log, harness, from: 16)
+            #expect(
+                waitUntil(seconds: 10) { Self.inOrderWithoutGaps(receiver.events, rooms: ["north": 11, "south": 11]) })
+            // A batch counts as delivered once its cursor has moved in Redis, which is after the receiver answered.
+            #expect(waitUntil(seconds: 10) { second.statistics[0].delivered.load(ordering: .relaxed) >= 6 })
+            #expect(receiver.events.count >= before + 6)
+            // Each event as the rooms' subscribers got it.
+            let body = try #require(receiver.requests.last?.body)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+            let event = try #require((object["events"] as? [[String: Any]])?.first)
+            #expect(event["type"] as? String == "event")
+            #expect(["media.recording_started", "media.recording_stopped"].contains(event["event"] as? String ?? ""))
+            #expect(event["actor"] as? String == "test")
+            // The cursor is in Redis, and the lease is B's.
+            #expect(
+                try Self.get("rollcall:hook:crm:cursor", field: "north", through: log, harness)?.hasPrefix("11/")
+                    == true)
+            #expect(try Self.get("rollcall:hook:crm:lease", through: log, harness) == "B")
+        }
     }
 
     /// A string key's value, or a hash field's, read through the node's command connection.
@@ -148,126 +163,90 @@ import Webhooks
     }
 
     @Test func theCursorForgetsRoomsWhoseRecordsExpired() throws {
-        let server = try RedisServerProcess()
-        defer { server.shutDown() }
-        let harness = try LoopHarness()
-        defer { harness.shutDown() }
-        var redis = RedisClientConfiguration()
-        redis.port = server.port
-        redis.commandTimeoutMilliseconds = 5_000
-        let receiver = try WebhookReceiver { _ in .answer(200) }
-        defer { receiver.close() }
-        let log = try Self.sharedLog(harness, redis: redis, roomExpiryMilliseconds: 300)
-        defer { harness.onLoop { log.stop() } }
-        #expect(waitUntil(seconds: 10) { harness.onLoop { log.isAvailable } })
-        Self.append(2, rooms: ["gone"], to: log, harness, from: 0)
-        let first = try Self.dispatcher(node: "A", redis: redis, receiver: receiver)
-        try first.start()
-        #expect(
-            waitUntil(seconds: 10) {
-                (try? Self.get("rollcall:hook:crm:cursor", field: "gone", through: log, harness)) != nil
-            })
-        first.stop()
-        // The room's records expire; the next node to take the endpoint finds it and drops it from the cursor with
-        // its first move.
-        #expect(waitUntil(seconds: 10) { (try? Self.get("rollcall:room:gone:epoch", through: log, harness)) == nil })
-        let second = try Self.dispatcher(node: "A", redis: redis, receiver: receiver)
-        try second.start()
-        defer { second.stop() }
-        Self.append(1, rooms: ["alive"], to: log, harness, from: 0)
-        #expect(
-            waitUntil(seconds: 10) {
-                (try? Self.get("rollcall:hook:crm:cursor", field: "alive", through: log, harness)) != nil
-            })
-        #expect(try Self.get("rollcall:hook:crm:cursor", field: "gone", through: log, harness) == nil)
+        try Self.withSharedLog(roomExpiryMilliseconds: 300) { redis, harness, log, receiver throws in
+            Self.append(2, rooms: ["gone"], to: log, harness, from: 0)
+            let first = try Self.dispatcher(node: "A", redis: redis, receiver: receiver)
+            try first.start()
+            #expect(
+                waitUntil(seconds: 10) {
+                    (try? Self.get("rollcall:hook:crm:cursor", field: "gone", through: log, harness)) != nil
+                })
+            first.stop()
+            // The room's records expire; the next node to take the endpoint finds it and drops it from the cursor with
+            // its first move.
+            #expect(
+                waitUntil(seconds: 10) { (try? Self.get("rollcall:room:gone:epoch", through: log, harness)) == nil })
+            let second = try Self.dispatcher(node: "A", redis: redis, receiver: receiver)
+            try second.start()
+            defer { second.stop() }
+            Self.append(1, rooms: ["alive"], to: log, harness, from: 0)
+            #expect(
+                waitUntil(seconds: 10) {
+                    (try? Self.get("rollcall:hook:crm:cursor", field: "alive", through: log, harness)) != nil
+                })
+            #expect(try Self.get("rollcall:hook:crm:cursor", field: "gone", through: log, harness) == nil)
+        }
     }
 
     @Test func theCursorScriptMovesARoomOnlyForwardWithinItsEpochAndOnlyForTheHolder() throws {
-        let server = try RedisServerProcess()
-        defer { server.shutDown() }
-        let harness = try LoopHarness()
-        defer { harness.shutDown() }
-        var redis = RedisClientConfiguration()
-        redis.port = server.port
-        let log = try Self.sharedLog(harness, redis: redis)
-        defer { harness.onLoop { log.stop() } }
-        #expect(waitUntil(seconds: 10) { harness.onLoop { log.isAvailable } })
-        func run(_ arguments: [String]) throws -> String? {
-            let box = harness.onLoop { () -> ResultBox<RESPValue> in
-                let box = ResultBox<RESPValue>()
-                log.commands.send(["EVAL", WebhookScript.source, "0"] + arguments) { result in
-                    if case .success(let value) = result { box.put(value) }
+        try Self.withSharedLog { _, harness, log, _ throws in
+            func run(_ arguments: [String]) throws -> String? {
+                let box = harness.onLoop { () -> ResultBox<RESPValue> in
+                    let box = ResultBox<RESPValue>()
+                    log.commands.send(["EVAL", WebhookScript.source, "0"] + arguments) { result in
+                        if case .success(let value) = result { box.put(value) }
+                    }
+                    return box
                 }
-                return box
+                guard case .integer(let answer)? = box.wait(seconds: 5) else { return nil }
+                return String(answer)
             }
-            guard case .integer(let answer)? = box.wait(seconds: 5) else { return nil }
-            return String(answer)
+            let lease = "rollcall:hook:crm:lease"
+            let cursor = "rollcall:hook:crm:cursor"
+            func move(_ node: String, _ value: String) throws -> String? {
+                try run(["advance", lease, node, "60000", cursor, "rollcall:hook:crm:dead", "10", "1", "r", value])
+            }
+            #expect(try run(["claim", lease, "A", "60000"]) == "1")
+            #expect(try run(["claim", lease, "B", "60000"]) == "0")
+            #expect(try move("A", "5/e1") == "1")
+            #expect(try move("A", "3/e1") == "1")
+            #expect(try Self.get(cursor, field: "r", through: log, harness) == "5/e1")
+            #expect(try move("A", "7/e1") == "1")
+            #expect(try move("B", "9/e1") == "0")
+            #expect(try Self.get(cursor, field: "r", through: log, harness) == "7/e1")
+            // The room's records started afresh: its cursor starts again.
+            #expect(try move("A", "2/e2") == "1")
+            #expect(try Self.get(cursor, field: "r", through: log, harness) == "2/e2")
         }
-        let lease = "rollcall:hook:crm:lease"
-        let cursor = "rollcall:hook:crm:cursor"
-        func move(_ node: String, _ value: String) throws -> String? {
-            try run(["advance", lease, node, "60000", cursor, "rollcall:hook:crm:dead", "10", "1", "r", value])
-        }
-        #expect(try run(["claim", lease, "A", "60000"]) == "1")
-        #expect(try run(["claim", lease, "B", "60000"]) == "0")
-        #expect(try move("A", "5/e1") == "1")
-        #expect(try move("A", "3/e1") == "1")
-        #expect(try Self.get(cursor, field: "r", through: log, harness) == "5/e1")
-        #expect(try move("A", "7/e1") == "1")
-        #expect(try move("B", "9/e1") == "0")
-        #expect(try Self.get(cursor, field: "r", through: log, harness) == "7/e1")
-        // The room's records started afresh: its cursor starts again.
-        #expect(try move("A", "2/e2") == "1")
-        #expect(try Self.get(cursor, field: "r", through: log, harness) == "2/e2")
     }
 
     @Test func aStartingNodeClaimsAsSoonAsItIsConnectedNotARetryPeriodLater() throws {
-        let server = try RedisServerProcess()
-        defer { server.shutDown() }
-        let harness = try LoopHarness()
-        defer { harness.shutDown() }
-        var redis = RedisClientConfiguration()
-        redis.port = server.port
-        redis.commandTimeoutMilliseconds = 5_000
-        let receiver = try WebhookReceiver { _ in .answer(200) }
-        defer { receiver.close() }
-        let log = try Self.sharedLog(harness, redis: redis)
-        defer { harness.onLoop { log.stop() } }
-        #expect(waitUntil(seconds: 10) { harness.onLoop { log.isAvailable } })
-        Self.append(3, rooms: ["r"], to: log, harness, from: 0)
-        // A lease of 9 s: a claim refused for want of a connection would be tried again 3 s later.
-        let dispatcher = try Self.dispatcher(node: "A", redis: redis, receiver: receiver, leaseMilliseconds: 9_000)
-        let started = Date()
-        try dispatcher.start()
-        defer { dispatcher.stop() }
-        #expect(waitUntil(seconds: 10) { receiver.events.count == 3 })
-        #expect(Date().timeIntervalSince(started) < 2)
+        try Self.withSharedLog { redis, harness, log, receiver throws in
+            Self.append(3, rooms: ["r"], to: log, harness, from: 0)
+            // A lease of 9 s: a claim refused for want of a connection would be tried again 3 s later.
+            let dispatcher = try Self.dispatcher(node: "A", redis: redis, receiver: receiver, leaseMilliseconds: 9_000)
+            let started = Date()
+            try dispatcher.start()
+            defer { dispatcher.stop() }
+            #expect(waitUntil(seconds: 10) { receiver.events.count == 3 })
+            #expect(Date().timeIntervalSince(started) < 2)
+        }
     }
 
     @Test func roomsDroppedFromMemoryAreLoadedAgainAndStillDeliveredInOrder() throws {
-        let server = try RedisServerProcess()
-        defer { server.shutDown() }
-        let harness = try LoopHarness()
-        defer { harness.shutDown() }
-        var redis = RedisClientConfiguration()
-        redis.port = server.port
-        redis.commandTimeoutMilliseconds = 5_000
-        let receiver = try WebhookReceiver { _ in .answer(200) }
-        defer { receiver.close() }
-        let log = try Self.sharedLog(harness, redis: redis)
-        defer { harness.onLoop { log.stop() } }
-        #expect(waitUntil(seconds: 10) { harness.onLoop { log.isAvailable } })
-        let rooms = ["r1", "r2", "r3"]
-        Self.append(9, rooms: rooms, to: log, harness, from: 0)
-        // One room's state at a time: the others are loaded again from Redis whenever they have new entries.
-        let dispatcher = try Self.dispatcher(node: "A", redis: redis, receiver: receiver, maximumRooms: 1)
-        try dispatcher.start()
-        defer { dispatcher.stop() }
-        #expect(
-            waitUntil(seconds: 10) { Self.inOrderWithoutGaps(receiver.events, rooms: ["r1": 3, "r2": 3, "r3": 3]) })
-        Self.append(9, rooms: rooms, to: log, harness, from: 9)
-        #expect(
-            waitUntil(seconds: 10) { Self.inOrderWithoutGaps(receiver.events, rooms: ["r1": 6, "r2": 6, "r3": 6]) })
-        #expect(Set(receiver.events).count == receiver.events.count)
+        try Self.withSharedLog { redis, harness, log, receiver throws in
+            let rooms = ["r1", "r2", "r3"]
+            Self.append(9, rooms: rooms, to: log, harness, from: 0)
+            // One room's state at a time: the others are loaded again from Redis whenever they have new entries.
+            let dispatcher = try Self.dispatcher(node: "A", redis: redis, receiver: receiver, maximumRooms: 1)
+            try dispatcher.start()
+            defer { dispatcher.stop() }
+            #expect(
+                waitUntil(seconds: 10) { Self.inOrderWithoutGaps(receiver.events, rooms: ["r1": 3, "r2": 3, "r3": 3]) })
+            Self.append(9, rooms: rooms, to: log, harness, from: 9)
+            #expect(
+                waitUntil(seconds: 10) { Self.inOrderWithoutGaps(receiver.events, rooms: ["r1": 6, "r2": 6, "r3": 6]) })
+            #expect(Set(receiver.events).count == receiver.events.count)
+        }
     }
 }
