@@ -162,7 +162,8 @@ extension Gateway {
             room.countSubscription(of: uid, by: 1)
             self.publisher.subscribe(session.id, to: view, in: room)
         }
-        let rights = RoomActor(claims: claims, role: self.role(of: claims, in: roomID)).rights(in: room.state)
+        let rights = RoomActor(claims: claims, role: self.role(of: claims, in: roomID))
+            .rights(in: room.state, joinedAs: kind)
         self.reply(
             session,
             ServerMessages.ack(

@@ -136,9 +136,9 @@ enum ServerMessages {
                 ("attributesForOthers", .bool(rights.maySetAnyAttributes)),
                 ("metadata", .bool(rights.maySetMetadata)),
                 ("permissions", .bool(rights.maySetPermissions)),
-                ("unmute", .bool(rights.permissions.mayUnmute)),
-                ("share", .bool(rights.permissions.mayShare)),
-                ("meetings", .bool(rights.permissions.mayPublishMeetings)),
+                ("unmute", .bool(rights.mayUnmute)),
+                ("share", .bool(rights.mayShare)),
+                ("meetings", .bool(rights.mayPublishMeetings)),
             ]))
     }
 
