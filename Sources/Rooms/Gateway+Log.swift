@@ -25,6 +25,12 @@ extension Gateway {
             for proposed in events {
                 let entry = room.log.append(proposed.event, time: now, actor: proposed.actor, reason: proposed.reason)
                 self.apply(entry, to: room)
+                if room.replica.switchUnannounced {
+                    // The shown speaker switched at once (it left, say): the switch is logged right after its cause.
+                    let shown = room.log.append(
+                        .activeSpeakerShown(uid: room.heldSpeaker), time: now, actor: nil, reason: nil)
+                    self.apply(shown, to: room)
+                }
             }
             then(.success(()))
             self.runPendingCloses(room)
@@ -105,6 +111,10 @@ extension Gateway {
         if case .meetingMessage = event {
             for id in self.groupSessions[room.state.id] ?? [] where !recipients.contains(id) { recipients.append(id) }
         }
+        if let only = room.noteAudience(of: entry, in: room.state) {
+            // About a hidden participant: for its own connections only, now and when resumed or read back.
+            recipients.removeAll { self.sessions[$0]?.claims?.subject != only }
+        }
         if !recipients.isEmpty {
             self.transport.send(message, to: recipients)
         }
@@ -157,6 +167,9 @@ extension Gateway {
         while room.messages.count > room.log.entries.count, sequence > 1 {
             sequence -= 1
             room.messages[sequence] = nil
+        }
+        if let oldest = room.restrictedEvents.keys.min(), oldest < room.log.firstSequence {
+            room.restrictedEvents = room.restrictedEvents.filter { $0.key >= room.log.firstSequence }
         }
     }
 }

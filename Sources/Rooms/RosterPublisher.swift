@@ -212,8 +212,10 @@ final class RosterPublisher {
         } else {
             return false
         }
+        let uid = session.claims?.subject
         let events = entries.filter { entry in
             subscription.events.includes(entry.event) && !(entry.event.isSpeakerReport && self.speakerRule.isStable)
+                && room.event(entry.sequence, reaches: uid)
         }
         // Both are in sequence order: interleave them so the client sees the log's order.
         var patchIndex = 0

@@ -19,7 +19,7 @@ extension ServerMessages {
         writer.member(EventKeys.seq, int: Int64(entry.sequence))
         writer.member(EventKeys.time, int: entry.time)
         writer.member(EventKeys.event, string: Self.eventName(entry.event))
-        writer.member(EventKeys.actor, optionalString: entry.actor)
+        writer.member(EventKeys.actor, optionalString: entry.event.namedActor(entry.actor, in: room))
         if let reason = entry.reason { writer.member("reason", string: reason) }
         writer.key(EventKeys.data)
         writer.beginObject()

@@ -46,10 +46,10 @@ enum ServerMessages {
                 ("startedAt", state.startedAt.map { .int($0) } ?? .null),
                 ("initiator", state.initiator.map { .string($0) } ?? .null),
                 ("recording", .bool(state.isRecording)),
-                ("activeSpeaker", state.activeSpeaker.map { .string($0) } ?? .null),
+                ("activeSpeaker", state.shownSpeakerCandidate.map { .string($0) } ?? .null),
                 ("capacity", .int(Int64(capacity))),
-                ("operators", .array(state.operators.sorted().map { .string($0) })),
-                ("banned", .array(state.banned.sorted().map { .string($0) })),
+                ("operators", .array(state.listedOperators.map { .string($0) })),
+                ("banned", .array(state.listedBanned.map { .string($0) })),
                 ("activeMeeting", state.activeMeeting.map(Self.meeting) ?? .null),
                 ("metadata", Self.strings(state.metadata)),
             ])

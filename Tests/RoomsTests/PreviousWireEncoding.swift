@@ -14,7 +14,7 @@ enum PreviousWireEncoding {
             ("seq", .int(Int64(entry.sequence))),
             ("time", .int(entry.time)),
             ("event", .string(name)),
-            ("actor", entry.actor.map { .string($0) } ?? .null),
+            ("actor", entry.event.namedActor(entry.actor, in: room).map { .string($0) } ?? .null),
         ]
         if let reason = entry.reason { fields.append(("reason", .string(reason))) }
         fields.append(("data", data))

@@ -285,6 +285,7 @@ final class RandomRosterCall {
         // (Under the stable speaker rule the reports of who speaks are not sent, only the switches they cause.)
         let missedEvents = self.harness.gateway.roomLog("r")?.entries(after: observer.lastEvent)?
             .filter { observer.events.includes($0.event) && !$0.event.isSpeakerReport }.map(\.sequence)
+            .filter { self.harness.gateway.event($0, in: "r", reaches: observer.uid) }
         self.observers[index].session = session
         self.harness.send(session, .object(JSONObject(uniqueKeysWithValues: fields)))
         let answer = self.harness.drainWithPatches(session)
