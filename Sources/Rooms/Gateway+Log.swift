@@ -78,8 +78,12 @@ extension Gateway {
         let shownSpeakerChanges = room.replica.apply(entry, speakerRule: self.speakerRule)
         if room.replica.speakerDue != nil { self.watchDeadlines(of: room) }
         switch event.seatEffect {
-        case .takeSeat(let uid, let deviceID, _), .restoreDevice(let uid, let deviceID),
-            .releaseDevice(let uid, let deviceID):
+        case .takeSeat(let uid, let deviceID, _), .restoreDevice(let uid, let deviceID):
+            let key = GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)
+            room.lostDevices[key] = nil
+            // In a cluster the device may have joined through another node: its connection here is replaced.
+            if self.sharedLog != nil { self.replaceSessions(of: key, in: room, by: room.joiningDevices[key]) }
+        case .releaseDevice(let uid, let deviceID):
             room.lostDevices[GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)] = nil
         case .releaseUser(let uid, _):
             room.lostDevices = room.lostDevices.filter { $0.key.uid != uid }

@@ -37,6 +37,9 @@ final class GatewayRoom {
     var subscriptionsByUser: [String: Int] = [:]
     /// Devices whose socket ended, with the time they leave unless they come back.
     var lostDevices: [DeviceKey: LostDevice] = [:]
+    /// In a cluster: the connection each device's join on this node is for, while the join is on its way through
+    /// the shared log (the entry that restores the device takes other connections of it out of the room, not it).
+    var joiningDevices: [DeviceKey: SessionID] = [:]
     /// Each retained entry's event message as it was sent live, by sequence number, so that history and resume
     /// replay what subscribers saw then rather than the entry described against today's state.
     var messages: [UInt64: [UInt8]] = [:]

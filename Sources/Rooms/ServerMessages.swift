@@ -115,6 +115,14 @@ enum ServerMessages {
         return bytes
     }
 
+    /// `{"type":"unsubscribed", ...}`: the gateway took the connection out of a room, and why.
+    static func unsubscribed(room: String, reason: UnsubscribeReason) -> JSONValue {
+        .object(
+            JSONObject([
+                ("type", .string("unsubscribed")), ("room", .string(room)), ("reason", .string(reason.rawValue)),
+            ]))
+    }
+
     /// `{"type":"result", ...}`: the answer to a query, its members after `query`.
     static func result(id: JSONValue?, query: String, _ fields: [(String, JSONValue)]) -> JSONValue {
         var members: [(String, JSONValue)] = [("type", .string("result"))]
