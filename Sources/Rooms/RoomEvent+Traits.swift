@@ -50,7 +50,7 @@ extension RoomEvent {
         case .flagChanged, .mediaIDChanged, .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown,
             .recordingChanged, .audioModeChanged, .cameraFacingChanged, .operatorChanged, .banChanged,
             .mutedByModerator, .meetingMessage, .attributesChanged, .metadataChanged, .permissionsChanged,
-            .unmuteRequested, .hardMuted:
+            .unmuteRequested, .hardMuted, .roleChanged:
             return .none
         }
     }
@@ -60,7 +60,7 @@ extension RoomEvent {
     var isUrgent: Bool {
         switch self {
         case .participantLeft, .mutedByModerator, .banChanged, .operatorChanged, .sessionEnded, .permissionsChanged,
-            .hardMuted:
+            .hardMuted, .roleChanged:
             return true
         case .participantJoined, .connectionLost, .participantConnectionClosed, .connectionRestored, .flagChanged,
             .mediaIDChanged, .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .recordingChanged,
@@ -75,10 +75,10 @@ extension RoomEvent {
     var isNotable: Bool {
         switch self {
         case .meetingMessage, .mutedByModerator, .operatorChanged, .banChanged, .sessionEnded, .recordingChanged,
-            .permissionsChanged, .unmuteRequested, .hardMuted:
+            .permissionsChanged, .unmuteRequested, .hardMuted, .roleChanged:
             return true
         case .participantLeft(_, _, let reason):
-            return reason == .removed || reason == .banned
+            return reason == .removed || reason == .banned || reason == .accessRevoked
         case .flagChanged(_, let flag, _):
             return flag.isNotable
         case .participantJoined, .connectionLost, .participantConnectionClosed, .connectionRestored, .mediaIDChanged,
@@ -98,7 +98,7 @@ extension RoomEvent {
             .operatorChanged(let uid, _), .banChanged(let uid, _), .mutedByModerator(let uid),
             .audioModeChanged(let uid, _), .attributesChanged(let uid, _), .permissionsChanged(let uid, _),
             .hardMuted(let uid, _), .activeSpeakerChanged(let uid?), .speakerStopped(let uid),
-            .unmuteRequested(let uid):
+            .unmuteRequested(let uid), .roleChanged(let uid, _):
             return uid
         case .activeSpeakerChanged(nil), .activeSpeakerShown, .recordingChanged, .meetingMessage, .sessionEnded,
             .metadataChanged:
@@ -132,7 +132,7 @@ extension RoomEvent {
             .mediaIDChanged(let uid, _), .cameraFacingChanged(let uid, _), .operatorChanged(let uid, _),
             .banChanged(let uid, _), .mutedByModerator(let uid), .audioModeChanged(let uid, _),
             .attributesChanged(let uid, _), .permissionsChanged(let uid, _), .hardMuted(let uid, _),
-            .activeSpeakerChanged(let uid?):
+            .roleChanged(let uid, _), .activeSpeakerChanged(let uid?):
             // A report that someone speaks moves their `lastSpokeAt` (the `recent_speaking` order).
             return uid
         case .activeSpeakerChanged(nil), .speakerStopped, .activeSpeakerShown, .recordingChanged, .meetingMessage,

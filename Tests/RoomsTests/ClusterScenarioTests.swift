@@ -305,7 +305,7 @@ import Testing
     }
 }
 
-/// Who sees what, and how the shown speaker behaves, when the room lives on several nodes.
+/// Who sees what, and how the shown speaker and refreshed tokens behave, when the room lives on several nodes.
 @Suite struct ClusterVisibilityTests {
     @Test func aHiddenRecorderOnOneNodeReachesNoSubscriberOfTheOther() throws {
         let cluster = try ClusterHarness()
@@ -360,6 +360,24 @@ import Testing
             #expect(events.last?["data"]?["uid"] == "u-bob")
             #expect(node.gateway.renderedView(room: "r", spec: .all)?["room"]?["activeSpeaker"] == "u-bob")
         }
+        #expect(cluster.a.state("r") == cluster.b.state("r"))
+    }
+
+    @Test func aRefreshThatDropsTheRoomTakesTheDeviceOutOnEveryNode() throws {
+        let cluster = try ClusterHarness()
+        let alice = try cluster.a.connect("u-alice", rooms: ["r": .moderator, "kept": .participant])
+        try cluster.a.join(alice, "r")
+        let watcher = try cluster.b.connect("u-watch", rooms: ["r": .viewer])
+        try cluster.b.join(watcher, "r", as: "observer")
+        _ = cluster.b.harness.drain(watcher)
+        let token = try cluster.a.harness.token("u-alice", rooms: ["kept": .participant])
+        let answer = cluster.a.request(alice, ["type": "auth", "id": 1, "token": .string(token)])
+        #expect(answer.first(type: "unsubscribed")?["reason"] == "access_revoked")
+        cluster.advance(milliseconds: 100)
+        let left = cluster.b.harness.drain(watcher).events(named: "participant.left")
+        #expect(left.first?["data"]?["reason"] == "access_revoked")
+        #expect(cluster.b.state("r")?.participants["u-alice"]?.isJoined == false)
+        #expect(cluster.store.seatHolders(in: "r").reserved.isEmpty)
         #expect(cluster.a.state("r") == cluster.b.state("r"))
     }
 }
