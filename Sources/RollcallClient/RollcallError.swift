@@ -24,6 +24,8 @@ public struct RollcallError: Error, Hashable, Sendable, CustomStringConvertible 
         case protocolError(String)
         /// The token provider failed or gave no token.
         case tokenProvider(String)
+        /// The gateway took the subscription out of its room.
+        case unsubscribed(RollcallUnsubscribeReason)
     }
 
     let kind: Kind
@@ -72,6 +74,12 @@ public struct RollcallError: Error, Hashable, Sendable, CustomStringConvertible 
         return nil
     }
 
+    /// Why the gateway took the subscription out of its room, when it did (the error of its `.ended`).
+    public var unsubscribeReason: RollcallUnsubscribeReason? {
+        if case .unsubscribed(let reason) = self.kind { return reason }
+        return nil
+    }
+
     /// Whether the request got no answer in time.
     public var isTimeout: Bool {
         if case .timedOut = self.kind { return true }
@@ -101,6 +109,7 @@ public struct RollcallError: Error, Hashable, Sendable, CustomStringConvertible 
         case .sendQueueFull: return "too many bytes waiting to be sent"
         case .protocolError(let detail): return "protocol error: \(detail)"
         case .tokenProvider(let detail): return "the token provider failed: \(detail)"
+        case .unsubscribed(let reason): return "taken out of the room by the gateway: \(reason)"
         }
     }
 }
