@@ -36,6 +36,7 @@ from .errors import (
     TooManySubscriptionsError,
     UnauthorizedError,
     UnavailableError,
+    UnsubscribedError,
     server_error,
 )
 from .events import (
@@ -52,6 +53,7 @@ from .events import (
     RoomChange,
     RoomUpdated,
     SnapshotReplaced,
+    Unsubscribed,
 )
 from .merge_patch import apply_merge_patch, merge_patch_diff
 from .mirror import Rejoin, RoomMirror
@@ -125,6 +127,8 @@ __all__ = [
     "TooManySubscriptionsError",
     "UnauthorizedError",
     "UnavailableError",
+    "Unsubscribed",
+    "UnsubscribedError",
     "View",
     "apply_merge_patch",
     "canonical_json",
