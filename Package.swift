@@ -63,12 +63,14 @@ let package = Package(
             sources: ["swift"],
             resources: [.embedInCode("dist"), .embedInCode("dashboard/dist"), .embedInCode("dashboard/dashboard.html")]
         ),
+        // The server API's OpenAPI description (api/openapi.json), embedded so the gateway serves it.
+        .target(name: "RollcallAPIDescription", path: "api", resources: [.embedInCode("openapi.json")]),
         // Connects the gateway to WebSocket connections on the server's event loops.
         .target(
             name: "GatewayWebSocket",
             dependencies: [
                 "Rooms", "WebSocketServer", "EventIO", "WebSocketCore", "WebSocketDeflate", "TokenAuth",
-                "RollcallWebClient", "Storage", "Webhooks",
+                "RollcallWebClient", "Storage", "Webhooks", "RollcallAPIDescription",
             ]
         ),
         // The Swift client library: a WebSocket client on the same protocol core, auth, subscriptions, and a live
