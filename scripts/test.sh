@@ -7,10 +7,13 @@
 #   3. the Python client: `mypy --strict` and `ruff` over the package and its examples, and its unit tests
 #      (clients/python/tests: the shared vectors, the roster store, resume bookkeeping, views, tokens, the server API
 #      against a stand-in),
-#   4. interoperability tests against the built gateway: the rooms protocol through the Python client, the Swift
-#      client from a throwaway package that depends on the RollcallClient product (built once per run), the Python
-#      and Swift stores through a seeded churn, the Python examples from a fresh virtual environment, raw
-#      `websockets` for the transport, and the dashboard and the browser client in a headless Chromium,
+#   4. interoperability tests against the built gateway: the rooms protocol through the Python client (every roster
+#      view), the Swift client from a throwaway package that depends on the RollcallClient product (built once per
+#      run: the observable room model, the URLSession transport), the Python and Swift stores through a seeded
+#      churn, the Python examples from a wheel installed into a fresh virtual environment, the JavaScript package
+#      packed, installed offline into a throwaway project and bundled for Node, raw `websockets` for the transport,
+#      the dashboard and the browser client's bundle in a headless Chromium, the server API fuzzed against its
+#      OpenAPI description with schemathesis, and the alert rules (promtool) and the dashboard against /metrics,
 #   5. the Autobahn|Testsuite conformance cases 1-11 against a freshly started server (scripts/autobahn.sh).
 # Needs nothing beside the repository: missing Debian packages are installed first (scripts/install-test-deps.sh,
 # as root), the Python client and the test tools into .venv from a wheelhouse (scripts/python-venv.sh), and the
