@@ -65,7 +65,7 @@ from .server_api import AsyncServerAPI, ServerAPI
 from .session import Status
 from .tokens import TokenClaims, TokenKey, mint_token, sign_claims, verify_token
 from .tokensource import TokenProvider
-from .views import EventMode, JoinAs, View
+from .views import EventMode, JoinAs, View, ViewFilter, ViewSort
 
 __all__ = [
     "FINAL_CLOSE_CODES",
@@ -120,9 +120,9 @@ __all__ = [
     "TokenError",
     "TokenExpiredError",
     "TokenKey",
+    "TokenProvider",
     "TooLargeError",
     "TooManyConnectionsError",
-    "TokenProvider",
     "TooManyRoomsError",
     "TooManySubscriptionsError",
     "UnauthorizedError",
@@ -130,6 +130,8 @@ __all__ = [
     "Unsubscribed",
     "UnsubscribedError",
     "View",
+    "ViewFilter",
+    "ViewSort",
     "apply_merge_patch",
     "canonical_json",
     "merge_patch_diff",

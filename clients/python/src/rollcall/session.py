@@ -7,6 +7,7 @@ messages are read and dispatched in order in that task, so every callback runs t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Coroutine, Mapping
@@ -161,10 +162,8 @@ class Session:
             self.status_changes.publish(status)
 
     async def _pause(self, seconds: float) -> None:
-        try:
+        with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self._wake.wait(), seconds)
-        except asyncio.TimeoutError:
-            pass
 
     async def _run(self, first: asyncio.Future[None]) -> None:
         attempt = 0
@@ -268,7 +267,8 @@ class Session:
         if kind == "unsubscribed":
             # Taken out of the room (another connection holds the device now): forgotten first, so no reconnect
             # joins it again.
-            taken = self.rooms.pop(message.get("room"), None) if isinstance(message.get("room"), str) else None
+            taken_id = message.get("room")
+            taken = self.rooms.pop(taken_id, None) if isinstance(taken_id, str) else None
             if taken is not None:
                 taken._unsubscribed(str(message.get("reason") or ""))
             return
