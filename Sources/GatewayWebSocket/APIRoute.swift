@@ -17,12 +17,12 @@ enum APIRoute: Sendable {
 
     enum Parsed {
         case success(APIRoute)
-        case failure(HTTPStatus, GatewayError)
+        case failure(GatewayError)
     }
 
     /// Finds the resource: 404 for an unknown path, 405 for a known path with another method.
     static func parse(method: String, components: [String]) -> Parsed {
-        let notFound = Parsed.failure(.notFound, GatewayError("ERR_NOT_FOUND", "no such API resource"))
+        let notFound = Parsed.failure(GatewayError(.notFound, "no such API resource"))
         guard components.allSatisfy({ !$0.isEmpty }) else { return notFound }
         let route: APIRoute
         let wanted: String
@@ -47,7 +47,7 @@ enum APIRoute: Sendable {
             return notFound
         }
         guard method == wanted else {
-            return .failure(.methodNotAllowed, GatewayError("ERR_METHOD_NOT_ALLOWED", "use \(wanted) here"))
+            return .failure(GatewayError(.methodNotAllowed, "use \(wanted) here"))
         }
         return .success(route)
     }
@@ -109,7 +109,7 @@ enum APIRoute: Sendable {
             gateway.apiRoom(room) { result in
                 completion(
                     result.flatMap { value in
-                        value.map { .success($0) } ?? .failure(GatewayError("ERR_NOT_FOUND", "no room '\(room)'"))
+                        value.map { .success($0) } ?? .failure(GatewayError(.notFound, "no room '\(room)'"))
                     })
             }
         case .publishMeeting(let room):
@@ -120,12 +120,12 @@ enum APIRoute: Sendable {
             try gateway.apiModerate(room: room, body: body, actor: key.actor, completion: completion)
         case .disconnect(let uid):
             guard case .object(let object) = body else {
-                throw GatewayError("ERR_BAD_REQUEST", "the body must be a JSON object")
+                throw GatewayError(.badRequest, "the body must be a JSON object")
             }
             var reason: String?
             for name in object.keys {
                 guard name == "reason", case .string(let text)? = object[name], text.utf8.count <= 123 else {
-                    throw GatewayError("ERR_BAD_REQUEST", "the body takes only 'reason', a string of at most 123 bytes")
+                    throw GatewayError(.badRequest, "the body takes only 'reason', a string of at most 123 bytes")
                 }
                 reason = text
             }

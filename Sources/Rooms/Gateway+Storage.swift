@@ -9,7 +9,7 @@ extension Gateway {
     /// a store, or in a cluster).
     ///
     /// - Parameter roomID: the room.
-    /// - Throws: `GatewayError.unavailable` when the store cannot be read (the room is then not created empty).
+    /// - Throws: `GatewayError.storeUnavailable` when the store cannot be read (the room is then not created empty).
     public func loadStoredRoom(_ roomID: String) throws(GatewayError) {
         guard let store = self.store, self.sharedLog == nil, self.rooms[roomID] == nil else { return }
         let stored: StoredRoom?
@@ -18,7 +18,7 @@ extension Gateway {
         } catch {
             self.statistics.storeFailures += 1
             self.onStoreFailure?("cannot load room '\(roomID)': \(error)")
-            throw .unavailable
+            throw .storeUnavailable
         }
         guard let stored else { return }
         let room = GatewayRoom(id: roomID, retention: self.configuration.history, createdAt: self.clock())
@@ -88,7 +88,7 @@ extension Gateway {
     ///   - eventNames: only these event names; nil for every event.
     ///   - limit: the most events to return.
     /// - Returns: the events as sent live, and the first sequence number memory retains (0 when none).
-    /// - Throws: `GatewayError.unavailable` when the store cannot be read.
+    /// - Throws: `GatewayError.storeUnavailable` when the store cannot be read.
     public func storedHistory(
         _ roomID: String, after: UInt64, eventNames: Set<String>?, limit: Int
     ) throws(GatewayError) -> (events: [JSONValue], firstRetained: UInt64) {
@@ -103,7 +103,7 @@ extension Gateway {
             } catch {
                 self.statistics.storeFailures += 1
                 self.onStoreFailure?("cannot read the history of '\(roomID)': \(error)")
-                throw .unavailable
+                throw .storeUnavailable
             }
             for item in stored where item.entry.sequence < firstInMemory {
                 if let value = try? JSONParser.parse(item.message, limits: Self.storedMessageLimits) {
@@ -135,7 +135,7 @@ extension Gateway {
     ///   - before: only actions older than this time (milliseconds), for paging; nil for the newest.
     ///   - limit: the most actions to return.
     /// - Returns: `{"room","seq","time","action","actor","target","reason"}` objects.
-    /// - Throws: `GatewayError.unavailable` when the store cannot be read.
+    /// - Throws: `GatewayError.storeUnavailable` when the store cannot be read.
     public func auditLog(room roomID: String?, before: Int64?, limit: Int) throws(GatewayError) -> [JSONValue] {
         var found: [(room: String, entry: RoomLogEntry, name: String)] = []
         if let store = self.store, self.sharedLog == nil {
@@ -146,7 +146,7 @@ extension Gateway {
             } catch {
                 self.statistics.storeFailures += 1
                 self.onStoreFailure?("cannot read the audit log: \(error)")
-                throw .unavailable
+                throw .storeUnavailable
             }
         } else {
             let rooms = roomID.map { id in self.rooms[id].map { [$0] } ?? [] } ?? Array(self.rooms.values)
@@ -179,7 +179,7 @@ extension Gateway {
     ///   - after: only rooms whose id sorts after this one; nil from the start.
     ///   - limit: the most rooms to return.
     /// - Returns: `{"rooms":[{"room","seq","participants","subscribers","activeMeeting","loaded"}],"next"}`.
-    /// - Throws: `GatewayError.unavailable` when the store cannot be read.
+    /// - Throws: `GatewayError.storeUnavailable` when the store cannot be read.
     public func apiRooms(after: String?, limit: Int) throws(GatewayError) -> JSONValue {
         var sequences: [String: UInt64] = [:]
         for id in self.rooms.keys where id > (after ?? "") { sequences[id] = self.rooms[id]?.state.sequence ?? 0 }
@@ -191,7 +191,7 @@ extension Gateway {
             } catch {
                 self.statistics.storeFailures += 1
                 self.onStoreFailure?("cannot list the stored rooms: \(error)")
-                throw .unavailable
+                throw .storeUnavailable
             }
         }
         let ids = sequences.keys.sorted().prefix(limit)

@@ -105,6 +105,18 @@ struct OperationsEndpointTests {
         #expect(large.status == 413)
     }
 
+    @Test("an API error answers the HTTP status of its code: 413 for metadata past its limits, not 409")
+    func errorStatusOfItsCode() throws {
+        let harness = try OperationsHarness()
+        defer { harness.stop() }
+        _ = try harness.participant("alice", room: "standup")
+        let keys = (0..<33).map { #""k\#($0)":"v""# }.joined(separator: ",")
+        let tooMany = try harness.http(
+            "POST", "/v1/api/rooms/standup/events", body: #"{"type":"metadata","metadata":{"# + keys + "}}")
+        #expect(try harness.json(tooMany)["code"] == .string("ERR_TOO_LARGE"))
+        #expect(tooMany.status == 413)
+    }
+
     @Test("a meeting message from the API reaches a WebSocket subscriber with the next sequence number")
     func publishedMeetingMessage() throws {
         let harness = try OperationsHarness()

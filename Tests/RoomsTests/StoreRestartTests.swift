@@ -122,6 +122,18 @@ import Testing
         #expect(restarted.gateway.roomState("r")?.operators.contains("u-bob") == true)
     }
 
+    @Test func aStoreThatCannotBeReadIsCalledTheRoomStoreNotTheClustersSharedStore() throws {
+        let call = try Call()
+        let restarted = try call.restart()
+        call.store.failLoads = RoomStoreError("disk gone")
+        let alice = try restarted.connect("u-alice", rooms: ["r": .moderator])
+        let answer = restarted.request(alice, ["type": "join", "room": "r"])
+        #expect(answer.first?["code"] == "ERR_UNAVAILABLE")
+        let message = answer.first?["message"]?.stringValue ?? ""
+        #expect(!message.contains("cluster"), "\(message)")
+        #expect(message.contains("store"), "\(message)")
+    }
+
     @Test func meetingMessagesOutliveRosterChurnInTheHistory() throws {
         let call = try Call { $0.history.maximumEntries = 5 }
         let harness = call.harness
