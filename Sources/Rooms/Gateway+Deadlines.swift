@@ -49,6 +49,7 @@ extension Gateway {
                 self.closeSession(session, code: GatewayCloseCode.slowConsumer.rawValue, reason: "not reading")
             }
         }
+        self.readStoredRoomsBack()
         // Between rounds of housekeeping only the rooms with a deadline of their own are looked at, so a server that
         // remembers thousands of quiet rooms does not walk them all every tick.
         let housekeeping = now >= self.nextHousekeeping

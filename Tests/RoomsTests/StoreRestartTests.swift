@@ -107,6 +107,28 @@ import Testing
         #expect(restarted.gateway.roomState("r")?.joinedParticipants.isEmpty == true)
     }
 
+    @Test func devicesOfStoredRoomsNobodyUsesAfterTheRestartStillLeaveAfterTheGracePeriod() throws {
+        let call = try Call()
+        // More rooms than one round of the restart's sweep reads, each with a participant connected at the end.
+        let others = (0..<70).map { "room-\($0)" }
+        for room in others {
+            let participant = try call.harness.connect("u-\(room)", rooms: [room: .participant])
+            try call.harness.join(participant, room)
+        }
+        let restarted = try call.restart()
+        #expect(restarted.gateway.roomState("r") == nil)
+        // Nobody joins, queries or calls the API: the stored rooms are read back in the first ticks anyway.
+        for _ in 0..<5 { restarted.advance(milliseconds: 10) }
+        restarted.advance(milliseconds: GatewayConfiguration().reconnectGraceMilliseconds + 10)
+        let names = call.store.committedEntries(of: "r").map(\.eventName)
+        #expect(names.filter { $0 == "session.connection_lost" }.count == 2)
+        #expect(names.filter { $0 == "session.timed_out" }.count == 2)
+        for room in others {
+            #expect(call.store.committedEntries(of: room).last?.eventName == "session.timed_out", "\(room)")
+        }
+        #expect(restarted.gateway.statistics.roomsLoaded == others.count + 1)
+    }
+
     @Test func aStoreThatCannotBeReadAnswersUnavailableRatherThanAnEmptyRoom() throws {
         let call = try Call()
         call.harness.send(call.alice, ["type": "action", "room": "r", "action": "promote", "target": "u-bob"])
