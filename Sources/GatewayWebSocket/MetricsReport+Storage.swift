@@ -12,10 +12,11 @@ extension MetricsReport {
             "rollcall_store_commit_failures_total", "counter",
             "Store commits that failed; their writes are tried again.", storage.commitFailures)
         out.single(
-            "rollcall_store_entries_written_total", "counter", "Room log entries written to the store.",
+            "rollcall_store_entries_written_total", "counter",
+            "Room log entries committed to the store (once each, however many commits failed before).",
             storage.entriesWritten)
         out.single(
-            "rollcall_store_checkpoints_written_total", "counter", "Room checkpoints written to the store.",
+            "rollcall_store_checkpoints_written_total", "counter", "Room checkpoints committed to the store.",
             storage.checkpointsWritten)
         out.single(
             "rollcall_store_entries_trimmed_total", "counter", "Stored entries dropped by retention.",

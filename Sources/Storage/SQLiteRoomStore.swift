@@ -63,6 +63,9 @@ public final class SQLiteRoomStore: RoomStore {
     public func commit() throws(RoomStoreError) {
         guard !self.pending.isEmpty else { return }
         var lastID: Int64?
+        // Counted once the transaction is in: a failed commit's writes are counted when their retry succeeds.
+        var entries = 0
+        var checkpoints = 0
         do throws(SQLiteError) {
             try self.database.execute("BEGIN IMMEDIATE")
             do {
@@ -80,13 +83,13 @@ public final class SQLiteRoomStore: RoomStore {
                             .text(String(decoding: JSONWriter.bytes(entry.wireValue), as: UTF8.self)),
                             .text(String(decoding: stored.message, as: UTF8.self)),
                         ])
-                        self.statistics.entriesWritten += 1
+                        entries += 1
                         lastID = self.database.lastInsertedID
                     case .checkpoint(let room, let sequence, let body):
                         try insertCheckpoint.run([
                             .text(room), .integer(Int64(sequence)), .text(String(decoding: body, as: UTF8.self)),
                         ])
-                        self.statistics.checkpointsWritten += 1
+                        checkpoints += 1
                     }
                 }
                 let upsertRoom = try self.database.statement(
@@ -107,6 +110,8 @@ public final class SQLiteRoomStore: RoomStore {
         self.pending.removeAll(keepingCapacity: true)
         self.touchedRooms.removeAll(keepingCapacity: true)
         self.statistics.commits += 1
+        self.statistics.entriesWritten += entries
+        self.statistics.checkpointsWritten += checkpoints
         if let lastID { self.committedPosition.advance(to: lastID) }
     }
 

@@ -4,7 +4,8 @@ public struct StorageStatistics: Hashable, Sendable {
     public var commits = 0
     /// Commits that failed (their writes are kept and tried again at the next commit).
     public var commitFailures = 0
-    /// Log entries and checkpoints written.
+    /// Log entries and checkpoints in committed transactions (a failed commit's are counted once, when their retry
+    /// commits).
     public var entriesWritten = 0
     public var checkpointsWritten = 0
     /// Entries and checkpoints dropped by retention.
