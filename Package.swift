@@ -129,7 +129,9 @@ let package = Package(
         ),
         .testTarget(
             name: "WebhooksTests",
-            dependencies: ["Webhooks", "Rooms", "RoomsTesting", "EventIO", "ClusterTesting", "WebSocketCore"]
+            dependencies: [
+                "Webhooks", "Rooms", "RoomsTesting", "EventIO", "ClusterTesting", "WebSocketCore", "Storage",
+            ]
         ),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "ClusterTesting", "EventIO", "TestSupport"]),
         .testTarget(
