@@ -46,7 +46,8 @@ enum APIRoute: Sendable {
         default:
             return notFound
         }
-        guard method == wanted else {
+        // HEAD reads a GET resource without its body (RFC 9110); the connection drops the body.
+        guard method == wanted || (method == "HEAD" && wanted == "GET") else {
             return .failure(GatewayError(.methodNotAllowed, "use \(wanted) here"))
         }
         return .success(route)

@@ -74,6 +74,19 @@ public enum HTTPResponse {
         return Array(head.utf8) + body
     }
 
+    /// The response to a `HEAD` request from the response to its `GET`: the status line and header fields, with
+    /// `Content-Length` as the `GET` would have sent it, and no body (RFC 9110, 9.3.2).
+    ///
+    /// - Parameter response: the whole response to the `GET`.
+    public static func withoutBody(_ response: [UInt8]) -> [UInt8] {
+        let end: [UInt8] = [0x0D, 0x0A, 0x0D, 0x0A]
+        guard response.count >= 4 else { return response }
+        for index in 0...(response.count - 4) where response[index..<(index + 4)].elementsEqual(end) {
+            return Array(response[..<(index + 4)])
+        }
+        return response
+    }
+
     /// Encodes a plain-text error response that closes the connection.
     public static func error(_ status: HTTPStatus, message: String? = nil, headers: [(String, String)] = []) -> [UInt8]
     {
