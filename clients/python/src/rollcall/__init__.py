@@ -19,6 +19,7 @@ from .errors import (
     ConnectionClosed,
     ForbiddenError,
     HTTPError,
+    MethodNotAllowedError,
     NotConnected,
     NotFoundError,
     NotGroupMemberError,
@@ -56,6 +57,18 @@ from .events import (
 from .merge_patch import apply_merge_patch, merge_patch_diff
 from .mirror import Rejoin, RoomMirror
 from .participant import Participant
+from .protocol import (
+    CLIENT_MESSAGE_TYPES,
+    EVENT_NAMES,
+    PARTICIPANT_FLAGS,
+    SERVER_MESSAGE_TYPES,
+    VIEW_FILTERS,
+    ClientMessageType,
+    CloseCode,
+    EventName,
+    ServerMessageType,
+    ViewFilter,
+)
 from .reconnect import NEVER, ReconnectPolicy
 from .room import Room
 from .roster import PatchOutcome, RosterDrift, RosterStore
@@ -66,8 +79,13 @@ from .tokensource import TokenProvider
 from .views import EventMode, JoinAs, View
 
 __all__ = [
+    "CLIENT_MESSAGE_TYPES",
+    "EVENT_NAMES",
     "FINAL_CLOSE_CODES",
     "NEVER",
+    "PARTICIPANT_FLAGS",
+    "SERVER_MESSAGE_TYPES",
+    "VIEW_FILTERS",
     "Ack",
     "AsyncServerAPI",
     "AuthMode",
@@ -76,6 +94,8 @@ __all__ = [
     "BusyError",
     "CallFullError",
     "Client",
+    "ClientMessageType",
+    "CloseCode",
     "ConnectError",
     "Connection",
     "ConnectionClosed",
@@ -84,10 +104,12 @@ __all__ = [
     "Ended",
     "Event",
     "EventMode",
+    "EventName",
     "EventReceived",
     "ForbiddenError",
     "HTTPError",
     "JoinAs",
+    "MethodNotAllowedError",
     "NotConnected",
     "NotFoundError",
     "NotGroupMemberError",
@@ -112,6 +134,7 @@ __all__ = [
     "RosterStore",
     "ServerAPI",
     "ServerError",
+    "ServerMessageType",
     "SnapshotReplaced",
     "Status",
     "TokenClaims",
@@ -126,6 +149,7 @@ __all__ = [
     "UnauthorizedError",
     "UnavailableError",
     "View",
+    "ViewFilter",
     "apply_merge_patch",
     "canonical_json",
     "merge_patch_diff",

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .protocol import ViewFilter
+
 EventMode = Literal["all", "notable", "none"]
 """Which room events a subscription receives besides roster patches (docs/PROTOCOL.md, "join")."""
 
@@ -17,13 +19,14 @@ class View:
     """Which part of a room's roster a subscription mirrors (docs/PROTOCOL.md, "Roster views").
 
     Attributes:
-        filter: `all`, `operators`, `muted`, `banned`, `raised_hands`, `presenters`, `speakers` or `search`.
+        filter: one of `VIEW_FILTERS`: `all`, `operators`, `muted`, `moderator_muted`, `restricted`, `banned`,
+            `raised_hands`, `presenters`, `speakers`, `left` or `search`.
         query: the name to search for, with `search`.
         match: `prefix` (default) or `substring`, with `search`.
         limit: keep the first N matching participants in join order.
     """
 
-    filter: str = "all"
+    filter: ViewFilter = "all"
     query: str | None = None
     match: str | None = None
     limit: int | None = None
