@@ -195,6 +195,18 @@ import Testing
     }
 }
 
+extension StoreRestartTests {
+    @Test func theAuditListsABanTwiceNewestFirstWithTheLeaveItCaused() throws {
+        let call = try Call()
+        call.harness.send(
+            call.alice, ["type": "action", "room": "r", "action": "ban", "target": "u-bob", "reason": "spam"])
+        let actions = try call.harness.gateway.auditLog(room: "r", before: nil, limit: 10)
+        #expect(actions.map { $0["action"]?.stringValue } == ["participant.left", "moderation.banned"])
+        #expect(actions.allSatisfy { $0["actor"] == "u-alice" && $0["target"] == "u-bob" && $0["reason"] == "spam" })
+        #expect(actions.first?["seq"]?.intValue == (actions.last?["seq"]?.intValue ?? 0) + 1)
+    }
+}
+
 extension Gateway {
     /// Feeds a message without the harness's commit.
     fileprivate func sessionReceivedText(_ id: SessionID, _ text: String) {
