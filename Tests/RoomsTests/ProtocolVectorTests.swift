@@ -88,6 +88,19 @@ import Testing
     }
 }
 
+extension ProtocolVectorTests {
+    @Test func theServerAPIsActionListNamesEveryModeratorAction() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let api = try String(contentsOf: directory.appendingPathComponent("docs/API.md"), encoding: .utf8)
+        let section = try #require(api.components(separatedBy: "— a moderator action").dropFirst().first)
+        let list = try #require(section.components(separatedBy: "`target`").first)
+        for action in ModeratorAction.allCases {
+            #expect(list.contains("`\(action.rawValue)`"), "docs/API.md's action list lacks \(action.rawValue)")
+        }
+    }
+}
+
 /// One event of every shape that has a name of its own, for the names the server gives them. `variants(of:)`
 /// switches over `RoomEvent` without a default, so a new event does not compile here until it is sampled.
 enum EventSamples {
