@@ -114,7 +114,7 @@ let package = Package(
         .target(name: "ClusterTesting", dependencies: ["EventIO"]),
         // Helpers shared by the test targets: a seeded random generator, and the ways a byte stream is cut into
         // reads for the incremental parsers (frames, HTTP heads, RESP).
-        .target(name: "TestSupport"),
+        .target(name: "TestSupport", dependencies: ["JSONCoding"]),
         .testTarget(
             name: "RoomsTests",
             dependencies: [
@@ -157,7 +157,7 @@ let package = Package(
             name: "RollcallClientTests",
             dependencies: [
                 "RollcallClient", "WebSocketServer", "GatewayWebSocket", "Rooms", "TokenAuth", "EventIO",
-                "JSONCoding",
+                "JSONCoding", "TestSupport",
             ]
         ),
         .testTarget(

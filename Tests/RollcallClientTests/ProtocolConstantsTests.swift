@@ -1,5 +1,6 @@
 import Foundation
 import JSONCoding
+import TestSupport
 import Testing
 
 @testable import RollcallClient
@@ -7,15 +8,9 @@ import Testing
 /// The Swift client's typed constants against the shared vectors (`Tests/Vectors/protocol.json`), which the server
 /// and the other clients check themselves against too.
 @Suite struct ProtocolConstantsTests {
-    static func vectors() throws -> JSONValue {
-        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        let data = try Data(contentsOf: directory.appendingPathComponent("Vectors/protocol.json"))
-        return try JSONParser.parse(Array(data))
-    }
+    static func vectors() throws -> JSONValue { try SharedVectors.load("protocol.json") }
 
-    static func strings(_ value: JSONValue?) -> [String] {
-        value?.arrayValue?.compactMap(\.stringValue) ?? []
-    }
+    static func strings(_ value: JSONValue?) -> [String] { SharedVectors.strings(value) }
 
     @Test func theMessageTypesEventNamesAndViewFiltersAreTheVectors() throws {
         let vectors = try Self.vectors()

@@ -1,5 +1,6 @@
 import Foundation
 import JSONCoding
+import TestSupport
 import Testing
 
 @testable import Rooms
@@ -8,15 +9,9 @@ import Testing
 /// event names, error codes with their HTTP status, close codes, participant flags and view filters. The clients
 /// check their typed constants against the same file, so none of them can drift from the server unseen.
 @Suite struct ProtocolVectorTests {
-    static func vectors() throws -> JSONValue {
-        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        let data = try Data(contentsOf: directory.appendingPathComponent("Vectors/protocol.json"))
-        return try JSONParser.parse(Array(data))
-    }
+    static func vectors() throws -> JSONValue { try SharedVectors.load("protocol.json") }
 
-    static func strings(_ value: JSONValue?) -> [String] {
-        value?.arrayValue?.compactMap(\.stringValue) ?? []
-    }
+    static func strings(_ value: JSONValue?) -> [String] { SharedVectors.strings(value) }
 
     /// `tokenExpired` → `token_expired`.
     static func snakeCase(_ name: String) -> String {
