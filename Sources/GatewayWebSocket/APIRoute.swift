@@ -17,10 +17,17 @@ enum APIRoute: Sendable {
 
     enum Parsed {
         case success(APIRoute)
-        case failure(GatewayError)
+        /// A refusal, answered with its code's status; for 405, `allow` names the methods the resource takes (the
+        /// `Allow` header).
+        case failure(GatewayError, allow: String? = nil)
     }
 
-    /// Finds the resource: 404 for an unknown path, 405 for a known path with another method.
+    /// The methods the API's route takes from the server, so that every other method of a known resource gets the
+    /// API's own 405 (a JSON error and an `Allow` naming the resource's method) rather than the server's.
+    static let routedMethods = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"]
+
+    /// Finds the resource: 404 for an unknown path, 405 (with the method it takes) for a known path with another
+    /// method.
     static func parse(method: String, components: [String]) -> Parsed {
         let notFound = Parsed.failure(GatewayError(.notFound, "no such API resource"))
         guard components.allSatisfy({ !$0.isEmpty }) else { return notFound }
@@ -48,9 +55,31 @@ enum APIRoute: Sendable {
         }
         // HEAD reads a GET resource without its body (RFC 9110); the connection drops the body.
         guard method == wanted || (method == "HEAD" && wanted == "GET") else {
-            return .failure(GatewayError(.methodNotAllowed, "use \(wanted) here"))
+            return .failure(
+                GatewayError(.methodNotAllowed, "use \(wanted) here"), allow: wanted == "GET" ? "GET, HEAD" : wanted)
+        }
+        if let id = route.pathID, !Self.isValidID(id) {
+            return .failure(
+                GatewayError(.badRequest, "an id in the path is 1 to 128 bytes without spaces or control characters"))
         }
         return .success(route)
+    }
+
+    /// The room id or uid the path names, if any.
+    var pathID: String? {
+        switch self {
+        case .getRoom(let id), .publishMeeting(let id), .publishEvent(let id), .moderate(let id), .history(let id),
+            .disconnect(let id):
+            return id
+        case .listRooms, .audit:
+            return nil
+        }
+    }
+
+    /// Whether a path's id could name a room or a user: the rule of the protocol's ids (1 to 128 bytes, no spaces
+    /// or control characters), so no request reaches the gateway with one that none can have.
+    static func isValidID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 128 && id.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value != 0x7F }
     }
 
     /// Whether the request must carry a JSON body.

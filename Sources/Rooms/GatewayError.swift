@@ -30,8 +30,12 @@ public struct GatewayError: Error, Hashable, Sendable, CustomStringConvertible {
     static let tooManyConnections = GatewayError(.tooManyConnections)
     static let tooManySubscriptions = GatewayError(.tooManySubscriptions)
     static let tokenExpired = GatewayError(.tokenExpired)
-    /// The embedded store of a single process could not be read; the client may try again.
-    public static let storeUnavailable = GatewayError(.unavailable)
+    /// A single process's store cannot read the records asked for (damaged, or the disk fails).
+    static let storeUnreadable = GatewayError(
+        .unavailable, "the store cannot read the records asked for; try again later")
+    /// A single process's store cannot commit (the disk is full or failing): nothing is changed meanwhile.
+    static let storeCannotCommit = GatewayError(
+        .unavailable, "the store cannot commit changes (disk full or failing); try again later")
 }
 
 /// The application close codes (4000-4999) the gateway uses, in one place; the protocol vectors

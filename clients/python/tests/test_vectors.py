@@ -77,15 +77,15 @@ def test_the_clients_protocol_constants_are_the_shared_vectors() -> None:
     assert [(code.name.lower(), code.value) for code in CloseCode] == [
         (row["name"], row["code"]) for row in protocol["closeCodes"]
     ]
-    assert FINAL_CLOSE_CODES == {row["code"] for row in protocol["closeCodes"] if row["final"]}
+    assert {row["code"] for row in protocol["closeCodes"] if row["final"]} == FINAL_CLOSE_CODES
 
 
 def test_every_error_code_has_its_class_with_its_http_status() -> None:
     for row in load_vectors("protocol.json")["errorCodes"]:
         error = server_error(row["code"], "words")
         assert type(error) is not ServerError, row["code"]
-        assert error.CODE == row["code"]
-        assert error.HTTP_STATUS == row["httpStatus"], row["code"]
+        assert row["code"] == error.CODE
+        assert row["httpStatus"] == error.HTTP_STATUS, row["code"]
     assert type(server_error("ERR_FROM_A_NEWER_GATEWAY")) is ServerError
 
 

@@ -10,7 +10,6 @@ from .checksum import canonical_json, roster_checksum
 from .client import Client
 from .connection import AuthMode, Connection
 from .errors import (
-    FINAL_CLOSE_CODES,
     BadRequestError,
     BannedError,
     BusyError,
@@ -60,6 +59,7 @@ from .participant import Participant
 from .protocol import (
     CLIENT_MESSAGE_TYPES,
     EVENT_NAMES,
+    FINAL_CLOSE_CODES,
     PARTICIPANT_FLAGS,
     SERVER_MESSAGE_TYPES,
     VIEW_FILTERS,
@@ -76,7 +76,7 @@ from .server_api import AsyncServerAPI, ServerAPI
 from .session import Status
 from .tokens import TokenClaims, TokenKey, mint_token, sign_claims, verify_token
 from .tokensource import TokenProvider
-from .views import EventMode, JoinAs, View
+from .views import EventMode, JoinAs, View, ViewSort
 
 __all__ = [
     "CLIENT_MESSAGE_TYPES",
@@ -141,15 +141,16 @@ __all__ = [
     "TokenError",
     "TokenExpiredError",
     "TokenKey",
+    "TokenProvider",
     "TooLargeError",
     "TooManyConnectionsError",
-    "TokenProvider",
     "TooManyRoomsError",
     "TooManySubscriptionsError",
     "UnauthorizedError",
     "UnavailableError",
     "View",
     "ViewFilter",
+    "ViewSort",
     "apply_merge_patch",
     "canonical_json",
     "merge_patch_diff",
