@@ -116,10 +116,11 @@ def test_schemathesis_finds_no_failure_against_a_live_gateway(rollcall, tmp_path
 def test_another_method_is_refused_with_the_documented_error_and_an_allow_header_naming_the_resources_own(rollcall):
     server = rollcall(**{"api.keys": f"fuzz:{SECRET}"})
     origin = http_origin(server)
-    cases = [("POST", "/v1/api/rooms", "GET"), ("POST", "/v1/api/rooms/standup", "GET"),
+    # A resource that answers GET answers HEAD too (RFC 9110), so its Allow names both.
+    cases = [("POST", "/v1/api/rooms", "GET, HEAD"), ("POST", "/v1/api/rooms/standup", "GET, HEAD"),
              ("OPTIONS", "/v1/api/rooms/standup/actions", "POST"), ("PUT", "/v1/api/rooms/standup/meeting", "POST"),
-             ("DELETE", "/v1/api/users/bob/disconnect", "POST"), ("PATCH", "/v1/api/audit", "GET"),
-             ("TRACE", "/v1/api/rooms/standup/history", "GET")]
+             ("DELETE", "/v1/api/users/bob/disconnect", "POST"), ("PATCH", "/v1/api/audit", "GET, HEAD"),
+             ("TRACE", "/v1/api/rooms/standup/history", "GET, HEAD"), ("HEAD", "/v1/api/rooms/standup/meeting", "POST")]
     for method, path, allowed in cases:
         request = urllib.request.Request(f"{origin}{path}", method=method, data=b"{}" if method != "TRACE" else None,
                                          headers={"Authorization": f"Bearer {SECRET}"})
@@ -130,7 +131,16 @@ def test_another_method_is_refused_with_the_documented_error_and_an_allow_header
             assert refused.code == 405, (method, path, refused.code)
             assert refused.headers["Allow"] == allowed, (method, path, refused.headers["Allow"])
             assert refused.headers["Content-Type"] == "application/json", (method, path)
-            assert json.loads(refused.read())["code"] == "ERR_METHOD_NOT_ALLOWED", (method, path)
+            body = refused.read()
+            if method == "HEAD":
+                assert body == b"", (method, path)  # an answer to HEAD has no body
+            else:
+                assert json.loads(body)["code"] == "ERR_METHOD_NOT_ALLOWED", (method, path)
+    # HEAD on a GET resource answers as GET does, without the body.
+    head = urllib.request.Request(f"{origin}/v1/api/rooms", method="HEAD", headers={"Authorization": f"Bearer {SECRET}"})
+    with urllib.request.urlopen(head, timeout=10) as answer:
+        assert answer.status == 200 and answer.headers["Content-Type"] == "application/json"
+        assert int(answer.headers["Content-Length"]) > 0 and answer.read() == b""
 
 
 def test_an_id_in_the_path_that_no_room_or_user_can_have_is_a_bad_request(rollcall):
