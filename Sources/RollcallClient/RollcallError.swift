@@ -67,6 +67,12 @@ public struct RollcallError: Error, Hashable, Sendable, CustomStringConvertible 
         return nil
     }
 
+    /// The server's code as the client knows it; nil for another kind of error, or a code from a newer gateway
+    /// (`serverCode` still has it).
+    public var serverErrorCode: RollcallServerErrorCode? {
+        self.serverCode.flatMap(RollcallServerErrorCode.init(rawValue:))
+    }
+
     /// The close code, when the error is a connection that closed (4001 for failed authentication, 4003 when
     /// removed, …); nil when no Close frame was received or the error is of another kind.
     public var closeCode: UInt16? {
@@ -78,6 +84,11 @@ public struct RollcallError: Error, Hashable, Sendable, CustomStringConvertible 
     public var unsubscribeReason: RollcallUnsubscribeReason? {
         if case .unsubscribed(let reason) = self.kind { return reason }
         return nil
+    }
+
+    /// Whether the connection closed with a code that ends the session for good (`RollcallCloseCode.isFinal`).
+    public var isFinal: Bool {
+        self.closeCode.flatMap(RollcallCloseCode.init(rawValue:))?.isFinal ?? false
     }
 
     /// Whether the request got no answer in time.

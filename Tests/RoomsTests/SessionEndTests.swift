@@ -20,7 +20,7 @@ import TokenAuth
         #expect(seen.eventNames == ["participant.left", "participant.left", "session.ended"])
         #expect(seen.prefix(2).compactMap { $0["data"]?["uid"]?.stringValue } == ["u-alice", "u-bob"])
         #expect(seen.prefix(2).allSatisfy { $0["data"]?["reason"] == "session_ended" })
-        #expect(harness.closeCode(room.bob) == GatewayCloseCode.sessionEnded)
+        #expect(harness.closeCode(room.bob) == GatewayCloseCode.sessionEnded.rawValue)
         #expect(harness.closeCode(watcher) == nil)
         // The observer still watches: the next call reaches it.
         let carol = try harness.connect("u-carol", rooms: ["r": .participant])

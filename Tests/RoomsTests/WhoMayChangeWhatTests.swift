@@ -54,11 +54,11 @@ import TokenAuth
                 try call { result in
                     switch result {
                     case .success: outcome = "ack"
-                    case .failure(let error): outcome = error.code
+                    case .failure(let error): outcome = error.code.rawValue
                     }
                 }
             } catch {
-                outcome = (error as? GatewayError)?.code ?? "\(error)"
+                outcome = (error as? GatewayError)?.code.rawValue ?? "\(error)"
             }
             return outcome
         }
