@@ -9,6 +9,9 @@ public enum RollcallUnsubscribeReason: Hashable, Sendable, CustomStringConvertib
     /// A reason this version of the client does not know, as the gateway sent it.
     case other(String)
 
+    /// Every reason this version of the client knows.
+    public static let known: [RollcallUnsubscribeReason] = [.replaced, .accessRevoked]
+
     /// Reads the `reason` of an `unsubscribed` message.
     init(wireValue: String) {
         switch wireValue {

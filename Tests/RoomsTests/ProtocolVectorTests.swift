@@ -6,8 +6,9 @@ import Testing
 @testable import Rooms
 
 /// The protocol's constants (`Tests/Vectors/protocol.json`) against the server's own definitions: its message types,
-/// event names, error codes with their HTTP status, close codes, participant flags and view filters. The clients
-/// check their typed constants against the same file, so none of them can drift from the server unseen.
+/// event names, error codes with their HTTP status, close codes, participant flags, the reasons of `unsubscribed` and
+/// of a leave, and view filters. The clients check their typed constants against the same file, so none of them can
+/// drift from the server unseen.
 @Suite struct ProtocolVectorTests {
     static func vectors() throws -> JSONValue { try SharedVectors.load("protocol.json") }
 
@@ -75,6 +76,16 @@ import Testing
         }
         let served = ParticipantFlag.allCases.map { [$0.rawValue, $0.eventNames.on, $0.eventNames.off] }
         #expect(listed == served)
+    }
+
+    @Test func theUnsubscribeReasonsAreThoseTheServerSends() throws {
+        let reasons = Self.strings(try Self.vectors()["unsubscribeReasons"])
+        #expect(reasons == UnsubscribeReason.allCases.map(\.rawValue))
+    }
+
+    @Test func theLeaveReasonsAreThoseTheServersLeavesCarry() throws {
+        let reasons = Self.strings(try Self.vectors()["leaveReasons"])
+        #expect(reasons == LeaveReason.allCases.map(\.rawValue))
     }
 
     @Test func theViewFiltersAreTheServers() throws {

@@ -65,6 +65,14 @@ export declare const PARTICIPANT_FLAGS: {
 };
 /** A participant flag: the name of a boolean member of a roster entry. */
 export declare type ParticipantFlag = keyof typeof PARTICIPANT_FLAGS;
+/** Why the gateway took a connection out of a room (docs/PROTOCOL.md, "unsubscribed"): `replaced`, the same user and
+ * device joined from another connection; `access_revoked`, a refreshed token no longer names the room. */
+export declare const UNSUBSCRIBE_REASONS: readonly ["replaced", "access_revoked"];
+/** Why a participant's device left: the `data.reason` of `participant.left` (and `timed_out` of `session.timed_out`;
+ * docs/PROTOCOL.md, "event"). */
+export declare const LEAVE_REASONS: readonly ["left", "timed_out", "connection_closed", "removed", "banned", "session_ended", "access_revoked"];
+/** A reason a participant's device left. */
+export declare type LeaveReason = (typeof LEAVE_REASONS)[number];
 /** The roster view filters (docs/PROTOCOL.md, "Roster views"). */
 export declare const VIEW_FILTERS: readonly ["all", "operators", "muted", "moderator_muted", "restricted", "banned", "raised_hands", "presenters", "speakers", "left", "search"];
 /** A roster view filter. */

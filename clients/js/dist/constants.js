@@ -127,6 +127,20 @@ export const PARTICIPANT_FLAGS = {
     handRaised: { on: "participant.hand_raised", off: "participant.hand_lowered" },
     pinned: { on: "participant.pinned", off: "participant.unpinned" },
 };
+/** Why the gateway took a connection out of a room (docs/PROTOCOL.md, "unsubscribed"): `replaced`, the same user and
+ * device joined from another connection; `access_revoked`, a refreshed token no longer names the room. */
+export const UNSUBSCRIBE_REASONS = ["replaced", "access_revoked"];
+/** Why a participant's device left: the `data.reason` of `participant.left` (and `timed_out` of `session.timed_out`;
+ * docs/PROTOCOL.md, "event"). */
+export const LEAVE_REASONS = [
+    "left",
+    "timed_out",
+    "connection_closed",
+    "removed",
+    "banned",
+    "session_ended",
+    "access_revoked",
+];
 /** The roster view filters (docs/PROTOCOL.md, "Roster views"). */
 export const VIEW_FILTERS = [
     "all",

@@ -1,4 +1,4 @@
-import type { ClientMessageType } from "./constants.js";
+import type { ClientMessageType, UNSUBSCRIBE_REASONS } from "./constants.js";
 import { RollcallError } from "./errors.js";
 import type { JsonObject } from "./json.js";
 import type { Acknowledgement, EventMode, ModeratorAction, QueryName, RoomEvent, RoomRights, RosterView, ServerMessage } from "./protocol.js";
@@ -57,9 +57,9 @@ export interface RoomSubscriptionEvents {
      * closed (with why, when it failed). */
     ended: RollcallError | undefined;
 }
-/** Why the gateway took a subscription out of its room (docs/PROTOCOL.md, "unsubscribed"); a reason this client
- * does not know is passed through. */
-export declare type UnsubscribeReason = "replaced" | "access_revoked" | (string & {});
+/** Why the gateway took a subscription out of its room (docs/PROTOCOL.md, "unsubscribed"; `UNSUBSCRIBE_REASONS`); a
+ * reason this client does not know is passed through. */
+export declare type UnsubscribeReason = (typeof UNSUBSCRIBE_REASONS)[number] | (string & {});
 /** What a message asks the client to do next. */
 export declare type FollowUp = "none" | "rejoin-resume" | "rejoin-fresh";
 /** The fields of a participant's own state (docs/PROTOCOL.md, "state"). */

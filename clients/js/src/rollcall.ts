@@ -25,13 +25,16 @@ export {
     CLOSE_CODES,
     EVENT_NAMES,
     FINAL_CLOSE_CODES,
+    LEAVE_REASONS,
     PARTICIPANT_FLAGS,
     SERVER_ERROR_CODES,
     SERVER_MESSAGE_TYPES,
+    UNSUBSCRIBE_REASONS,
     VIEW_FILTERS,
 } from "./constants.js";
 export type {
     ClientMessageType,
+    LeaveReason,
     ParticipantFlag,
     RoomEventName,
     ServerErrorCode,

@@ -1,4 +1,4 @@
-import type { ClientMessageType } from "./constants.js";
+import type { ClientMessageType, UNSUBSCRIBE_REASONS } from "./constants.js";
 import { Emitter } from "./emitter.js";
 import { RollcallError } from "./errors.js";
 import type { JsonObject } from "./json.js";
@@ -62,9 +62,9 @@ export interface RoomSubscriptionEvents {
     ended: RollcallError | undefined;
 }
 
-/** Why the gateway took a subscription out of its room (docs/PROTOCOL.md, "unsubscribed"); a reason this client
- * does not know is passed through. */
-export type UnsubscribeReason = "replaced" | "access_revoked" | (string & {});
+/** Why the gateway took a subscription out of its room (docs/PROTOCOL.md, "unsubscribed"; `UNSUBSCRIBE_REASONS`); a
+ * reason this client does not know is passed through. */
+export type UnsubscribeReason = (typeof UNSUBSCRIBE_REASONS)[number] | (string & {});
 
 /** What a message asks the client to do next. */
 export type FollowUp = "none" | "rejoin-resume" | "rejoin-fresh";

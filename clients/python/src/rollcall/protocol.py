@@ -78,6 +78,20 @@ EventName = Literal[
 
 EVENT_NAMES: tuple[str, ...] = get_args(EventName)
 
+UnsubscribeReason = Literal["replaced", "access_revoked"]
+"""Why the gateway took a connection out of a room (docs/PROTOCOL.md, "unsubscribed"): `replaced`, the same user and
+device joined from another connection; `access_revoked`, a refreshed token no longer names the room."""
+
+UNSUBSCRIBE_REASONS: tuple[str, ...] = get_args(UnsubscribeReason)
+
+LeaveReason = Literal[
+    "left", "timed_out", "connection_closed", "removed", "banned", "session_ended", "access_revoked"
+]
+"""Why a participant's device left: the `data.reason` of `participant.left` (and `timed_out` of `session.timed_out`;
+docs/PROTOCOL.md, "event")."""
+
+LEAVE_REASONS: tuple[str, ...] = get_args(LeaveReason)
+
 ViewFilter = Literal[
     "all",
     "operators",
