@@ -55,6 +55,18 @@ extension SQLiteRoomStore {
         }
     }
 
+    public func checkpoint(room: String, atOrBefore sequence: UInt64) throws(RoomStoreError) -> RoomReplica? {
+        do {
+            return try self.checkpoint(
+                "SELECT seq, body FROM checkpoints WHERE room = ? AND seq <= ? ORDER BY seq DESC LIMIT 1",
+                [.text(room), .integer(Int64(min(sequence, UInt64(Int64.max))))])
+        } catch let error as SQLiteError {
+            throw RoomStoreError("\(self.configuration.path): checkpoint of '\(room)': \(SQLiteSchema.explain(error))")
+        } catch {
+            throw RoomStoreError("\(self.configuration.path): checkpoint of '\(room)' cannot be read: \(error)")
+        }
+    }
+
     private func checkpoint(_ sql: String, _ bindings: [SQLiteValue]) throws -> RoomReplica? {
         let statement = try self.database.statement(sql)
         try statement.bind(bindings)
