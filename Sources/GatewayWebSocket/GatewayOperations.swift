@@ -49,9 +49,13 @@ public final class GatewayOperations: Sendable {
                 HTTPResponse.encode(status: .ok, body: Array("ok\n".utf8))
             },
             HTTPRoute(path: "/readyz") { [self] _ in
-                self.isDraining
-                    ? HTTPResponse.encode(status: .serviceUnavailable, body: Array("draining\n".utf8))
-                    : HTTPResponse.encode(status: .ok, body: Array("ready\n".utf8))
+                if self.isDraining {
+                    return HTTPResponse.encode(status: .serviceUnavailable, body: Array("draining\n".utf8))
+                }
+                guard self.runtime.isStoreCommitting else {
+                    return HTTPResponse.encode(status: .serviceUnavailable, body: Array("store cannot commit\n".utf8))
+                }
+                return HTTPResponse.encode(status: .ok, body: Array("ready\n".utf8))
             },
             HTTPRoute(path: "/metrics") { [self] _, responder in self.serveMetrics(responder) },
         ]
@@ -143,6 +147,7 @@ public final class GatewayOperations: Sendable {
         if runtime.threads > 1, self.serveAcrossShards(route, query: query, responder) { return }
         let work: @Sendable (Gateway) -> Void = { gateway in
             do throws(GatewayError) {
+                try gateway.refuseWhileTheStoreCannotCommit()
                 try route.run(on: gateway, body: parsedBody, query: query, key: key) { result in
                     // An answer that acknowledges a change leaves once the change is committed to the store.
                     runtime.whenCommitted {
