@@ -1,4 +1,5 @@
 import JSONCoding
+import RollcallAPIDescription
 import Rooms
 import Synchronization
 import WebSocketCore
@@ -61,7 +62,7 @@ public final class GatewayOperations: Sendable {
         ]
         if !self.apiKeys.isEmpty {
             routes.append(
-                HTTPRoute(path: Self.apiPath, methods: ["GET", "POST"], matchesSubpaths: true) {
+                HTTPRoute(path: Self.apiPath, methods: APIRoute.routedMethods, matchesSubpaths: true) {
                     [self] request, responder in
                     self.serveAPI(request, responder)
                 }
@@ -118,12 +119,16 @@ public final class GatewayOperations: Sendable {
             separator: "/", omittingEmptySubsequences: false
         )
         .dropFirst().map { PercentEncoding.decode($0, plus: .literal) ?? String($0) }
+        if components == ["openapi.json"] {
+            self.serveDescription(request, responder)
+            return
+        }
         let route: APIRoute
         switch APIRoute.parse(method: request.method, components: Array(components)) {
         case .success(let found):
             route = found
-        case .failure(let status, let error):
-            Self.respond(responder, status, error)
+        case .failure(let status, let error, let allow):
+            Self.respond(responder, status, error, headers: allow.map { [("Allow", $0)] } ?? [])
             return
         }
         var body: JSONValue = .object(JSONObject())
@@ -163,6 +168,17 @@ public final class GatewayOperations: Sendable {
         } else {
             runtime.perform(work)
         }
+    }
+
+    /// The API's OpenAPI description, `api/openapi.json` as built in.
+    private func serveDescription(_ request: HTTPRequest, _ responder: HTTPResponder) {
+        guard request.method == "GET" else {
+            Self.respond(
+                responder, .methodNotAllowed, GatewayError("ERR_METHOD_NOT_ALLOWED", "use GET here"),
+                headers: [("Allow", "GET")])
+            return
+        }
+        responder.respond(status: .ok, body: APIDescription.json, contentType: "application/json")
     }
 
     static func answer(
