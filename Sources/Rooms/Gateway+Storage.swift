@@ -163,6 +163,14 @@ extension Gateway {
         return (Array(events.prefix(limit)), room?.log.entries.first?.sequence ?? 0)
     }
 
+    /// Whether an entry read back from the store (older than memory holds) may reach `viewer`, as `storedEvent`
+    /// judges it; its message is read only when the entry is about a participant other than the viewer.
+    static func storedEntry(_ item: StoredLogEntry, in room: GatewayRoom?, reaches viewer: String?) -> Bool {
+        guard let subject = item.entry.event.subject, subject != viewer else { return true }
+        guard let message = try? JSONParser.parse(item.message, limits: Self.storedMessageLimits) else { return false }
+        return Self.storedEvent(message, item.entry, in: room, reaches: viewer)
+    }
+
     /// Whether an event read back from the store (older than memory holds) may reach `viewer`: not when it is
     /// about a hidden participant other than the viewer, as its message's participant entry shows it then or the
     /// room shows the participant now.
