@@ -143,8 +143,9 @@ extension Gateway {
     func trimLog(of room: GatewayRoom, now: Int64) {
         if room.log.isOverRetention(now: now) {
             let rule = self.speakerRule
-            room.log.trim(now: now) { entry in
+            room.log.trim(now: now, restricted: room.restrictedEvents) { entry in
                 if entry.sequence == room.base.state.sequence + 1 { room.base.apply(entry, speakerRule: rule) }
+                if let only = room.restrictedEvents[entry.sequence] { room.droppedRestricted[only] = entry.sequence }
             }
         }
         if room.messages.count > room.log.entries.count { self.forgetTrimmedMessages(room) }

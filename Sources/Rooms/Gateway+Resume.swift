@@ -63,15 +63,16 @@ extension Gateway {
     }
 
     /// The events a subscriber in `mode` of user `uid` is sent, after `position`, as they were sent live (none about
-    /// a hidden participant but itself, `RoomEvent.audience`): from memory when it has dropped none of them since,
-    /// else with those before memory's first entry read back from the store, which must then hold every entry in
-    /// between. Nil when some may be lost.
+    /// a hidden participant but itself, `RoomEvent.audience`): from memory when it has dropped none of them since
+    /// (of those only one participant could receive, none of that participant's), else with those before memory's
+    /// first entry read back from the store, which must then hold every entry in between. Nil when some may be lost.
     private func missedEvents(
         in room: GatewayRoom, mode: EventMode, uid: String?, after position: UInt64
     ) throws(RoomStoreError) -> [(sequence: UInt64, message: [UInt8])]? {
         let rule = self.speakerRule
         var missed: [(sequence: UInt64, message: [UInt8])] = []
-        if position < room.log.droppedThrough(takenBy: mode) {
+        let dropped = max(room.log.droppedThrough(takenBy: mode), uid.flatMap { room.droppedRestricted[$0] } ?? 0)
+        if position < dropped {
             guard
                 let stored = try self.storedEntries(
                     of: room.state.id, after: position, through: room.log.firstSequence - 1)

@@ -46,6 +46,9 @@ final class GatewayRoom {
     /// The retained events that only one participant may receive (about a hidden participant), by sequence number,
     /// with that participant: what resume and the history leave out for everyone else (`RoomEvent.audience`).
     var restrictedEvents: [UInt64: String] = [:]
+    /// Per participant, the newest dropped entry only it could receive (`restrictedEvents`): a resume of its own
+    /// connections from before it counts as missing a dropped entry, whatever its event mode.
+    var droppedRestricted: [String: UInt64] = [:]
     /// Roster views by spec; the whole-roster view always exists.
     var channels: [RosterViewSpec: ViewChannel] = [:]
     /// What changed since the last flush.

@@ -144,4 +144,46 @@ import TokenAuth
         let own = harness.request(recorder, ["type": "query", "query": "history", "room": "r", "after": 0])
         #expect(own.first?["events"]?.arrayValue?.count == 4)
     }
+
+    /// The moderation of a hidden participant reaches only that participant, so once the history dropped it, a
+    /// `notable` observer that was away since before it resumes all the same (nothing it takes is missing), while
+    /// the hidden participant itself, resuming the same way, gets a fresh snapshot: its own mute is gone from memory.
+    @Test func onlyTheHiddenParticipantsOwnResumeNeedsItsModerationTheHistoryDropped() throws {
+        let harness = try GatewayHarness { $0.history = HistoryRetention(maximumEntries: 12) }
+        let alice = try harness.connect("u-alice", rooms: ["r": .moderator])
+        try harness.join(alice, "r")
+        let quiet: [(String, JSONValue)] = [
+            ("type", "join"), ("id", "j"), ("room", "r"), ("events", "notable"), ("view", ["filter": "banned"]),
+        ]
+        func join(_ session: SessionID, _ fields: [(String, JSONValue)]) -> [JSONValue] {
+            harness.send(session, .object(JSONObject(uniqueKeysWithValues: quiet + fields)))
+            return harness.drainWithPatches(session)
+        }
+        let recorder = try harness.connect("b-rec", rooms: ["r": .bot], caps: ["hidden"])
+        let recorderSnapshot = join(recorder, [("device", "rec")]).first(type: "snapshot")
+        let watcher = try harness.connect("o-watch", rooms: ["r": .viewer])
+        let watcherSnapshot = join(watcher, [("as", "observer")]).first(type: "snapshot")
+        let recorderAt = try #require(recorderSnapshot?["seq"]?.intValue)
+        let watcherAt = try #require(watcherSnapshot?["seq"]?.intValue)
+        harness.close(watcher, cleanly: false)
+        harness.close(recorder, cleanly: false)
+        harness.send(alice, ["type": "action", "room": "r", "action": "mute", "target": "b-rec", "hard": true])
+        let mute = try #require(harness.gateway.roomLog("r")?.entries.last)
+        #expect(mute.event == .hardMuted(uid: "b-rec", durationMilliseconds: nil))
+        for index in 0..<20 {
+            harness.send(alice, ["type": "state", "room": "r", "handRaised": .bool(index % 2 == 0)])
+        }
+        harness.advance(milliseconds: 100)
+        #expect((harness.gateway.roomLog("r")?.firstSequence ?? 0) > mute.sequence, "the mute is out of memory")
+
+        let back = try harness.connect("o-watch", rooms: ["r": .viewer])
+        let resumed = join(back, [("as", "observer"), ("resume", .int(watcherAt))])
+        #expect(resumed.first(type: "resumed")?["recovered"] == true, "\(resumed)")
+        #expect(resumed.events.isEmpty && !resumed.contains(where: Call.namesRecorder), "\(resumed)")
+
+        let recorderBack = try harness.connect("b-rec", rooms: ["r": .bot], caps: ["hidden"])
+        let own = join(recorderBack, [("device", "rec"), ("resume", .int(recorderAt))])
+        #expect(own.first(type: "resumed") == nil, "\(own)")
+        #expect(own.first(type: "snapshot")?["recovered"] == false, "\(own)")
+    }
 }
