@@ -24,17 +24,20 @@ let package = Package(
         ),
         // A thin C shim over Debian's libsqlite3: SQLITE_TRANSIENT, a macro the importer cannot see.
         .target(name: "CSQLite", path: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
-        // RFC 6455 without I/O: HTTP head parsing, both sides of the handshake, framing, masking, UTF-8, close codes,
-        // the inbound frame processor and the session state machine shared by the server and the clients.
-        .target(name: "WebSocketCore"),
+        // HTTP/1.1 without I/O: incremental request and response head parsers, statuses and responses,
+        // percent-encoding.
+        .target(name: "HTTPCore"),
+        // RFC 6455 without I/O: both sides of the handshake, framing, masking, UTF-8, close codes, the inbound frame
+        // processor and the session state machine shared by the server and the clients.
+        .target(name: "WebSocketCore", dependencies: ["HTTPCore"]),
         // RFC 7692 permessage-deflate over zlib: offer negotiation, per-message inflate and deflate.
-        .target(name: "WebSocketDeflate", dependencies: ["WebSocketCore", "CWebSocket"]),
+        .target(name: "WebSocketDeflate", dependencies: ["HTTPCore", "WebSocketCore", "CWebSocket"]),
         // epoll event loops, sockets, timers, TLS through OpenSSL, bounded write queues.
         .target(name: "EventIO", dependencies: ["CWebSocket"], swiftSettings: hotPathSettings),
         // Listeners and connections: HTTP upgrade, WebSocket sessions over EventIO, routes, the echo endpoint.
         .target(
             name: "WebSocketServer",
-            dependencies: ["WebSocketCore", "WebSocketDeflate", "EventIO"],
+            dependencies: ["HTTPCore", "WebSocketCore", "WebSocketDeflate", "EventIO"],
             swiftSettings: hotPathSettings
         ),
         // JSON values: a bounded parser and a deterministic writer, for the wire protocol and tokens.
@@ -47,7 +50,7 @@ let package = Package(
         .target(name: "Storage", dependencies: ["CSQLite", "Rooms", "JSONCoding"]),
         // Signed, ordered webhook deliveries read from the store's log, with cursors, retries and dead letters.
         .target(
-            name: "Webhooks", dependencies: ["Storage", "Rooms", "JSONCoding", "TokenAuth", "EventIO", "WebSocketCore"]),
+            name: "Webhooks", dependencies: ["Storage", "Rooms", "JSONCoding", "TokenAuth", "EventIO", "HTTPCore"]),
         // The browser client and the dashboard built on it (TypeScript in clients/js, compiled output committed),
         // embedded in the binary so the gateway serves them at /client/ and /dashboard.
         .target(
@@ -63,7 +66,7 @@ let package = Package(
         .target(
             name: "GatewayWebSocket",
             dependencies: [
-                "Rooms", "WebSocketServer", "EventIO", "WebSocketCore", "WebSocketDeflate", "TokenAuth",
+                "Rooms", "WebSocketServer", "EventIO", "HTTPCore", "WebSocketCore", "WebSocketDeflate", "TokenAuth",
                 "RollcallWebClient", "Storage", "Webhooks",
             ]
         ),
@@ -74,7 +77,7 @@ let package = Package(
         .target(
             name: "RollcallClient",
             dependencies: [
-                "JSONCoding", "WebSocketCore",
+                "JSONCoding", "HTTPCore", "WebSocketCore",
                 .target(name: "WebSocketDeflate", condition: .when(platforms: [.linux])),
                 .target(name: "EventIO", condition: .when(platforms: [.linux])),
             ]
@@ -83,20 +86,22 @@ let package = Package(
         .target(
             name: "RollcallBench",
             dependencies: [
-                "EventIO", "WebSocketCore", "WebSocketDeflate", "TokenAuth", "JSONCoding", "RollcallClient", "Rooms",
+                "EventIO", "HTTPCore", "WebSocketCore", "WebSocketDeflate", "TokenAuth", "JSONCoding", "RollcallClient",
+                "Rooms",
             ]
         ),
         // The command line: subcommands and configuration loading (file, environment, flags).
         .target(
             name: "RollcallCLI",
             dependencies: [
-                "WebSocketServer", "WebSocketDeflate", "EventIO", "WebSocketCore", "Rooms", "GatewayWebSocket",
-                "TokenAuth", "RollcallBench", "JSONCoding", "Cluster", "ClusterCore", "Redis", "Storage", "Webhooks",
+                "WebSocketServer", "WebSocketDeflate", "EventIO", "HTTPCore", "WebSocketCore", "Rooms",
+                "GatewayWebSocket", "TokenAuth", "RollcallBench", "JSONCoding", "Cluster", "ClusterCore", "Redis",
+                "Storage", "Webhooks",
             ]
         ),
         // A Redis client: the RESP wire format (a bounded incremental parser and an encoder) and a client on an
         // EventIO loop (pipelining, deadlines, reconnects with backoff, pub/sub). Knows nothing of rooms.
-        .target(name: "Redis", dependencies: ["EventIO", "WebSocketCore"]),
+        .target(name: "Redis", dependencies: ["EventIO", "HTTPCore"]),
         // Cluster mode without I/O: how a node follows a shared room log (entries in order, gaps, reloads, epochs,
         // checkpoints, leases), the shared records' forms and seat claims, and a room's entries rendered for webhooks;
         // used by the Redis adapter and by the in-memory shared log of RoomsTesting.
@@ -112,9 +117,9 @@ let package = Package(
         // and restarted on demand; a scripted stand-in server, an event loop on a thread of its own, and a webhook
         // receiver (plain or TLS) whose answers a test scripts.
         .target(name: "ClusterTesting", dependencies: ["EventIO"]),
-        // Helpers shared by the test targets: a seeded random generator, and the ways a byte stream is cut into
-        // reads for the incremental parsers (frames, HTTP heads, RESP).
-        .target(name: "TestSupport"),
+        // Helpers shared by the test targets: a seeded random generator, the ways a byte stream is cut into reads
+        // for the incremental parsers (frames, HTTP heads, RESP), and sample HTTP heads fed to the parsers.
+        .target(name: "TestSupport", dependencies: ["HTTPCore"]),
         .testTarget(
             name: "RoomsTests",
             dependencies: [
@@ -129,7 +134,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebhooksTests",
-            dependencies: ["Webhooks", "Rooms", "RoomsTesting", "EventIO", "ClusterTesting", "WebSocketCore"]
+            dependencies: ["Webhooks", "Rooms", "RoomsTesting", "EventIO", "ClusterTesting", "HTTPCore"]
         ),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "ClusterTesting", "EventIO", "TestSupport"]),
         .testTarget(
@@ -141,7 +146,8 @@ let package = Package(
         ),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding", "TestSupport"]),
         .testTarget(name: "TokenAuthTests", dependencies: ["TokenAuth", "JSONCoding"]),
-        .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore", "TestSupport"]),
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "TestSupport"]),
+        .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore", "HTTPCore", "TestSupport"]),
         .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCore", "TestSupport"]),
         .testTarget(name: "EventIOTests", dependencies: ["EventIO"]),
         .testTarget(
@@ -168,8 +174,8 @@ let package = Package(
         .testTarget(
             name: "WebSocketServerTests",
             dependencies: [
-                "WebSocketServer", "WebSocketCore", "WebSocketDeflate", "EventIO", "Rooms", "GatewayWebSocket",
-                "TokenAuth", "JSONCoding", "Storage",
+                "WebSocketServer", "HTTPCore", "WebSocketCore", "WebSocketDeflate", "EventIO", "Rooms",
+                "GatewayWebSocket", "TokenAuth", "JSONCoding", "Storage",
             ]
         ),
     ],

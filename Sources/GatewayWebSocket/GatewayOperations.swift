@@ -1,3 +1,4 @@
+import HTTPCore
 import JSONCoding
 import Rooms
 import Synchronization

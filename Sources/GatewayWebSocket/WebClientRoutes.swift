@@ -1,3 +1,4 @@
+import HTTPCore
 import RollcallWebClient
 import WebSocketCore
 import WebSocketServer

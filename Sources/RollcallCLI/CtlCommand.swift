@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import JSONCoding
 
 /// `rollcall ctl`: drives a running gateway through its server API.

@@ -1,5 +1,5 @@
 import EventIO
-import WebSocketCore
+import HTTPCore
 
 #if canImport(Glibc)
 import Glibc

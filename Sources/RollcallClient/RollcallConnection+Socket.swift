@@ -2,6 +2,7 @@
 #if canImport(EventIO)
 
 import EventIO
+import HTTPCore
 import WebSocketCore
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import WebSocketCore
+import HTTPCore
 
 /// Reads one HTTP/1.1 answer to a delivery as its bytes arrive: the status line and headers through
 /// `HTTPResponseParser` (interim 1xx answers skipped), then the body, which is discarded: counted through

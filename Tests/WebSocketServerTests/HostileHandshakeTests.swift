@@ -1,6 +1,7 @@
 import EventIO
 import Foundation
 import Glibc
+import HTTPCore
 import Testing
 import WebSocketCore
 import WebSocketServer
