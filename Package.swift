@@ -149,7 +149,7 @@ let package = Package(
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "TestSupport"]),
         .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore", "HTTPCore", "TestSupport"]),
         .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCore", "TestSupport"]),
-        .testTarget(name: "EventIOTests", dependencies: ["EventIO"]),
+        .testTarget(name: "EventIOTests", dependencies: ["EventIO", "ClusterTesting"]),
         .testTarget(
             name: "RollcallBenchTests",
             dependencies: [

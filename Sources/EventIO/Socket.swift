@@ -197,6 +197,13 @@ public enum Socket {
         }
     }
 
+    /// Makes the next `close` of `fd` end the connection with a reset (RST) instead of a FIN (SO_LINGER with a zero
+    /// timeout), as when a peer vanishes from the network.
+    public static func setResetOnClose(_ fd: Int32) {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+    }
+
     /// Shuts down the sending side (sends FIN) while still reading.
     public static func shutdownWrite(_ fd: Int32) {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))

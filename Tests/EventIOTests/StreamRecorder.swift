@@ -1,0 +1,48 @@
+import EventIO
+import Foundation
+
+/// A `StreamConnection` delegate for tests: it uses whole lines only (up to and including `\n`), leaving a partial
+/// line to the connection, and records what it saw, for the test's thread to read.
+final class StreamRecorder: StreamConnectionDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var openCount = 0
+    private var receivedLines: [String] = []
+    private var handedBytes: [Int] = []
+    private var endings: [StreamConnectionEnding] = []
+    /// Whether it uses nothing at all (to fill the connection's buffer).
+    let usesNothing: Bool
+
+    /// - Parameter usesNothing: leave every byte to the connection.
+    init(usesNothing: Bool = false) {
+        self.usesNothing = usesNothing
+    }
+
+    /// How many times the connection reported itself open.
+    var opened: Int { self.lock.withLock { self.openCount } }
+    /// The whole lines received, without their `\n`.
+    var lines: [String] { self.lock.withLock { self.receivedLines } }
+    /// The size of each buffer handed over.
+    var handed: [Int] { self.lock.withLock { self.handedBytes } }
+    /// The endings reported (at most one is expected).
+    var ended: [StreamConnectionEnding] { self.lock.withLock { self.endings } }
+
+    func streamConnectionDidOpen(_ connection: StreamConnection) {
+        self.lock.withLock { self.openCount += 1 }
+    }
+
+    func streamConnection(_ connection: StreamConnection, didReceive bytes: UnsafeMutableRawBufferPointer) -> Int {
+        self.lock.withLock { self.handedBytes.append(bytes.count) }
+        guard !self.usesNothing else { return 0 }
+        var used = 0
+        while let end = bytes[used...].firstIndex(of: UInt8(ascii: "\n")) {
+            let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[used..<end]), as: UTF8.self)
+            self.lock.withLock { self.receivedLines.append(line) }
+            used = end + 1
+        }
+        return used
+    }
+
+    func streamConnection(_ connection: StreamConnection, didEndWith ending: StreamConnectionEnding) {
+        self.lock.withLock { self.endings.append(ending) }
+    }
+}
