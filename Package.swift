@@ -48,9 +48,14 @@ let package = Package(
         .target(name: "Rooms", dependencies: ["JSONCoding", "TokenAuth"]),
         // The embedded store of a single process: rooms' logs, checkpoints and webhook cursors in SQLite (WAL).
         .target(name: "Storage", dependencies: ["CSQLite", "Rooms", "JSONCoding"]),
+        // An HTTP/1.1 client of one origin on an EventIO loop, over EventIO's stream connection: kept connections,
+        // TLS, timeouts, bounded answers; the webhooks and `rollcall ctl` use it.
+        .target(name: "HTTPClient", dependencies: ["EventIO", "HTTPCore"]),
         // Signed, ordered webhook deliveries read from the store's log, with cursors, retries and dead letters.
         .target(
-            name: "Webhooks", dependencies: ["Storage", "Rooms", "JSONCoding", "TokenAuth", "EventIO", "HTTPCore"]),
+            name: "Webhooks",
+            dependencies: ["Storage", "Rooms", "JSONCoding", "TokenAuth", "EventIO", "HTTPClient"]
+        ),
         // The browser client and the dashboard built on it (TypeScript in clients/js, compiled output committed),
         // embedded in the binary so the gateway serves them at /client/ and /dashboard.
         .target(
@@ -134,7 +139,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebhooksTests",
-            dependencies: ["Webhooks", "Rooms", "RoomsTesting", "EventIO", "ClusterTesting", "HTTPCore"]
+            dependencies: ["Webhooks", "Rooms", "RoomsTesting", "EventIO", "ClusterTesting"]
         ),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "ClusterTesting", "EventIO", "TestSupport"]),
         .testTarget(
@@ -147,6 +152,7 @@ let package = Package(
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding", "TestSupport"]),
         .testTarget(name: "TokenAuthTests", dependencies: ["TokenAuth", "JSONCoding"]),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "TestSupport"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPCore", "EventIO", "ClusterTesting"]),
         .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore", "HTTPCore", "TestSupport"]),
         .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCore", "TestSupport"]),
         .testTarget(name: "EventIOTests", dependencies: ["EventIO", "ClusterTesting"]),

@@ -1,4 +1,5 @@
 import EventIO
+import HTTPClient
 import Rooms
 import Storage
 import Synchronization
@@ -33,7 +34,7 @@ public final class WebhookDispatcher: @unchecked Sendable {
     private final class Parts {
         var feed: (any WebhookFeed)?
         var workers: [WebhookWorker] = []
-        var resolver: WebhookResolver?
+        var resolver: HostResolver?
     }
 
     /// - Parameters:
@@ -108,7 +109,7 @@ public final class WebhookDispatcher: @unchecked Sendable {
         let log = self.log
         loop.execute {
             let feed = makeFeed(loop)
-            let resolver = WebhookResolver(loop: loop)
+            let resolver = HostResolver(loop: loop)
             parts.feed = feed
             parts.resolver = resolver
             feed.start()

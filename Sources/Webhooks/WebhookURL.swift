@@ -1,3 +1,5 @@
+import HTTPClient
+
 /// An endpoint's address: `http://` or `https://`, a host (name, IPv4 address or `[IPv6]`), an optional port and
 /// a path.
 public struct WebhookURL: Hashable, Sendable, CustomStringConvertible {
@@ -59,12 +61,11 @@ public struct WebhookURL: Hashable, Sendable, CustomStringConvertible {
         self.path = path
     }
 
+    /// Where the deliveries go: the scheme, the host and the port.
+    public var origin: HTTPOrigin { HTTPOrigin(isSecure: self.isSecure, host: self.host, port: self.port) }
+
     /// The `Host` header's value.
-    public var authority: String {
-        let host = self.host.contains(":") ? "[\(self.host)]" : self.host
-        let defaultPort: UInt16 = self.isSecure ? 443 : 80
-        return self.port == defaultPort ? host : "\(host):\(self.port)"
-    }
+    public var authority: String { self.origin.authority }
 
     public var description: String { (self.isSecure ? "https://" : "http://") + self.authority + self.path }
 }

@@ -1,13 +1,14 @@
-import HTTPCore
-
-/// Reads one HTTP/1.1 answer to a delivery as its bytes arrive: the status line and headers through
-/// `HTTPResponseParser` (interim 1xx answers skipped), then the body, which is discarded: counted through
-/// `Content-Length` or chunked framing up to `maximumBodyBytes`, so the connection can carry the next delivery. A
-/// larger body, or one that runs until the connection closes, ends the answer at once with the connection marked
-/// for closing: the status is all a delivery needs.
-struct WebhookResponseReader {
+/// Reads one HTTP/1.1 answer to a request as its bytes arrive: the status line and headers through
+/// `HTTPResponseParser` (interim 1xx answers skipped), then the body, framed by `Content-Length` or chunked
+/// transfer coding (RFC 9112 §6, §7.1) and bounded by `maximumBodyBytes`.
+///
+/// The body is kept (`keepsBody`, for a caller that reads it) or only counted, so the connection can carry the next
+/// request. A body that is only counted and is larger than the bound, or that runs until the connection closes,
+/// ends the answer at once with the connection marked for closing: the status is all such a caller needs. A kept
+/// body larger than the bound fails the answer; one that runs until the close ends with `finish()`.
+public struct HTTPResponseReader: Sendable {
     /// What the bytes fed so far make of the answer.
-    enum Outcome: Equatable {
+    public enum Outcome: Hashable, Sendable {
         /// More bytes are needed.
         case incomplete
         /// The answer is complete; `keepAlive` says whether the connection may carry another request.
@@ -16,58 +17,67 @@ struct WebhookResponseReader {
         case failed(String)
     }
 
-    private enum Body {
+    private enum Body: Sendable {
         case head
         case length(remaining: Int)
         case chunkSize(line: [UInt8])
         case chunkData(remaining: Int)
         case chunkEnd(remaining: Int)
         case trailer(line: [UInt8])
+        /// Kept until the connection closes (`keepsBody` only).
+        case untilClose
     }
 
     private let maximumHeadBytes: Int
     private let maximumBodyBytes: Int
-    private var head: [UInt8] = []
+    private let keepsBody: Bool
+    private var headBytes: [UInt8] = []
     private var parser: HTTPResponseParser
-    private var body = Body.head
+    private var framing = Body.head
     private var status = 0
     private var keepAlive = true
     private var bodyBytes = 0
+    /// The answer's head, once it arrived (interim answers are not kept).
+    public private(set) var head: HTTPResponseHead?
+    /// The body as received so far, with `keepsBody` (empty otherwise).
+    public private(set) var body: [UInt8] = []
     /// The longest chunk-size or trailer line accepted.
     private static let maximumLineBytes = 4096
 
     /// - Parameters:
     ///   - maximumHeadBytes: the largest status line and headers.
-    ///   - maximumBodyBytes: the largest body read (and discarded) to keep the connection.
-    init(maximumHeadBytes: Int, maximumBodyBytes: Int) {
+    ///   - maximumBodyBytes: the largest body read.
+    ///   - keepsBody: whether the body is kept in `body`, or only counted (and discarded).
+    public init(maximumHeadBytes: Int, maximumBodyBytes: Int, keepsBody: Bool = false) {
         self.maximumHeadBytes = maximumHeadBytes
         self.maximumBodyBytes = maximumBodyBytes
+        self.keepsBody = keepsBody
         self.parser = HTTPResponseParser(maximumHeadSize: maximumHeadBytes)
     }
 
     /// Whether any byte of the answer has arrived.
-    var hasStarted: Bool { !self.head.isEmpty || self.status != 0 }
+    public var hasStarted: Bool { !self.headBytes.isEmpty || self.status != 0 }
 
     /// Feeds the next bytes received.
     ///
     /// - Parameter bytes: bytes as received, after the ones fed before.
-    mutating func feed(_ bytes: UnsafeRawBufferPointer) -> Outcome {
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer) -> Outcome {
         var index = 0
         while index < bytes.count {
-            switch self.body {
+            switch self.framing {
             case .head:
-                let take = min(bytes.count - index, self.maximumHeadBytes + 1 - self.head.count)
-                self.head.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<(index + take)]))
+                let take = min(bytes.count - index, self.maximumHeadBytes + 1 - self.headBytes.count)
+                self.headBytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<(index + take)]))
                 index += take
-                switch self.head.withUnsafeBytes({ self.parser.parse($0) }) {
+                switch self.headBytes.withUnsafeBytes({ self.parser.parse($0) }) {
                 case .incomplete:
                     continue
                 case .failure(let error):
                     return .failed("the answer's head is malformed or too large: \(error)")
                 case .complete(let response):
-                    let rest = self.head.count - response.size
+                    let rest = self.headBytes.count - response.size
                     index -= rest
-                    self.head = []
+                    self.headBytes = []
                     self.parser = HTTPResponseParser(maximumHeadSize: self.maximumHeadBytes)
                     if let outcome = self.begin(response) {
                         return Self.settled(outcome, leftover: bytes.count - index)
@@ -75,32 +85,33 @@ struct WebhookResponseReader {
                 }
             case .length(let remaining):
                 let take = min(remaining, bytes.count - index)
+                self.keep(bytes, index..<(index + take))
                 index += take
                 if remaining == take {
                     return Self.settled(
                         .complete(status: self.status, keepAlive: self.keepAlive), leftover: bytes.count - index)
                 }
-                self.body = .length(remaining: remaining - take)
+                self.framing = .length(remaining: remaining - take)
             case .chunkSize(var line), .trailer(var line):
                 let byte = bytes[index]
                 index += 1
                 guard byte == 0x0A else {
                     guard line.count < Self.maximumLineBytes else { return .failed("a chunk line is too long") }
                     line.append(byte)
-                    if case .chunkSize = self.body {
-                        self.body = .chunkSize(line: line)
+                    if case .chunkSize = self.framing {
+                        self.framing = .chunkSize(line: line)
                     } else {
-                        self.body = .trailer(line: line)
+                        self.framing = .trailer(line: line)
                     }
                     continue
                 }
                 if line.last == 0x0D { line.removeLast() }
-                if case .trailer = self.body {
+                if case .trailer = self.framing {
                     if line.isEmpty {
                         return Self.settled(
                             .complete(status: self.status, keepAlive: self.keepAlive), leftover: bytes.count - index)
                     }
-                    self.body = .trailer(line: [])
+                    self.framing = .trailer(line: [])
                     continue
                 }
                 let digits = line.prefix { $0 != UInt8(ascii: ";") && $0 != 0x20 && $0 != 0x09 }
@@ -108,22 +119,36 @@ struct WebhookResponseReader {
                     let size = Int(String(decoding: digits, as: UTF8.self), radix: 16)
                 else { return .failed("a chunk size is malformed") }
                 self.bodyBytes += size
-                if self.bodyBytes > self.maximumBodyBytes {
-                    return .complete(status: self.status, keepAlive: false)
-                }
-                self.body = size == 0 ? .trailer(line: []) : .chunkData(remaining: size)
+                if self.bodyBytes > self.maximumBodyBytes { return self.overBound() }
+                self.framing = size == 0 ? .trailer(line: []) : .chunkData(remaining: size)
             case .chunkData(let remaining):
                 let take = min(remaining, bytes.count - index)
+                self.keep(bytes, index..<(index + take))
                 index += take
-                self.body = remaining == take ? .chunkEnd(remaining: 2) : .chunkData(remaining: remaining - take)
+                self.framing = remaining == take ? .chunkEnd(remaining: 2) : .chunkData(remaining: remaining - take)
             case .chunkEnd(let remaining):
                 let expected: UInt8 = remaining == 2 ? 0x0D : 0x0A
                 guard bytes[index] == expected else { return .failed("a chunk does not end with CRLF") }
                 index += 1
-                self.body = remaining == 2 ? .chunkEnd(remaining: 1) : .chunkSize(line: [])
+                self.framing = remaining == 2 ? .chunkEnd(remaining: 1) : .chunkSize(line: [])
+            case .untilClose:
+                let take = bytes.count - index
+                self.bodyBytes += take
+                if self.bodyBytes > self.maximumBodyBytes { return self.overBound() }
+                self.keep(bytes, index..<bytes.count)
+                index = bytes.count
             }
         }
         return .incomplete
+    }
+
+    /// The connection closed: a body that runs until the close is complete now; any other answer still incomplete
+    /// has failed.
+    public mutating func finish() -> Outcome {
+        if case .untilClose = self.framing { return .complete(status: self.status, keepAlive: false) }
+        return .failed(
+            self.hasStarted
+                ? "the receiver closed in the middle of its answer" : "the receiver closed without an answer")
     }
 
     /// An answer followed by bytes nobody asked for (no request is pipelined) leaves a connection that cannot be
@@ -133,11 +158,15 @@ struct WebhookResponseReader {
         return .complete(status: status, keepAlive: false)
     }
 
-    /// The connection closed: an answer still incomplete has failed.
-    mutating func finish() -> Outcome {
-        .failed(
-            self.hasStarted
-                ? "the receiver closed in the middle of its answer" : "the receiver closed without an answer")
+    /// A body over the bound: only counted, the status is enough and the connection goes; kept, the answer fails.
+    private func overBound() -> Outcome {
+        guard self.keepsBody else { return .complete(status: self.status, keepAlive: false) }
+        return .failed("the answer's body is larger than \(self.maximumBodyBytes) bytes")
+    }
+
+    private mutating func keep(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) {
+        guard self.keepsBody, !range.isEmpty else { return }
+        self.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[range]))
     }
 
     /// A head arrived: skip an interim answer, or decide how the body is framed; nil while the body is to be read.
@@ -146,28 +175,36 @@ struct WebhookResponseReader {
             guard response.status != 101 else { return .failed("the receiver switched protocols") }
             return nil
         }
+        self.head = response
         self.status = response.status
         self.keepAlive = response.version == "HTTP/1.1" && !response.containsToken("close", in: "Connection")
         if response.status == 204 || response.status == 304 {
             return .complete(status: self.status, keepAlive: self.keepAlive)
         }
         if response.value(of: "Transfer-Encoding") != nil {
-            guard response.containsToken("chunked", in: "Transfer-Encoding") else {
-                return .complete(status: self.status, keepAlive: false)
-            }
-            self.body = .chunkSize(line: [])
+            guard response.containsToken("chunked", in: "Transfer-Encoding") else { return self.untilClose() }
+            self.framing = .chunkSize(line: [])
             return nil
         }
         guard let text = response.value(of: "Content-Length") else {
-            // The body runs until the connection closes: the status is enough, the connection goes.
-            return .complete(status: self.status, keepAlive: false)
+            // The body runs until the connection closes.
+            return self.untilClose()
         }
         guard let length = Int(text), length >= 0, response.count(of: "Content-Length") == 1 else {
             return .failed("the answer's Content-Length is malformed")
         }
         if length == 0 { return .complete(status: self.status, keepAlive: self.keepAlive) }
-        if length > self.maximumBodyBytes { return .complete(status: self.status, keepAlive: false) }
-        self.body = .length(remaining: length)
+        if length > self.maximumBodyBytes { return self.overBound() }
+        self.framing = .length(remaining: length)
+        return nil
+    }
+
+    /// A body that ends with the connection: read to the close when kept, else the status is enough and the
+    /// connection goes.
+    private mutating func untilClose() -> Outcome? {
+        self.keepAlive = false
+        guard self.keepsBody else { return .complete(status: self.status, keepAlive: false) }
+        self.framing = .untilClose
         return nil
     }
 }
