@@ -99,7 +99,7 @@ let package = Package(
         .target(
             name: "RollcallCLI",
             dependencies: [
-                "WebSocketServer", "WebSocketDeflate", "EventIO", "HTTPCore", "WebSocketCore", "Rooms",
+                "WebSocketServer", "WebSocketDeflate", "EventIO", "HTTPCore", "HTTPClient", "WebSocketCore", "Rooms",
                 "GatewayWebSocket", "TokenAuth", "RollcallBench", "JSONCoding", "Cluster", "ClusterCore", "Redis",
                 "Storage", "Webhooks",
             ]

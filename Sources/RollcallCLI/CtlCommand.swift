@@ -92,7 +92,7 @@ enum CtlCommand {
         case .failure(let message): return CommandRunner.fail("\(message)\n\n\(Self.help)")
         }
         do {
-            let client = try HTTPClient(url: url)
+            let client = try BlockingHTTPClient(url: url)
             let response = try client.send(
                 request.method,
                 request.path,

@@ -1,0 +1,110 @@
+import EventIO
+import HTTPClient
+
+/// The blocking HTTP/1.1 client of `rollcall ctl`: one request per call (`Connection: close`), plain `http://` to
+/// an IP address or `localhost`, through `HTTPOriginClient` on an event loop that runs on the calling thread until
+/// the answer (or the failure) arrives.
+struct BlockingHTTPClient {
+    /// A response: status, header fields and body.
+    struct Response {
+        var status: Int
+        var headers: [(name: String, value: String)]
+        var body: [UInt8]
+
+        var bodyText: String { String(decoding: self.body, as: UTF8.self) }
+    }
+
+    /// The server's address and the path prefix from the URL.
+    let address: SocketAddress
+    let hostHeader: String
+    let basePath: String
+    /// Seconds the connect, and the whole exchange, may take.
+    var timeoutSeconds = 10
+    /// The largest response body read.
+    static let maximumBodyBytes = 64 * 1024 * 1024
+
+    /// - Parameter url: `http://HOST:PORT[/prefix]`, HOST an IPv4 address, `[IPv6]` or `localhost`.
+    /// - Throws: `ConfigError` for another scheme or a host name that would need a resolver.
+    init(url: String) throws(ConfigError) {
+        guard url.hasPrefix("http://") else {
+            throw ConfigError("--url: '\(url)' is not an http:// URL (the API has no TLS of its own; use a proxy)")
+        }
+        var rest = Substring(url.dropFirst("http://".count))
+        var path = ""
+        if let slash = rest.firstIndex(of: "/") {
+            path = String(rest[slash...])
+            rest = rest[..<slash]
+        }
+        var authority = String(rest)
+        if authority.hasPrefix("localhost") { authority = "127.0.0.1" + authority.dropFirst("localhost".count) }
+        if !authority.contains(":") || authority.hasSuffix("]") { authority += ":80" }
+        guard let address = SocketAddress(parsing: authority) else {
+            throw ConfigError("--url: '\(rest)' is not IP:PORT or localhost:PORT")
+        }
+        self.address = address
+        self.hostHeader = String(rest)
+        self.basePath = path.hasSuffix("/") ? String(path.dropLast()) : path
+    }
+
+    /// Sends one request and reads the whole response.
+    ///
+    /// - Parameters:
+    ///   - method: `GET` or `POST`.
+    ///   - path: the path below the URL's prefix.
+    ///   - headers: extra header fields.
+    ///   - body: the body (sent with `Content-Length`), if any.
+    func send(
+        _ method: String,
+        _ path: String,
+        headers: [(String, String)] = [],
+        body: [UInt8]? = nil
+    ) throws(ConfigError) -> Response {
+        var head = "\(method) \(self.basePath)\(path) HTTP/1.1\r\nHost: \(self.hostHeader)\r\nConnection: close\r\n"
+        head += "User-Agent: rollcall-ctl\r\nAccept: application/json\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if let body {
+            head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+        }
+        head += "\r\n"
+        let request = Array(head.utf8) + (body ?? [])
+        let loop: EventLoop
+        do {
+            loop = try EventLoop(index: -1, receiveBufferSize: 64 * 1024)
+        } catch {
+            throw ConfigError("cannot start an event loop: \(error)")
+        }
+        let resolver = HostResolver(loop: loop)
+        let timeout = Int64(self.timeoutSeconds) * 1000
+        let client = HTTPOriginClient(
+            origin: HTTPOrigin(isSecure: false, host: self.address.host, port: UInt16(self.address.port)),
+            loop: loop, tlsContext: nil, resolver: resolver,
+            configuration: HTTPClientConfiguration(
+                timeoutMilliseconds: timeout, connectTimeoutMilliseconds: timeout,
+                maximumResponseBodyBytes: Self.maximumBodyBytes, keepsResponseBody: true))
+        var outcome: Result<HTTPClientResponse, HTTPClientError>?
+        loop.execute {
+            client.send(request) { result in
+                outcome = result
+                loop.stop()
+            }
+        }
+        loop.run()
+        client.close()
+        resolver.stop()
+        switch outcome {
+        case .success(let response)?:
+            let fields = response.head?.fields ?? []
+            let headers = fields.map { field in
+                (
+                    name: String(decoding: response.head!.bytes[field.name], as: UTF8.self),
+                    value: String(decoding: response.head!.bytes[field.value], as: UTF8.self)
+                )
+            }
+            return Response(status: response.status, headers: headers, body: response.body)
+        case .failure(let error)?:
+            throw ConfigError(error.description)
+        case nil:
+            throw ConfigError("no answer from \(self.address)")
+        }
+    }
+}
