@@ -310,7 +310,8 @@ final class SoakRun {
         self.loop.cancelTimer(pending.timeout)
         self.samples.append(pending.sample)
         let actions = self.counts.filter { Self.actionNames.contains($0.key) }.values.reduce(0, +)
-        let errors = self.counts["errorsReceived", default: 0] + self.slots.compactMap { $0.client?.errors }.reduce(0, +)
+        let errors =
+            self.counts["errorsReceived", default: 0] + self.slots.compactMap { $0.client?.errors }.reduce(0, +)
         self.progress?(pending.sample.line + ", actions \(actions), errors \(errors)")
         pending.then?()
     }
