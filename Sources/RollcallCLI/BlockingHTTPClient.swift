@@ -93,13 +93,15 @@ struct BlockingHTTPClient {
         resolver.stop()
         switch outcome {
         case .success(let response)?:
-            let fields = response.head?.fields ?? []
-            let headers = fields.map { field in
-                (
-                    name: String(decoding: response.head!.bytes[field.name], as: UTF8.self),
-                    value: String(decoding: response.head!.bytes[field.value], as: UTF8.self)
-                )
-            }
+            let headers =
+                response.head.map { head in
+                    head.fields.map { field in
+                        (
+                            name: String(decoding: head.bytes[field.name], as: UTF8.self),
+                            value: String(decoding: head.bytes[field.value], as: UTF8.self)
+                        )
+                    }
+                } ?? []
             return Response(status: response.status, headers: headers, body: response.body)
         case .failure(let error)?:
             throw ConfigError(error.description)
