@@ -9,6 +9,10 @@ let hotPathSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unche
 
 let package = Package(
     name: "Rollcall",
+    // The Swift client's platforms: the first releases with the Observation framework (RollcallRoomModel) and
+    // Foundation's NSLock.withLock; URLSessionWebSocketTask, the transport there, is older. The gateway itself runs
+    // on Linux.
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .executable(name: "rollcall", targets: ["rollcall"]),
         .library(name: "WebSocketCore", targets: ["WebSocketCore"]),
@@ -67,12 +71,14 @@ let package = Package(
             sources: ["swift"],
             resources: [.embedInCode("dist"), .embedInCode("dashboard/dist"), .embedInCode("dashboard/dashboard.html")]
         ),
+        // The server API's OpenAPI description (api/openapi.json), embedded so the gateway serves it.
+        .target(name: "RollcallAPIDescription", path: "api", resources: [.embedInCode("openapi.json")]),
         // Connects the gateway to WebSocket connections on the server's event loops.
         .target(
             name: "GatewayWebSocket",
             dependencies: [
                 "Rooms", "WebSocketServer", "EventIO", "HTTPCore", "WebSocketCore", "WebSocketDeflate", "TokenAuth",
-                "RollcallWebClient", "Storage", "Webhooks",
+                "RollcallWebClient", "Storage", "Webhooks", "RollcallAPIDescription",
             ]
         ),
         // The Swift client library: a WebSocket client on the same protocol core, auth, subscriptions, and a live
@@ -85,7 +91,8 @@ let package = Package(
                 "JSONCoding", "HTTPCore", "WebSocketCore",
                 .target(name: "WebSocketDeflate", condition: .when(platforms: [.linux])),
                 .target(name: "EventIO", condition: .when(platforms: [.linux])),
-            ]
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // The load generator: client connections on EventIO loops, echo, fanout, roster, idle and connect scenarios.
         .target(

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the browser client (clients/js/src -> clients/js/dist) and the dashboard on it (clients/js/dashboard/src
-# -> clients/js/dashboard/dist) with the TypeScript compiler from Debian's node-typescript package, and writes the
-# Swift list of the files the gateway embeds (clients/js/swift/WebClientFiles+Embedded.swift). The output is
-# committed, so `swift build` needs no TypeScript compiler.
+# -> clients/js/dashboard/dist) with the TypeScript compiler from Debian's node-typescript package, bundles the
+# client into one minified module with its source map (clients/js/dist/rollcall.min.js, .map, and a .d.ts that
+# points at the declarations) with Debian's esbuild, and writes the Swift list of the files the gateway embeds
+# (clients/js/swift/WebClientFiles+Embedded.swift). The output is committed, so `swift build` needs neither tool.
 #
 #   scripts/build-js-client.sh           rebuild in place
 #   scripts/build-js-client.sh --check   rebuild in a temporary directory and compare with what is committed;
@@ -12,12 +13,16 @@ cd "$(dirname "$0")/.."
 export LC_ALL=C
 
 command -v tsc >/dev/null || { echo "tsc is missing: apt-get install node-typescript" >&2; exit 1; }
+command -v esbuild >/dev/null || { echo "esbuild is missing: apt-get install esbuild" >&2; exit 1; }
 
 mode=${1:-build}
 root=clients/js
+# The bundle's source map names the sources relative to the bundle, so it is built beside dist/ either way.
+bundle_dir=$root/dist
 if [ "$mode" = "--check" ]; then
     work=$(mktemp -d)
-    trap 'rm -rf "$work"' EXIT
+    bundle_dir=$root/.bundle-check
+    trap 'rm -rf "$work" "$root/.bundle-check"' EXIT
     out=$work
 else
     out=$root
@@ -26,6 +31,15 @@ fi
 mkdir -p "$out/dist" "$out/dashboard/dist" "$out/swift"
 
 tsc -p "$root/tsconfig.json" --outDir "$out/dist"
+# One module for pages and bundlers that want a single request: every module of the client, minified, with a source
+# map that carries the TypeScript sources; its declarations are those of rollcall.js.
+esbuild "$root/src/rollcall.ts" --bundle --minify --format=esm --target=es2020 --sourcemap --legal-comments=none \
+    --log-level=warning --outfile="$bundle_dir/rollcall.min.js"
+if [ "$bundle_dir" != "$out/dist" ]; then
+    mv "$bundle_dir/rollcall.min.js" "$bundle_dir/rollcall.min.js.map" "$out/dist/"
+fi
+printf '%s\n' "// The declarations of rollcall.min.js, the bundle of rollcall.js: the same exports." \
+    'export * from "./rollcall.js";' >"$out/dist/rollcall.min.d.ts"
 # The dashboard type-checks against the client's committed declarations (which --check compares too).
 tsc -p "$root/dashboard/tsconfig.json" --outDir "$out/dashboard/dist"
 

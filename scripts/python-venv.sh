@@ -1,8 +1,10 @@
 #!/bin/sh
 # Creates the Python environment the tests run in: `.venv` in the project root with the Rollcall Python client
-# (clients/python, installed editable) and pinned versions of `websockets` (the client's one dependency), `pytest`,
-# `prometheus_client` (parses /metrics) and `setuptools` (builds the client). Safe to run again: it does nothing when
-# all is in place.
+# (clients/python, installed editable) and the packages of scripts/python-requirements.txt, each pinned with its
+# dependencies: `websockets` (the client's one dependency), `pytest`, `prometheus_client` (parses /metrics),
+# `setuptools` (builds the client), `mypy` and `ruff` (type check and lint), `schemathesis` and
+# `openapi-spec-validator` (the server API's OpenAPI description). Safe to run again: it does nothing when all is
+# in place.
 #
 # The pinned wheels are downloaded once into a wheelhouse, ${ROLLCALL_WHEELHOUSE:-${XDG_CACHE_HOME:-~/.cache}/rollcall/wheels},
 # and everything is installed from there with pip's --no-index: later runs, and the test that installs the client
@@ -12,7 +14,7 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 venv="$root/.venv"
 wheels="${ROLLCALL_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/rollcall/wheels}"
-requirements="websockets==15.0.1 pytest==8.4.1 prometheus_client==0.26.0 setuptools==80.9.0"
+requirements=$(grep -v '^#' "$root/scripts/python-requirements.txt" | tr '\n' ' ')
 
 if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"

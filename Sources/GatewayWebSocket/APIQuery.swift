@@ -22,9 +22,9 @@ struct APIQuery: Sendable {
         self.values[name].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// A non-negative integer parameter, nil when absent.
+    /// A non-negative integer parameter, nil when absent; present but empty (`limit=`) is no number either.
     func integer(_ name: String) throws(GatewayError) -> Int64? {
-        guard let text = self.string(name) else { return nil }
+        guard let text = self.values[name] else { return nil }
         guard let value = Int64(text), value >= 0 else {
             throw GatewayError("ERR_BAD_REQUEST", "'\(name)' must be a non-negative integer")
         }

@@ -17,10 +17,16 @@ enum APIRoute: Sendable {
 
     enum Parsed {
         case success(APIRoute)
-        case failure(HTTPStatus, GatewayError)
+        /// A refusal; for 405, `allow` names the method the resource takes (the `Allow` header).
+        case failure(HTTPStatus, GatewayError, allow: String? = nil)
     }
 
-    /// Finds the resource: 404 for an unknown path, 405 for a known path with another method.
+    /// The methods the API's route takes from the server, so that every other method of a known resource gets the
+    /// API's own 405 (a JSON error and an `Allow` naming the resource's method) rather than the server's.
+    static let routedMethods = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"]
+
+    /// Finds the resource: 404 for an unknown path, 405 (with the method it takes) for a known path with another
+    /// method.
     static func parse(method: String, components: [String]) -> Parsed {
         let notFound = Parsed.failure(.notFound, GatewayError("ERR_NOT_FOUND", "no such API resource"))
         guard components.allSatisfy({ !$0.isEmpty }) else { return notFound }
@@ -47,9 +53,33 @@ enum APIRoute: Sendable {
             return notFound
         }
         guard method == wanted else {
-            return .failure(.methodNotAllowed, GatewayError("ERR_METHOD_NOT_ALLOWED", "use \(wanted) here"))
+            return .failure(
+                .methodNotAllowed, GatewayError("ERR_METHOD_NOT_ALLOWED", "use \(wanted) here"), allow: wanted)
+        }
+        if let id = route.pathID, !Self.isValidID(id) {
+            return .failure(
+                .badRequest,
+                GatewayError(
+                    "ERR_BAD_REQUEST", "an id in the path is 1 to 128 bytes without spaces or control characters"))
         }
         return .success(route)
+    }
+
+    /// The room id or uid the path names, if any.
+    var pathID: String? {
+        switch self {
+        case .getRoom(let id), .publishMeeting(let id), .publishEvent(let id), .moderate(let id), .history(let id),
+            .disconnect(let id):
+            return id
+        case .listRooms, .audit:
+            return nil
+        }
+    }
+
+    /// Whether a path's id could name a room or a user: the rule of the protocol's ids (1 to 128 bytes, no spaces
+    /// or control characters), so no request reaches the gateway with one that none can have.
+    static func isValidID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 128 && id.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value != 0x7F }
     }
 
     /// Whether the request must carry a JSON body.

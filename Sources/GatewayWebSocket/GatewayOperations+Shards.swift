@@ -121,6 +121,7 @@ extension GatewayStatistics {
         sum.sharedLogEntries += right.sharedLogEntries
         sum.roomsLoaded += right.roomsLoaded
         sum.storeFailures += right.storeFailures
+        sum.storeRefusals += right.storeRefusals
         return sum
     }
 }

@@ -1,5 +1,6 @@
 import HTTPCore
 import JSONCoding
+import RollcallAPIDescription
 import Rooms
 import Synchronization
 import WebSocketCore
@@ -50,15 +51,19 @@ public final class GatewayOperations: Sendable {
                 HTTPResponse.encode(status: .ok, body: Array("ok\n".utf8))
             },
             HTTPRoute(path: "/readyz") { [self] _ in
-                self.isDraining
-                    ? HTTPResponse.encode(status: .serviceUnavailable, body: Array("draining\n".utf8))
-                    : HTTPResponse.encode(status: .ok, body: Array("ready\n".utf8))
+                if self.isDraining {
+                    return HTTPResponse.encode(status: .serviceUnavailable, body: Array("draining\n".utf8))
+                }
+                guard self.runtime.isStoreCommitting else {
+                    return HTTPResponse.encode(status: .serviceUnavailable, body: Array("store cannot commit\n".utf8))
+                }
+                return HTTPResponse.encode(status: .ok, body: Array("ready\n".utf8))
             },
             HTTPRoute(path: "/metrics") { [self] _, responder in self.serveMetrics(responder) },
         ]
         if !self.apiKeys.isEmpty {
             routes.append(
-                HTTPRoute(path: Self.apiPath, methods: ["GET", "POST"], matchesSubpaths: true) {
+                HTTPRoute(path: Self.apiPath, methods: APIRoute.routedMethods, matchesSubpaths: true) {
                     [self] request, responder in
                     self.serveAPI(request, responder)
                 }
@@ -115,12 +120,16 @@ public final class GatewayOperations: Sendable {
             separator: "/", omittingEmptySubsequences: false
         )
         .dropFirst().map { PercentEncoding.decode($0, plus: .literal) ?? String($0) }
+        if components == ["openapi.json"] {
+            self.serveDescription(request, responder)
+            return
+        }
         let route: APIRoute
         switch APIRoute.parse(method: request.method, components: Array(components)) {
         case .success(let found):
             route = found
-        case .failure(let status, let error):
-            Self.respond(responder, status, error)
+        case .failure(let status, let error, let allow):
+            Self.respond(responder, status, error, headers: allow.map { [("Allow", $0)] } ?? [])
             return
         }
         var body: JSONValue = .object(JSONObject())
@@ -144,6 +153,7 @@ public final class GatewayOperations: Sendable {
         if runtime.threads > 1, self.serveAcrossShards(route, query: query, responder) { return }
         let work: @Sendable (Gateway) -> Void = { gateway in
             do throws(GatewayError) {
+                try gateway.refuseWhileTheStoreCannotCommit()
                 try route.run(on: gateway, body: parsedBody, query: query, key: key) { result in
                     // An answer that acknowledges a change leaves once the change is committed to the store.
                     runtime.whenCommitted {
@@ -159,6 +169,17 @@ public final class GatewayOperations: Sendable {
         } else {
             runtime.perform(work)
         }
+    }
+
+    /// The API's OpenAPI description, `api/openapi.json` as built in.
+    private func serveDescription(_ request: HTTPRequest, _ responder: HTTPResponder) {
+        guard request.method == "GET" else {
+            Self.respond(
+                responder, .methodNotAllowed, GatewayError("ERR_METHOD_NOT_ALLOWED", "use GET here"),
+                headers: [("Allow", "GET")])
+            return
+        }
+        responder.respond(status: .ok, body: APIDescription.json, contentType: "application/json")
     }
 
     static func answer(

@@ -44,6 +44,8 @@ public final class GatewayRuntime: @unchecked Sendable {
     let committer: StoreCommitter?
     /// The webhook deliveries, started and stopped with the gateway; nil when no endpoint is configured.
     public let webhooks: WebhookDispatcher?
+    /// False from a failed store commit until one succeeds (`/readyz` answers 503 meanwhile).
+    private let storeCommits = Atomic<Bool>(true)
 
     /// - Parameters:
     ///   - configuration: the rooms layer's settings.
@@ -109,7 +111,17 @@ public final class GatewayRuntime: @unchecked Sendable {
         } else {
             self.committer = nil
         }
+        // While the store cannot commit, the transport holds the output and the gateway refuses requests.
+        self.committer?.onAvailabilityChange = { [unowned self] available in
+            self.gateway.storeCannotCommit = !available
+            self.storeCommits.store(available, ordering: .releasing)
+            if available { self.transport.handOverHeld() }
+        }
     }
+
+    /// Whether the store commits (always true without one): false from a failed commit until one succeeds, while
+    /// the output waits and requests are refused with `ERR_UNAVAILABLE`. Readable from any thread.
+    public var isStoreCommitting: Bool { self.storeCommits.load(ordering: .acquiring) }
 
     /// How many rooms threads (shards) there are.
     public var threads: Int { self.shards.count }
@@ -183,7 +195,7 @@ public final class GatewayRuntime: @unchecked Sendable {
         }
         for shard in self.shards { shard.stop() }
         // The loop has stopped: what its last iteration wrote is committed from here.
-        self.committer?.commit()
+        self.committer?.commitAtStop()
         self.webhooks?.stop()
     }
 

@@ -77,8 +77,14 @@ final class LoopTransport: GatewayTransport, EventLoopFlushable {
     /// Tasks handed to connection loops since start (one per loop per iteration of the gateway's loop with output).
     private(set) var handOvers = 0
     /// Runs before each hand-over: with a store, the group commit of what the iteration wrote, so nothing that
-    /// acknowledges a change leaves before the change is committed.
-    var beforeHandOver: (() -> Void)?
+    /// acknowledges a change leaves before the change is committed. It answers false when the store cannot commit:
+    /// the output is then held here, in order and with what later iterations add, until a commit succeeds
+    /// (`handOverHeld`); only what is sent ahead (`sendAhead`) goes out meanwhile.
+    var beforeHandOver: (() -> Bool)?
+    /// Whether the last hand-over was held back because the store could not commit.
+    private(set) var isHolding = false
+    /// Messages sent ahead of the held output during this iteration, handed over at its end in any case.
+    private var aheadWork: [(loop: EventLoop, work: [LoopWork])] = []
 
     /// - Parameters:
     ///   - gatewayLoop: the loop the gateway runs on; every call to the transport happens on it.
@@ -100,6 +106,14 @@ final class LoopTransport: GatewayTransport, EventLoopFlushable {
     }
 
     func send(_ text: [UInt8], to sessions: [SessionID]) {
+        self.send(text, to: sessions, ahead: false)
+    }
+
+    func sendAhead(_ text: [UInt8], to sessions: [SessionID]) {
+        self.send(text, to: sessions, ahead: self.isHolding)
+    }
+
+    private func send(_ text: [UInt8], to sessions: [SessionID], ahead: Bool) {
         // One group per loop, found by identity: there are only as many loops as cores, and a linear scan costs
         // less per recipient than hashing into a dictionary. Consecutive recipients are mostly on the same loop, so
         // the last group is tried first; only the connection is taken out of the table (one retain per recipient).
@@ -131,17 +145,28 @@ final class LoopTransport: GatewayTransport, EventLoopFlushable {
         if frames.compressed.contains(where: { $0 != nil }) { self.compression.deliveries += compressing }
         let handedOverAt = EventLoop.monotonicNow()
         for (loop, recipients) in byLoop {
-            self.enqueue(.deliver(frames, recipients, handedOverAt: handedOverAt), for: loop)
+            let work = LoopWork.deliver(frames, recipients, handedOverAt: handedOverAt)
+            if ahead {
+                Self.append(work, for: loop, to: &self.aheadWork)
+            } else {
+                Self.append(work, for: loop, to: &self.pendingWork)
+            }
         }
+        self.scheduleHandOver()
     }
 
     /// Queues work for a loop, to be handed over with the rest at the end of the gateway's iteration.
-    private func enqueue(_ work: LoopWork, for loop: EventLoop) {
-        if let index = self.pendingWork.firstIndex(where: { $0.loop === loop }) {
-            self.pendingWork[index].work.append(work)
+    private static func append(
+        _ work: LoopWork, for loop: EventLoop, to queue: inout [(loop: EventLoop, work: [LoopWork])]
+    ) {
+        if let index = queue.firstIndex(where: { $0.loop === loop }) {
+            queue[index].work.append(work)
         } else {
-            self.pendingWork.append((loop, [work]))
+            queue.append((loop, [work]))
         }
+    }
+
+    private func scheduleHandOver() {
         if !self.isHandOverScheduled {
             self.isHandOverScheduled = true
             self.gatewayLoop.scheduleFlush(self)
@@ -150,12 +175,30 @@ final class LoopTransport: GatewayTransport, EventLoopFlushable {
 
     /// Hands each loop everything queued for it during this iteration of the gateway's loop, as one task: one
     /// cross-thread hand-over (and at most one wake-up) per loop however many messages the iteration produced.
+    /// When the commit before it fails, only what was sent ahead goes; the rest is held.
     func flush() {
         self.isHandOverScheduled = false
-        self.beforeHandOver?()
-        self.handOvers += self.pendingWork.count
+        let committed = self.beforeHandOver?() ?? true
+        if !self.aheadWork.isEmpty {
+            self.handOver(self.aheadWork)
+            self.aheadWork.removeAll(keepingCapacity: true)
+        }
+        self.isHolding = !committed
+        guard committed else { return }
+        self.handOver(self.pendingWork)
+        self.pendingWork.removeAll(keepingCapacity: true)
+    }
+
+    /// Hands over what failed commits held back, once a later commit has succeeded.
+    func handOverHeld() {
+        guard !self.pendingWork.isEmpty else { return }
+        self.scheduleHandOver()
+    }
+
+    private func handOver(_ queue: [(loop: EventLoop, work: [LoopWork])]) {
+        self.handOvers += queue.count
         let latency = self.latency
-        for (loop, work) in self.pendingWork {
+        for (loop, work) in queue {
             let batch = UnsafeTransfer(work)
             loop.execute {
                 for item in batch.value {
@@ -178,7 +221,6 @@ final class LoopTransport: GatewayTransport, EventLoopFlushable {
                 }
             }
         }
-        self.pendingWork.removeAll(keepingCapacity: true)
     }
 
     /// The frames for `text`: always the uncompressed one, and a compressed one for each variant in `variants` (bit
@@ -231,6 +273,9 @@ final class LoopTransport: GatewayTransport, EventLoopFlushable {
             self.logger.log(.info, "authentication failed", [("session", id.description), ("reason", reason)])
         }
         // Behind what was sent to it before, in the same hand-over.
-        self.enqueue(.close(recipient.connection, code: code, reason: reason), for: recipient.connection.loop)
+        Self.append(
+            .close(recipient.connection, code: code, reason: reason), for: recipient.connection.loop,
+            to: &self.pendingWork)
+        self.scheduleHandOver()
     }
 }

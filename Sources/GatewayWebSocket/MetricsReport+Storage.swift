@@ -10,12 +10,19 @@ extension MetricsReport {
             "Store transactions committed (one per rooms-thread iteration that changed something).", storage.commits)
         out.single(
             "rollcall_store_commit_failures_total", "counter",
-            "Store commits that failed; their writes are tried again.", storage.commitFailures)
+            "Store commits that failed, each try counted; their writes are tried again.", storage.commitFailures)
         out.single(
-            "rollcall_store_entries_written_total", "counter", "Room log entries written to the store.",
+            "rollcall_store_available", "gauge",
+            "1 while the store commits; 0 from a failed commit until one succeeds (output waits, requests are refused).",
+            storage.isFailing ? 0 : 1)
+        out.single(
+            "rollcall_store_requests_refused_total", "counter",
+            "Requests answered ERR_UNAVAILABLE because the store could not commit.", self.gateway.storeRefusals)
+        out.single(
+            "rollcall_store_entries_written_total", "counter", "Room log entries committed to the store.",
             storage.entriesWritten)
         out.single(
-            "rollcall_store_checkpoints_written_total", "counter", "Room checkpoints written to the store.",
+            "rollcall_store_checkpoints_written_total", "counter", "Room checkpoints committed to the store.",
             storage.checkpointsWritten)
         out.single(
             "rollcall_store_entries_trimmed_total", "counter", "Stored entries dropped by retention.",

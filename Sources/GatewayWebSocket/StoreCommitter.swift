@@ -6,6 +6,12 @@ import Storage
 /// store in one transaction at the end of that iteration, before the iteration's output is handed to the
 /// connection loops (`LoopTransport` calls `commit()` first) and before HTTP answers that acknowledge a change
 /// (`whenCommitted`).
+///
+/// A commit that fails (disk full, I/O error) keeps its writes, and `commit()` answers false so that the transport
+/// holds the iteration's output back; the HTTP answers keep waiting. From then on only a retry tries again, after
+/// 50 ms and then at doubling intervals up to a second, and `onAvailabilityChange` has said that the store cannot
+/// commit (the runtime refuses requests and `/readyz` answers 503). The first commit that succeeds says so again,
+/// and what was held goes out.
 final class StoreCommitter: EventLoopFlushable {
     let store: SQLiteRoomStore
     private let loop: EventLoop
@@ -13,8 +19,17 @@ final class StoreCommitter: EventLoopFlushable {
     private var isScheduled = false
     /// Work that waits for the current writes to be committed.
     private var waiting: [() -> Void] = []
-    /// Whether the last commit failed (logged once until one succeeds again).
-    private var isFailing = false
+    /// Whether the last commit failed: until one succeeds, only the retry timer tries again.
+    private(set) var isFailing = false
+    private var retryDelayNanoseconds: UInt64 = 0
+    /// When the commits started failing (monotonic nanoseconds), for the log line when they succeed again.
+    private var failingSince: UInt64 = 0
+    /// Told on the gateway's thread with false when commits start failing, and with true when one succeeds again.
+    var onAvailabilityChange: ((Bool) -> Void)?
+
+    /// The first retry after a failed commit, and the longest wait between two retries.
+    static let firstRetryNanoseconds: UInt64 = 50_000_000
+    static let longestRetryNanoseconds: UInt64 = 1_000_000_000
 
     /// - Parameters:
     ///   - store: the store the gateway writes to.
@@ -38,33 +53,62 @@ final class StoreCommitter: EventLoopFlushable {
         self.commit()
     }
 
-    /// Commits what is buffered, then runs the work that waited for it. A failed commit is logged and its writes
-    /// are kept for the next try (the next iteration that writes, or the retry a second later); the output still
-    /// goes out, so a full or broken disk stops durability, not the calls.
-    func commit() {
+    /// Commits what is buffered, then runs the work that waited for it.
+    ///
+    /// - Returns: whether everything written so far is committed; false while the store cannot commit, when the
+    ///   output that reports those writes must wait.
+    @discardableResult
+    func commit() -> Bool {
+        guard !self.isFailing else { return false }
+        return self.tryCommit()
+    }
+
+    /// The last commit, once the gateway's loop has stopped: tried whatever the retry schedule says. When it fails,
+    /// what waited for it is lost (none of it was acknowledged), and the log says so.
+    func commitAtStop() {
+        guard !self.tryCommit() else { return }
+        self.logger.log(
+            .error, "store commit failed at stop; the changes that waited for it are lost",
+            [("path", self.store.configuration.path)])
+    }
+
+    private func tryCommit() -> Bool {
         if self.store.hasPendingWrites {
             do {
                 try self.store.commit()
-                if self.isFailing {
-                    self.isFailing = false
-                    self.logger.log(.info, "store commits again", [("path", self.store.configuration.path)])
-                }
             } catch {
-                if !self.isFailing {
+                if self.isFailing {
+                    self.retryDelayNanoseconds = min(2 * self.retryDelayNanoseconds, Self.longestRetryNanoseconds)
+                } else {
                     self.isFailing = true
+                    self.failingSince = EventLoop.monotonicNow()
+                    self.retryDelayNanoseconds = Self.firstRetryNanoseconds
                     self.logger.log(.error, "store commit failed", [("error", error.description)])
+                    self.onAvailabilityChange?(false)
                 }
-                self.loop.scheduleTimer(afterNanoseconds: 1_000_000_000) { [weak self] in self?.commit() }
+                self.loop.scheduleTimer(afterNanoseconds: self.retryDelayNanoseconds) { [weak self] in
+                    _ = self?.tryCommit()
+                }
+                return false
             }
         }
-        guard !self.waiting.isEmpty else { return }
+        if self.isFailing {
+            self.isFailing = false
+            let failedFor = (EventLoop.monotonicNow() &- self.failingSince) / 1_000_000
+            self.logger.log(
+                .info, "store commits again",
+                [("path", self.store.configuration.path), ("failed_ms", String(failedFor))])
+            self.onAvailabilityChange?(true)
+        }
+        guard !self.waiting.isEmpty else { return true }
         let waiting = self.waiting
         self.waiting = []
         for work in waiting { work() }
+        return true
     }
 
     /// Runs `work` once what was written so far is committed: at once when nothing waits, else at the end of this
-    /// iteration of the gateway's loop.
+    /// iteration of the gateway's loop, or once the store commits again.
     func whenCommitted(_ work: @escaping () -> Void) {
         guard self.store.hasPendingWrites else {
             work()

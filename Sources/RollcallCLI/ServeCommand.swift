@@ -35,6 +35,9 @@ enum ServeCommand {
 
         // Signals are taken synchronously by this thread; the loop threads inherit the blocked mask.
         signal(SIGPIPE, SIG_IGN)
+        // A file size limit (`ulimit -f`) then fails a store write like a full disk, which the store answers
+        // (docs/OPERATIONS.md, "Storage"), instead of killing the process.
+        signal(SIGXFSZ, SIG_IGN)
         var signals = sigset_t()
         sigemptyset(&signals)
         sigaddset(&signals, SIGTERM)

@@ -9,7 +9,11 @@ enum TokenCommand {
     static let help = """
         USAGE: rollcall token --uid UID [OPTIONS]
 
-        Prints an HS256 JWT for UID, signed with the first key of auth.keys, for development and tests.
+        Prints an HS256 JWT for UID, signed with the first key of auth.keys, for development and tests. It reads the
+        same configuration as serve (config/rollcall.conf, ROLLCALL_* variables, --config, --set): its iss and aud
+        claims are auth.issuer and auth.audience from there when they are set, so the gateway that reads that
+        configuration accepts the token; set them with --set auth.issuer=... --set auth.audience=... to mint for
+        another gateway.
 
         OPTIONS:
           --uid UID            the user id (sub); required

@@ -12,8 +12,9 @@ public struct RollcallClientConfiguration: Sendable {
     public var authentication: RollcallAuthentication
     /// The device id sent with every participant join (one user may join from several devices).
     public var device: String
-    /// Makes the WebSocket transport of each connection attempt; nil uses the platform's (on Linux a
-    /// `RollcallConnection` with `connection`'s settings; elsewhere there is none, so an app must supply one).
+    /// Makes the WebSocket transport of each connection attempt; nil uses the platform's: on Linux a
+    /// `RollcallConnection` with `connection`'s settings, elsewhere a `RollcallURLSessionTransport` with
+    /// `urlSession`'s.
     public var transport: RollcallTransportFactory?
     /// The longest opening a connection may take (TCP, TLS and the upgrade), in seconds.
     public var connectTimeout: Double
@@ -26,6 +27,9 @@ public struct RollcallClientConfiguration: Sendable {
     /// The settings of the Linux transport (TLS, compression, limits, timeouts, pings).
     public var connection: RollcallConnectionOptions = RollcallConnectionOptions()
     #endif
+    /// The settings of the URLSession transport, the default where the Linux transport does not exist (pings, the
+    /// close timeout, the largest message).
+    public var urlSession: RollcallURLSessionOptions = RollcallURLSessionOptions()
 
     /// Creates a configuration.
     ///
@@ -97,14 +101,14 @@ public struct RollcallClientConfiguration: Sendable {
     }
     #endif
 
-    /// The transport for one connection attempt: the configured factory's, or the platform's; nil when there is
-    /// neither.
+    /// The transport for one connection attempt: the configured factory's, or the platform's.
     func makeTransport(_ request: RollcallTransportRequest) -> (any RollcallTransport)? {
         if let factory = self.transport { return factory(request) }
         #if canImport(EventIO)
         return self.socketTransport(request)
         #else
-        return nil
+        return RollcallURLSessionTransport(
+            request: request, options: self.urlSession, connectTimeout: self.connectTimeout)
         #endif
     }
 }

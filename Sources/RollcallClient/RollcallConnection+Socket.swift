@@ -224,15 +224,20 @@ extension RollcallConnection {
             if current.pointee.ai_family == AF_INET, let raw = current.pointee.ai_addr {
                 var address = UnsafeRawPointer(raw).load(as: sockaddr_in.self).sin_addr
                 inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
-                if let result = SocketAddress(ipv4: String(cString: text), port: port) { return result }
+                if let result = SocketAddress(ipv4: Self.string(fromNulTerminated: text), port: port) { return result }
             } else if current.pointee.ai_family == AF_INET6, let raw = current.pointee.ai_addr {
                 var address = UnsafeRawPointer(raw).load(as: sockaddr_in6.self).sin6_addr
                 inet_ntop(AF_INET6, &address, &text, socklen_t(text.count))
-                if let result = SocketAddress(ipv6: String(cString: text), port: port) { return result }
+                if let result = SocketAddress(ipv6: Self.string(fromNulTerminated: text), port: port) { return result }
             }
             entry = current.pointee.ai_next
         }
         throw RollcallError(.transport("no address for \(endpoint.host)"))
+    }
+
+    /// The text of a C string buffer up to its first NUL.
+    private static func string(fromNulTerminated buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 

@@ -9,7 +9,7 @@ extension Gateway {
     /// a store, or in a cluster).
     ///
     /// - Parameter roomID: the room.
-    /// - Throws: `GatewayError.unavailable` when the store cannot be read (the room is then not created empty).
+    /// - Throws: `ERR_UNAVAILABLE` when the store cannot be read (the room is then not created empty).
     public func loadStoredRoom(_ roomID: String) throws(GatewayError) {
         guard let store = self.store, self.sharedLog == nil, self.rooms[roomID] == nil else { return }
         let stored: StoredRoom?
@@ -18,7 +18,7 @@ extension Gateway {
         } catch {
             self.statistics.storeFailures += 1
             self.onStoreFailure?("cannot load room '\(roomID)': \(error)")
-            throw .unavailable
+            throw .storeUnreadable
         }
         guard let stored else { return }
         let room = GatewayRoom(id: roomID, retention: self.configuration.history, createdAt: self.clock())
@@ -39,6 +39,35 @@ extension Gateway {
         self.statistics.roomsLoaded += 1
         self.trimLog(of: room, now: self.clock())
         self.expectReconnects(in: room)
+    }
+
+    /// While the store cannot commit, nothing a request changes could be acknowledged and what it reads may not be
+    /// committed yet: a request about a room is refused with `ERR_UNAVAILABLE` (counted), a ping answered, both
+    /// ahead of the output the transport holds back. Authentication goes the usual way.
+    ///
+    /// - Returns: true when the request was answered here.
+    func refusedWhileTheStoreCannotCommit(_ request: ClientRequest, from session: GatewaySession) -> Bool {
+        let answer: JSONValue
+        switch request.message {
+        case .authenticate:
+            return false
+        case .ping:
+            answer = ServerMessages.pong(id: request.id)
+        default:
+            self.statistics.storeRefusals += 1
+            answer = ServerMessages.error(id: request.id, .storeCannotCommit)
+        }
+        self.transport.sendAhead(JSONWriter.bytes(answer), to: [session.id])
+        return true
+    }
+
+    /// For the server API: refuses every call (counted) while the store cannot commit.
+    ///
+    /// - Throws: `ERR_UNAVAILABLE` while `storeCannotCommit` is set.
+    public func refuseWhileTheStoreCannotCommit() throws(GatewayError) {
+        guard self.storeCannotCommit else { return }
+        self.statistics.storeRefusals += 1
+        throw .storeCannotCommit
     }
 
     /// Loads the rooms a request is about before it is handled, as the cluster's dispatch does for its shared log.
@@ -88,7 +117,7 @@ extension Gateway {
     ///   - eventNames: only these event names; nil for every event.
     ///   - limit: the most events to return.
     /// - Returns: the events as sent live, and the first sequence number memory retains (0 when none).
-    /// - Throws: `GatewayError.unavailable` when the store cannot be read.
+    /// - Throws: `ERR_UNAVAILABLE` when the store cannot be read.
     public func storedHistory(
         _ roomID: String, after: UInt64, eventNames: Set<String>?, limit: Int
     ) throws(GatewayError) -> (events: [JSONValue], firstRetained: UInt64) {
@@ -103,7 +132,7 @@ extension Gateway {
             } catch {
                 self.statistics.storeFailures += 1
                 self.onStoreFailure?("cannot read the history of '\(roomID)': \(error)")
-                throw .unavailable
+                throw .storeUnreadable
             }
             for item in stored where item.entry.sequence < firstInMemory {
                 if let value = try? JSONParser.parse(item.message, limits: Self.storedMessageLimits) {
@@ -135,7 +164,7 @@ extension Gateway {
     ///   - before: only actions older than this time (milliseconds), for paging; nil for the newest.
     ///   - limit: the most actions to return.
     /// - Returns: `{"room","seq","time","action","actor","target","reason"}` objects.
-    /// - Throws: `GatewayError.unavailable` when the store cannot be read.
+    /// - Throws: `ERR_UNAVAILABLE` when the store cannot be read.
     public func auditLog(room roomID: String?, before: Int64?, limit: Int) throws(GatewayError) -> [JSONValue] {
         var found: [(room: String, entry: RoomLogEntry, name: String)] = []
         if let store = self.store, self.sharedLog == nil {
@@ -146,7 +175,7 @@ extension Gateway {
             } catch {
                 self.statistics.storeFailures += 1
                 self.onStoreFailure?("cannot read the audit log: \(error)")
-                throw .unavailable
+                throw .storeUnreadable
             }
         } else {
             let rooms = roomID.map { id in self.rooms[id].map { [$0] } ?? [] } ?? Array(self.rooms.values)
@@ -179,7 +208,7 @@ extension Gateway {
     ///   - after: only rooms whose id sorts after this one; nil from the start.
     ///   - limit: the most rooms to return.
     /// - Returns: `{"rooms":[{"room","seq","participants","subscribers","activeMeeting","loaded"}],"next"}`.
-    /// - Throws: `GatewayError.unavailable` when the store cannot be read.
+    /// - Throws: `ERR_UNAVAILABLE` when the store cannot be read.
     public func apiRooms(after: String?, limit: Int) throws(GatewayError) -> JSONValue {
         var sequences: [String: UInt64] = [:]
         for id in self.rooms.keys where id > (after ?? "") { sequences[id] = self.rooms[id]?.state.sequence ?? 0 }
@@ -191,7 +220,7 @@ extension Gateway {
             } catch {
                 self.statistics.storeFailures += 1
                 self.onStoreFailure?("cannot list the stored rooms: \(error)")
-                throw .unavailable
+                throw .storeUnreadable
             }
         }
         let ids = sequences.keys.sorted().prefix(limit)

@@ -40,6 +40,9 @@ public final class Gateway {
     public var storeCheckpointInterval: UInt64 = 100
     /// Told when the store cannot be read (the request gets `ERR_UNAVAILABLE`), for the log.
     public var onStoreFailure: ((String) -> Void)?
+    /// Set by the runner while the store's commits fail and the transport holds the output back: requests are
+    /// refused with `ERR_UNAVAILABLE` meanwhile (`Gateway+Storage.swift`).
+    public var storeCannotCommit = false
     /// This gateway's place when the rooms layer runs as several shards, one per thread (`RoomShards.swift`); nil
     /// (the default) when it is the only one. Set it before the first session opens.
     public var shard: GatewayShard?
@@ -244,6 +247,7 @@ public final class Gateway {
         from session: GatewaySession,
         resuming resumedRoom: GatewayRoom? = nil
     ) throws(GatewayError) {
+        if self.storeCannotCommit, self.refusedWhileTheStoreCannotCommit(request, from: session) { return }
         if self.store != nil { try self.loadStoredRooms(for: request, claims: session.claims) }
         if self.sharedLog != nil, let claims = session.claims {
             var roomIDs = request.message.roomIDs

@@ -28,6 +28,12 @@ public struct GatewayError: Error, Hashable, Sendable, CustomStringConvertible {
         "ERR_TOO_MANY_CONNECTIONS", "this user has as many connections open as it may")
     static let tooManySubscriptions = GatewayError(
         "ERR_TOO_MANY_SUBSCRIPTIONS", "this user is in this room over as many connections as it may")
+    /// A single process's store cannot read the records asked for (damaged, or the disk fails).
+    static let storeUnreadable = GatewayError(
+        "ERR_UNAVAILABLE", "the store cannot read the records asked for; try again later")
+    /// A single process's store cannot commit (the disk is full or failing): nothing is changed meanwhile.
+    static let storeCannotCommit = GatewayError(
+        "ERR_UNAVAILABLE", "the store cannot commit changes (disk full or failing); try again later")
 }
 
 /// The application close codes (4000-4999) the gateway uses, in one place.

@@ -26,6 +26,8 @@ public struct GatewayStatistics: Hashable, Sendable {
     /// With a room store: rooms read back from it, and reads that failed (answered `ERR_UNAVAILABLE`).
     public var roomsLoaded = 0
     public var storeFailures = 0
+    /// With a room store: requests refused with `ERR_UNAVAILABLE` while it could not commit.
+    public var storeRefusals = 0
 
     public init() {}
 }

@@ -20,6 +20,14 @@ public protocol GatewayTransport: AnyObject {
     ///   - sessions: the recipients; unknown or closed sessions are skipped.
     func send(_ text: [UInt8], to sessions: [SessionID])
 
+    /// Sends a message that tells nothing of any room's state (a pong, a refusal) ahead of what the transport holds
+    /// back while the store cannot commit it (`Gateway.storeCannotCommit`); otherwise the same as `send`.
+    ///
+    /// - Parameters:
+    ///   - text: the message.
+    ///   - sessions: the recipients; unknown or closed sessions are skipped.
+    func sendAhead(_ text: [UInt8], to sessions: [SessionID])
+
     /// Closes a session's connection with an application close code and reason, after what was sent before.
     ///
     /// - Parameters:
@@ -27,4 +35,11 @@ public protocol GatewayTransport: AnyObject {
     ///   - code: a close code (4000-4999 for the gateway's own, see `GatewayCloseCode`).
     ///   - reason: a short reason.
     func close(_ session: SessionID, code: UInt16, reason: String)
+}
+
+extension GatewayTransport {
+    /// A transport that never holds output back sends everything in order.
+    public func sendAhead(_ text: [UInt8], to sessions: [SessionID]) {
+        self.send(text, to: sessions)
+    }
 }

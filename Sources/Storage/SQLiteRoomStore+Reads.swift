@@ -1,7 +1,9 @@
 import JSONCoding
 import Rooms
 
-/// Reading rooms back, and the history, audit and room listings beyond memory.
+/// Reading rooms back, and the history, audit and room listings beyond memory. Every entry and checkpoint read is
+/// checked against its checksum first: a damaged record fails the read (the gateway answers `ERR_UNAVAILABLE`),
+/// it is never served as other data or left out.
 extension SQLiteRoomStore {
     /// Limits for reading back what the gateway wrote itself.
     static let storedLimits = JSONParser.Limits(
@@ -18,30 +20,28 @@ extension SQLiteRoomStore {
             // checkpoint interval more, to reach back to a checkpoint).
             let floor = max(0, last - Int64(maximumEntries) - 1)
             let select = try self.database.statement(
-                "SELECT seq, event, entry, message FROM entries WHERE room = ? AND seq > ? ORDER BY seq")
+                "SELECT \(Self.entryColumns) FROM entries WHERE room = ? AND seq > ? ORDER BY seq")
             try select.bind([.text(room), .integer(floor)])
+            defer { select.reset() }
             var entries: [StoredLogEntry] = []
             while try select.step() {
-                let sequence = UInt64(select.integer(0))
+                let stored = try self.verifiedEntry(select).entry
+                let sequence = stored.entry.sequence
                 if let previous = entries.last?.entry.sequence, sequence != previous + 1 { entries.removeAll() }
-                let entry = try RoomLogEntry(wireValue: try JSONParser.parse(select.text(2), limits: Self.storedLimits))
-                guard entry.sequence == sequence else {
-                    throw RoomStoreFailure("entry \(sequence) holds \(entry.sequence)")
-                }
-                entries.append(StoredLogEntry(entry: entry, eventName: select.text(1), message: select.bytes(3)))
+                entries.append(stored)
             }
-            select.reset()
             guard entries.last.map({ Int64($0.entry.sequence) == last }) ?? true else {
                 throw RoomStoreFailure("room '\(room)': its last entries (through \(last)) are missing")
             }
             let start = entries.first.map { Int64($0.entry.sequence) } ?? last + 1
             // The oldest checkpoint the contiguous entries reach back to; else the newest one.
             var checkpoint = try self.checkpoint(
-                "SELECT seq, body FROM checkpoints WHERE room = ? AND seq >= ? ORDER BY seq LIMIT 1",
-                [.text(room), .integer(start - 1)])
+                "SELECT rowid, seq, body, checksum FROM checkpoints WHERE room = ? AND seq >= ? ORDER BY seq LIMIT 1",
+                room: room, [.integer(start - 1)])
             if checkpoint == nil && start > 1 {
                 checkpoint = try self.checkpoint(
-                    "SELECT seq, body FROM checkpoints WHERE room = ? ORDER BY seq DESC LIMIT 1", [.text(room)])
+                    "SELECT rowid, seq, body, checksum FROM checkpoints WHERE room = ? ORDER BY seq DESC LIMIT 1",
+                    room: room, [])
             }
             let base = checkpoint.map { Int64($0.state.sequence) } ?? 0
             guard base >= start - 1 else {
@@ -55,19 +55,30 @@ extension SQLiteRoomStore {
         }
     }
 
-    private func checkpoint(_ sql: String, _ bindings: [SQLiteValue]) throws -> RoomReplica? {
+    /// The checkpoint a query (columns rowid, seq, body, checksum; the room as its first parameter) finds, once
+    /// its checksum matches.
+    private func checkpoint(_ sql: String, room: String, _ bindings: [SQLiteValue]) throws -> RoomReplica? {
         let statement = try self.database.statement(sql)
-        try statement.bind(bindings)
+        try statement.bind([.text(room)] + bindings)
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        return try RoomReplica(checkpoint: try JSONParser.parse(statement.text(1), limits: Self.storedLimits))
+        let sequence = statement.integer(1)
+        var checksum = RecordChecksum()
+        checksum.add(room)
+        checksum.add(sequence)
+        statement.withBytes(2) { checksum.add(bytes: $0) }
+        try Self.verify(
+            checksum.value, statement, column: 3, rowID: statement.integer(0),
+            uncheckedThrough: self.uncheckedCheckpointsThrough,
+            record: "the checkpoint at \(sequence) of room '\(room)'")
+        return try RoomReplica(checkpoint: try JSONParser.parse(statement.text(2), limits: Self.storedLimits))
     }
 
     public func history(
         room: String, after: UInt64, eventNames: Set<String>?, limit: Int
     ) throws(RoomStoreError) -> [StoredLogEntry] {
         do {
-            var sql = "SELECT seq, event, entry, message FROM entries WHERE room = ? AND seq > ?"
+            var sql = "SELECT \(Self.entryColumns) FROM entries WHERE room = ? AND seq > ?"
             var bindings: [SQLiteValue] = [.text(room), .integer(Int64(min(after, UInt64(Int64.max))))]
             if let names = eventNames?.sorted() {
                 sql += " AND event IN (" + names.map { _ in "?" }.joined(separator: ",") + ")"
@@ -86,7 +97,7 @@ extension SQLiteRoomStore {
     ) throws(RoomStoreError) -> [(room: String, entry: StoredLogEntry)] {
         do {
             let moderation = Int64(RetentionClass.moderation.rawValue)
-            var sql = "SELECT seq, event, entry, message, room FROM entries WHERE class = ? AND time < ?"
+            var sql = "SELECT \(Self.entryColumns) FROM entries WHERE class = ? AND time < ?"
             var bindings: [SQLiteValue] = [.integer(moderation), .integer(before ?? Int64.max)]
             if let room {
                 sql += " AND room = ?"
@@ -114,18 +125,52 @@ extension SQLiteRoomStore {
         }
     }
 
-    /// Entries from a query whose columns are seq, event, entry, message and optionally room.
+    /// The columns `verifiedEntry` reads, in its order.
+    static let entryColumns = "id, room, seq, time, class, event, entry, message, checksum"
+
+    /// Entries from a query whose columns are `entryColumns`.
     private func entries(_ sql: String, _ bindings: [SQLiteValue]) throws -> [(room: String, entry: StoredLogEntry)] {
         let statement = try self.database.statement(sql)
         try statement.bind(bindings)
         defer { statement.reset() }
         var found: [(room: String, entry: StoredLogEntry)] = []
-        while try statement.step() {
-            let entry = try RoomLogEntry(wireValue: try JSONParser.parse(statement.text(2), limits: Self.storedLimits))
-            let room = statement.columnCount > 4 ? statement.text(4) : ""
-            found.append(
-                (room, StoredLogEntry(entry: entry, eventName: statement.text(1), message: statement.bytes(3))))
-        }
+        while try statement.step() { found.append(try self.verifiedEntry(statement)) }
         return found
+    }
+
+    /// The entry of the row a statement is on (columns `entryColumns`), once its checksum matches its bytes.
+    private func verifiedEntry(_ statement: SQLiteStatement) throws -> (room: String, entry: StoredLogEntry) {
+        let room = statement.text(1)
+        let sequence = statement.integer(2)
+        var checksum = RecordChecksum()
+        statement.withBytes(1) { checksum.add(bytes: $0) }
+        checksum.add(sequence)
+        checksum.add(statement.integer(3))
+        checksum.add(statement.integer(4))
+        for column: Int32 in 5...7 { statement.withBytes(column) { checksum.add(bytes: $0) } }
+        let record = "entry \(sequence) of room '\(room)'"
+        try Self.verify(
+            checksum.value, statement, column: 8, rowID: statement.integer(0),
+            uncheckedThrough: self.uncheckedEntriesThrough, record: record)
+        let entry = try RoomLogEntry(wireValue: try JSONParser.parse(statement.text(6), limits: Self.storedLimits))
+        guard entry.sequence == UInt64(sequence) else {
+            throw RoomStoreFailure("\(record) holds sequence number \(entry.sequence)")
+        }
+        return (room, StoredLogEntry(entry: entry, eventName: statement.text(5), message: statement.bytes(7)))
+    }
+
+    /// Throws unless a record's stored checksum (at `column`) is `computed`; a record without one passes only when
+    /// it was written before records carried checksums (its row id at most `uncheckedThrough`).
+    private static func verify(
+        _ computed: Int64, _ statement: SQLiteStatement, column: Int32, rowID: Int64, uncheckedThrough: Int64,
+        record: String
+    ) throws(RoomStoreFailure) {
+        if statement.isNull(column) {
+            guard rowID <= uncheckedThrough else {
+                throw RoomStoreFailure("\(record) is damaged (its checksum is missing); restore a backup")
+            }
+        } else if statement.integer(column) != computed {
+            throw RoomStoreFailure("\(record) is damaged (its checksum does not match); restore a backup")
+        }
     }
 }

@@ -25,6 +25,10 @@ public final class SQLiteRoomStore: RoomStore {
     public let committedPosition = CommitPosition()
     /// Commits, failed commits, and entries written, for metrics.
     public internal(set) var statistics = StorageStatistics()
+    /// The last entry and checkpoint (by row id) written before records carried checksums (a store upgraded from
+    /// schema version 1): those are read without a check; 0 for a store created with checksums.
+    let uncheckedEntriesThrough: Int64
+    let uncheckedCheckpointsThrough: Int64
 
     /// Opens the store, creating the file when it is missing.
     ///
@@ -36,6 +40,11 @@ public final class SQLiteRoomStore: RoomStore {
         self.database = try SQLiteSchema.open(path: configuration.path, sync: configuration.sync)
         do {
             self.committedPosition.advance(to: try self.database.integer("SELECT MAX(id) FROM entries") ?? 0)
+            let unchecked = "SELECT value FROM meta WHERE key = ?"
+            self.uncheckedEntriesThrough =
+                try self.database.integer(unchecked, [.text(SQLiteSchema.uncheckedEntriesKey)]) ?? 0
+            self.uncheckedCheckpointsThrough =
+                try self.database.integer(unchecked, [.text(SQLiteSchema.uncheckedCheckpointsKey)]) ?? 0
         } catch {
             throw RoomStoreFailure("\(configuration.path): \(SQLiteSchema.explain(error))")
         }
@@ -63,30 +72,41 @@ public final class SQLiteRoomStore: RoomStore {
     public func commit() throws(RoomStoreError) {
         guard !self.pending.isEmpty else { return }
         var lastID: Int64?
+        // Counted once committed: a failed commit's writes are written again by the next one.
+        var entries = 0
+        var checkpoints = 0
         do throws(SQLiteError) {
             try self.database.execute("BEGIN IMMEDIATE")
             do {
                 let insertEntry = try self.database.statement(
-                    "INSERT INTO entries (room, seq, time, class, event, entry, message) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                    "INSERT INTO entries (room, seq, time, class, event, entry, message, checksum) "
+                        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
                 let insertCheckpoint = try self.database.statement(
-                    "INSERT OR REPLACE INTO checkpoints (room, seq, body) VALUES (?, ?, ?)")
+                    "INSERT OR REPLACE INTO checkpoints (room, seq, body, checksum) VALUES (?, ?, ?, ?)")
                 for write in self.pending {
                     switch write {
                     case .entry(let room, let stored):
                         let entry = stored.entry
+                        let sequence = Int64(entry.sequence)
+                        let retentionClass = Int64(entry.retentionClass.rawValue)
+                        let text = String(decoding: JSONWriter.bytes(entry.wireValue), as: UTF8.self)
+                        let message = String(decoding: stored.message, as: UTF8.self)
+                        let checksum = RecordChecksum.entry(
+                            room: room, sequence: sequence, time: entry.time, retentionClass: retentionClass,
+                            event: stored.eventName, entry: text, message: message)
                         try insertEntry.run([
-                            .text(room), .integer(Int64(entry.sequence)), .integer(entry.time),
-                            .integer(Int64(entry.retentionClass.rawValue)), .text(stored.eventName),
-                            .text(String(decoding: JSONWriter.bytes(entry.wireValue), as: UTF8.self)),
-                            .text(String(decoding: stored.message, as: UTF8.self)),
+                            .text(room), .integer(sequence), .integer(entry.time), .integer(retentionClass),
+                            .text(stored.eventName), .text(text), .text(message), .integer(checksum),
                         ])
-                        self.statistics.entriesWritten += 1
+                        entries += 1
                         lastID = self.database.lastInsertedID
                     case .checkpoint(let room, let sequence, let body):
+                        let text = String(decoding: body, as: UTF8.self)
+                        let checksum = RecordChecksum.checkpoint(room: room, sequence: Int64(sequence), body: text)
                         try insertCheckpoint.run([
-                            .text(room), .integer(Int64(sequence)), .text(String(decoding: body, as: UTF8.self)),
+                            .text(room), .integer(Int64(sequence)), .text(text), .integer(checksum),
                         ])
-                        self.statistics.checkpointsWritten += 1
+                        checkpoints += 1
                     }
                 }
                 let upsertRoom = try self.database.statement(
@@ -102,11 +122,15 @@ public final class SQLiteRoomStore: RoomStore {
             }
         } catch {
             self.statistics.commitFailures += 1
+            self.statistics.isFailing = true
             throw RoomStoreError("\(self.configuration.path): commit failed: \(SQLiteSchema.explain(error))")
         }
         self.pending.removeAll(keepingCapacity: true)
         self.touchedRooms.removeAll(keepingCapacity: true)
         self.statistics.commits += 1
+        self.statistics.entriesWritten += entries
+        self.statistics.checkpointsWritten += checkpoints
+        self.statistics.isFailing = false
         if let lastID { self.committedPosition.advance(to: lastID) }
     }
 

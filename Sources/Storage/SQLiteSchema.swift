@@ -6,19 +6,20 @@ import Glibc
 
 /// The store's tables, and the checks a database file passes before the gateway uses it.
 enum SQLiteSchema {
-    /// The schema this version writes (`PRAGMA user_version`).
-    static let version: Int64 = 1
+    /// The schema this version writes (`PRAGMA user_version`). Version 2 added a checksum to every entry and
+    /// checkpoint (`RecordChecksum`); a version 1 file is upgraded in place when it is opened.
+    static let version: Int64 = 2
 
     static let tables = """
         CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS entries (
             id INTEGER PRIMARY KEY, room TEXT NOT NULL, seq INTEGER NOT NULL, time INTEGER NOT NULL,
             class INTEGER NOT NULL, event TEXT NOT NULL, entry TEXT NOT NULL, message TEXT NOT NULL,
-            UNIQUE (room, seq));
+            checksum INTEGER, UNIQUE (room, seq));
         CREATE INDEX IF NOT EXISTS entries_by_class ON entries (room, class, seq);
         CREATE INDEX IF NOT EXISTS entries_moderation ON entries (class, time);
         CREATE TABLE IF NOT EXISTS checkpoints (
-            room TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (room, seq));
+            room TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL, checksum INTEGER, PRIMARY KEY (room, seq));
         CREATE TABLE IF NOT EXISTS rooms (room TEXT PRIMARY KEY, seq INTEGER NOT NULL, time INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS webhook_positions (endpoint TEXT PRIMARY KEY, position INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS webhook_cursors (
@@ -28,16 +29,44 @@ enum SQLiteSchema {
             error TEXT NOT NULL);
         """
 
-    /// Opens the file for the gateway: created with mode 0600 when missing (SQLite gives its `-wal` and `-shm`
-    /// files the same mode), WAL mode, the sync level, and the checks that turn a damaged, foreign, newer or
-    /// unwritable file into an error at start rather than an empty store.
+    /// The `meta` keys naming the last entry and checkpoint (by row id) written before checksums: those rows are
+    /// read without a check, every later row must carry a checksum that matches.
+    static let uncheckedEntriesKey = "unchecked_entries_through"
+    static let uncheckedCheckpointsKey = "unchecked_checkpoints_through"
+
+    /// From version 1, which kept no checksums: the columns are added and the rows already there marked as
+    /// unchecked, so existing stores keep working and what is written from now on is verified.
+    static let upgradeFromVersion1 = """
+        ALTER TABLE entries ADD COLUMN checksum INTEGER;
+        ALTER TABLE checkpoints ADD COLUMN checksum INTEGER;
+        INSERT OR REPLACE INTO meta (key, value)
+            SELECT '\(Self.uncheckedEntriesKey)', COALESCE(MAX(id), 0) FROM entries;
+        INSERT OR REPLACE INTO meta (key, value)
+            SELECT '\(Self.uncheckedCheckpointsKey)', COALESCE(MAX(rowid), 0) FROM checkpoints;
+        """
+
+    /// Opens the file for the gateway: created when missing (mode 0600, see `create`; SQLite gives its `-wal` and
+    /// `-shm` files the same mode), WAL mode, the sync level, and the checks that turn a damaged, empty, foreign,
+    /// newer or unwritable file into an error at start rather than an empty store.
     static func open(path: String, sync: StorageSync) throws(RoomStoreFailure) -> SQLiteDatabase {
         guard !path.isEmpty else { throw RoomStoreFailure("storage.path is empty") }
-        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
+        let descriptor = Glibc.open(path, O_RDWR | O_CLOEXEC)
+        if descriptor >= 0 {
+            var status = stat()
+            let size = fstat(descriptor, &status) == 0 ? Int64(status.st_size) : -1
+            Glibc.close(descriptor)
+            // SQLite would take an empty file for a new database, and delete the write-ahead log beside it.
+            guard size != 0 else {
+                throw RoomStoreFailure(
+                    "\(path) is empty (0 bytes): a store is never empty once created, so this one lost its contents; "
+                        + "restore a backup, or remove the file to start with an empty store (its -wal file, if any, "
+                        + "is left as it was)")
+            }
+        } else if errno == ENOENT {
+            try Self.create(path: path)
+        } else {
             throw RoomStoreFailure("cannot open or create \(path): \(String(cString: strerror(errno)))")
         }
-        Glibc.close(descriptor)
         do {
             let database = try SQLiteDatabase(path: path)
             let mode = try database.text("PRAGMA journal_mode = WAL")
@@ -55,6 +84,7 @@ enum SQLiteSchema {
             // Also proves the file is writable: a read-only file or directory fails here, at start.
             try database.execute("BEGIN IMMEDIATE")
             do {
+                if version == 1 { try database.execute(Self.upgradeFromVersion1) }
                 try database.execute(Self.tables)
                 try database.execute("PRAGMA user_version = \(Self.version)")
                 try database.execute("COMMIT")
@@ -70,6 +100,44 @@ enum SQLiteSchema {
         } catch {
             throw RoomStoreFailure("\(path): \(error)")
         }
+    }
+
+    /// Creates a new store so that it never exists half made: the tables are written to `PATH.new` (mode 0600),
+    /// which is then renamed into place. A file at the path is a whole store or none of this gateway's (an empty
+    /// one is refused), also when the process dies while creating it.
+    private static func create(path: String) throws(RoomStoreFailure) {
+        let temporary = path + ".new"
+        unlink(temporary + "-journal")
+        let descriptor = Glibc.open(temporary, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw RoomStoreFailure("cannot open or create \(path): \(String(cString: strerror(errno)))")
+        }
+        Glibc.close(descriptor)
+        do throws(SQLiteError) {
+            try Self.writeTables(to: temporary)
+        } catch {
+            unlink(temporary)
+            throw RoomStoreFailure("cannot create \(path): \(Self.explain(error))")
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw RoomStoreFailure("cannot create \(path): \(reason)")
+        }
+        // The new name reaches the disk too.
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let handle = Glibc.open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if handle >= 0 {
+            fsync(handle)
+            Glibc.close(handle)
+        }
+    }
+
+    /// Writes the tables into a new file and closes it (the connection ends with this call).
+    private static func writeTables(to path: String) throws(SQLiteError) {
+        let database = try SQLiteDatabase(path: path)
+        try database.execute("PRAGMA synchronous = FULL")
+        try database.execute("BEGIN IMMEDIATE; \(Self.tables) PRAGMA user_version = \(Self.version); COMMIT")
     }
 
     /// Words for the failures an operator meets at start.

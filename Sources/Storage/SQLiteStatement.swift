@@ -83,6 +83,13 @@ final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
+    /// Runs `body` with a column's bytes as SQLite holds them, without a copy (valid during the call only).
+    func withBytes<Result>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        let pointer = sqlite3_column_blob(self.pointer, column)
+        let count = Int(sqlite3_column_bytes(self.pointer, column))
+        return body(UnsafeRawBufferPointer(start: count > 0 ? pointer : nil, count: count))
+    }
+
     func bytes(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(self.pointer, column))
         guard count > 0, let pointer = sqlite3_column_blob(self.pointer, column) else { return [] }

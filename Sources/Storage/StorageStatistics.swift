@@ -4,6 +4,8 @@ public struct StorageStatistics: Hashable, Sendable {
     public var commits = 0
     /// Commits that failed (their writes are kept and tried again at the next commit).
     public var commitFailures = 0
+    /// Whether the last commit failed: from then until one succeeds, the store holds writes it could not commit.
+    public var isFailing = false
     /// Log entries and checkpoints written.
     public var entriesWritten = 0
     public var checkpointsWritten = 0

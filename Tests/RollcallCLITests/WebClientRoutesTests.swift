@@ -25,6 +25,22 @@ struct WebClientRoutesTests {
         #expect(WebClientFiles.dashboardScripts["dashboard.js"] != nil)
     }
 
+    @Test("the bundle is one module with no imports, its source map carries the sources, its declarations re-export")
+    func embeddedBundle() throws {
+        let bundle = try #require(WebClientFiles.client["rollcall.min.js"])
+        #expect(bundle.contentType == "text/javascript; charset=utf-8")
+        let text = String(decoding: bundle.body, as: UTF8.self)
+        #expect(!text.contains("from\"./") && !text.contains("from \"./"), "the bundle imports nothing")
+        #expect(text.hasSuffix("//# sourceMappingURL=rollcall.min.js.map\n"))
+        #expect(text.contains("Rollcall"))
+        let map = try #require(WebClientFiles.client["rollcall.min.js.map"])
+        #expect(map.contentType == "application/json; charset=utf-8")
+        let mapText = String(decoding: map.body, as: UTF8.self)
+        #expect(mapText.contains("\"../src/client.ts\"") && mapText.contains("\"sourcesContent\""))
+        let declarations = try #require(WebClientFiles.client["rollcall.min.d.ts"])
+        #expect(String(decoding: declarations.body, as: UTF8.self).contains("export * from \"./rollcall.js\";"))
+    }
+
     @Test("entity tags follow the bytes")
     func entityTags() {
         let one = WebClientFiles.File(name: "a.js", body: Array("one".utf8))

@@ -4,6 +4,7 @@ import GatewayWebSocket
 import Glibc
 import JSONCoding
 import Rooms
+import Storage
 import Testing
 import TokenAuth
 import WebSocketCore
@@ -22,7 +23,8 @@ final class LiveRooms: @unchecked Sendable {
     init(
         server configureServer: (inout ServerConfiguration) -> Void = { _ in },
         rooms configureRooms: (inout GatewayConfiguration) -> Void = { _ in },
-        threads: Int = 1
+        threads: Int = 1,
+        store: SQLiteRoomStore? = nil
     ) throws {
         var configuration = ServerConfiguration()
         configuration.listen = [SocketAddress(parsing: "127.0.0.1:0")!]
@@ -36,7 +38,8 @@ final class LiveRooms: @unchecked Sendable {
         let key = try TokenKey(keyID: "test", secret: Self.secret)
         self.signer = TokenSigner(key: key)
         let verifier = try TokenVerifier(keys: [key], maximumTokenLength: TokenVerifier.maximumTokenLengthLimit)
-        self.runtime = try GatewayRuntime(configuration: rooms, verifier: verifier, path: "/v1/ws", threads: threads)
+        self.runtime = try GatewayRuntime(
+            configuration: rooms, verifier: verifier, path: "/v1/ws", store: store, threads: threads)
         self.server = Server(configuration: configuration, routes: [self.runtime.route])
         self.runtime.start()
         do {
@@ -57,9 +60,10 @@ final class LiveRooms: @unchecked Sendable {
         server: (inout ServerConfiguration) -> Void = { _ in },
         rooms: (inout GatewayConfiguration) -> Void = { _ in },
         threads: Int = 1,
+        store: SQLiteRoomStore? = nil,
         _ body: (LiveRooms) throws -> Result
     ) throws -> Result {
-        let live = try LiveRooms(server: server, rooms: rooms, threads: threads)
+        let live = try LiveRooms(server: server, rooms: rooms, threads: threads, store: store)
         defer { live.stop() }
         return try body(live)
     }

@@ -46,7 +46,10 @@ struct StoreCommitTests {
         let loop = try EventLoop(index: -1, receiveBufferSize: 1024)
         let transport = LoopTransport(gatewayLoop: loop, latency: LatencyHistogram(), logger: GatewayLogger())
         var commits = 0
-        transport.beforeHandOver = { commits += 1 }
+        transport.beforeHandOver = {
+            commits += 1
+            return true
+        }
         transport.flush()
         #expect(commits == 1)
     }

@@ -1,7 +1,7 @@
 """The browser client (clients/js) in a real headless Chromium.
 
-Pages are served from their own loopback origin and import the client module from the gateway, as an app's pages
-do. The convergence test seeds 2,000 roster changes from other clients and compares the page's store with a fresh
+Pages are served from their own loopback origin and import the client's bundle (`/client/rollcall.min.js`) from the
+gateway, as an app's pages do. The convergence test seeds 2,000 roster changes from other clients and compares the page's store with a fresh
 snapshot, then cuts the page's connection (a TCP proxy drops it) and checks the page resumes with
 `recovered: true`. The participant list of docs/CLIENT.md is tested as the docs show it.
 """
@@ -184,6 +184,20 @@ def test_the_module_is_served_cacheable_and_importable_from_other_origins(rollca
         assert not_modified.read() == b""
     with urllib.request.urlopen(f"{gateway}/client/rollcall.d.ts", timeout=5) as answer:
         assert b"export { Rollcall }" in answer.read()
+    # The bundle: one minified module naming its source map, which carries the TypeScript sources.
+    with urllib.request.urlopen(f"{gateway}/client/rollcall.min.js", timeout=5) as answer:
+        assert answer.headers["Content-Type"] == "text/javascript; charset=utf-8"
+        assert answer.headers["Access-Control-Allow-Origin"] == "*"
+        bundle = answer.read()
+        assert bundle.endswith(b"//# sourceMappingURL=rollcall.min.js.map\n")
+        assert b'from"./' not in bundle and b'from "./' not in bundle
+    with urllib.request.urlopen(f"{gateway}/client/rollcall.min.js.map", timeout=5) as answer:
+        assert answer.headers["Content-Type"] == "application/json; charset=utf-8"
+        source_map = json.loads(answer.read())
+        assert "../src/client.ts" in source_map["sources"]
+        assert len(source_map["sourcesContent"]) == len(source_map["sources"])
+    with urllib.request.urlopen(f"{gateway}/client/rollcall.min.d.ts", timeout=5) as answer:
+        assert b'export * from "./rollcall.js";' in answer.read()
     try:
         urllib.request.urlopen(f"{gateway}/client/{quote('../etc')}", timeout=5)
         raise AssertionError("expected 404")
@@ -196,7 +210,7 @@ VECTORS_PAGE = """<!doctype html>
 <script type="module">
   const gateway = new URLSearchParams(location.search).get("gateway");
   const { applyMergePatch, diffMergePatch, parseJson, rosterChecksum, canonicalJson } =
-    await import(`${gateway}/client/rollcall.js`);
+    await import(`${gateway}/client/rollcall.min.js`);
   const load = async (name) => parseJson(await (await fetch(`/vectors/${name}`)).text());
   const checksums = (await load("roster-checksum.json")).cases;
   const patches = await load("merge-patch.json");

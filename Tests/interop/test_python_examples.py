@@ -1,5 +1,6 @@
-"""The Python package as a bot author gets it: installed from the repository into a fresh virtual environment (from
-the wheelhouse scripts/python-venv.sh filled, so without the network), running the examples against a live gateway.
+"""The Python package as a bot author gets it: built into a wheel and installed from it into a fresh virtual
+environment (from the wheelhouse scripts/python-venv.sh filled, so without the network), running the examples
+against a live gateway.
 """
 
 import asyncio
@@ -9,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -34,7 +36,7 @@ def key():
 
 @pytest.fixture(scope="module")
 def fresh_python(tmp_path_factory):
-    """A new virtual environment with the package installed from a copy of clients/python (not editable)."""
+    """A new virtual environment with the package installed from a wheel built from a copy of clients/python."""
     assert any(WHEELHOUSE.glob("websockets-*.whl")), f"no wheels in {WHEELHOUSE}: run scripts/python-venv.sh"
     directory = tmp_path_factory.mktemp("fresh-python")
     source = directory / "rollcall-client"
@@ -42,9 +44,21 @@ def fresh_python(tmp_path_factory):
     environment = directory / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(environment)], check=True, timeout=120)
     python = environment / "bin" / "python"
+    built = subprocess.run(
+        [str(python), "-m", "pip", "wheel", "--disable-pip-version-check", "--no-index", "--find-links",
+         str(WHEELHOUSE), "--no-deps", "--wheel-dir", str(directory / "dist"), str(source)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    wheels = list((directory / "dist").glob("rollcall_client-*-py3-none-any.whl"))
+    assert len(wheels) == 1, wheels
+    with zipfile.ZipFile(wheels[0]) as wheel:
+        names = set(wheel.namelist())
+    modules = {f"rollcall/{path.name}" for path in (PACKAGE / "src" / "rollcall").glob("*.py")}
+    assert modules | {"rollcall/py.typed"} <= names, sorted(modules | {"rollcall/py.typed"} - names)
     install = subprocess.run(
         [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-index", "--find-links",
-         str(WHEELHOUSE), str(source)],
+         str(WHEELHOUSE), str(wheels[0])],
         capture_output=True, text=True, timeout=300,
     )
     assert install.returncode == 0, install.stdout[-3000:] + install.stderr[-3000:]

@@ -93,3 +93,56 @@ def test_the_client_module_compiles_without_its_linux_transport(tmp_path):
         capture_output=True, text=True, timeout=300,
     )
     assert result.returncode != 0 and "RollcallConnectionOptions" in result.stderr, result.stderr[-2000:]
+
+
+async def run_probe(swift_probe, *arguments):
+    return await asyncio.create_subprocess_exec(
+        str(swift_probe), *arguments,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+
+
+def test_the_observable_model_follows_a_live_room_on_the_main_actor(rollcall, swift_probe):
+    server = rollcall()
+
+    async def scenario():
+        token = mint_token(key(), "swift-app", name="Swift App", rooms=[ROOM], role="moderator")
+        probe = await run_probe(swift_probe, "model", server.url, token, ROOM)
+        try:
+            first = await read_line(probe, "the model's first roster")
+            assert first in ("model swift-app", "model "), first
+            async with Client(server.url, mint_token(key(), "bob", groups=[ROOM]), request_timeout=5) as bob:
+                await bob.join(ROOM)
+                shown = await read_line(probe, "the model showing Bob")
+                assert re.fullmatch(r"model swift-app,bob seq=\d+ operator=true actions=\d+", shown), shown
+                assert await read_line(probe, "leaving") == "left ended=true"
+                assert await read_line(probe, "closing") == "closed"
+                assert await asyncio.wait_for(probe.wait(), PROBE_TIMEOUT) == 0
+        finally:
+            if probe.returncode is None:
+                probe.kill()
+                await probe.wait()
+
+    run(scenario())
+
+
+def test_the_urlsession_transport_connects_or_reports_what_the_platform_lacks(rollcall, swift_probe):
+    # FoundationNetworking's WebSocket task runs over libcurl; where libcurl was built without WebSocket support
+    # (Debian's Swift toolchains) the task fails at once, and the client reports that as its connect failure.
+    server = rollcall()
+
+    async def scenario():
+        token = mint_token(key(), "swift-app", name="Swift App", groups=[ROOM])
+        probe = await run_probe(swift_probe, "urlsession", server.url, token, ROOM)
+        try:
+            outcome = await read_line(probe, "connecting over URLSession")
+            assert (outcome == "joined swift-app"
+                    or outcome.startswith("failed ") and "WebSockets not supported by libcurl" in outcome), outcome
+            assert await read_line(probe, "closing") == "closed"
+            assert await asyncio.wait_for(probe.wait(), PROBE_TIMEOUT) == 0
+        finally:
+            if probe.returncode is None:
+                probe.kill()
+                await probe.wait()
+
+    run(scenario())

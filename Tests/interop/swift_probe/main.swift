@@ -3,6 +3,9 @@
 //
 //   rollcall-probe smoke URL TOKEN ROOM    joins ROOM, prints the roster, waits for a patch, leaves
 //   rollcall-probe mirror URL TOKEN ROOM   watches ROOM; each "dump" line on stdin prints the roster as JSON
+//   rollcall-probe model URL TOKEN ROOM    joins ROOM and follows it through the observable RollcallRoomModel on the
+//                                          main actor until a second participant shows, then leaves
+//   rollcall-probe urlsession URL TOKEN ROOM  connects over the URLSession transport and joins ROOM, or says why not
 import Foundation
 import JSONCoding
 import RollcallClient
@@ -33,8 +36,8 @@ final class Tally: @unchecked Sendable {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 5, ["smoke", "mirror"].contains(arguments[1]) else {
-    emit("usage: rollcall-probe smoke|mirror URL TOKEN ROOM")
+guard arguments.count == 5, ["smoke", "mirror", "model", "urlsession"].contains(arguments[1]) else {
+    emit("usage: rollcall-probe smoke|mirror|model|urlsession URL TOKEN ROOM")
     exit(2)
 }
 let (mode, url, token, roomID) = (arguments[1], arguments[2], arguments[3], arguments[4])
@@ -46,11 +49,52 @@ Thread.detachNewThread {
     exit(3)
 }
 
+/// Joins the room and follows it through the observable model, as a SwiftUI list would: prints the model's
+/// participants once it shows someone besides the probe (its changes are made on the main actor, where this runs).
+@MainActor
+func followThroughTheModel(_ client: Rollcall) async throws {
+    let model = RollcallRoomModel(try await client.subscribe(room: roomID, view: .all, events: .none))
+    emit("model \(model.participants.map(\.id).joined(separator: ","))")
+    while model.participants.count < 2 { try await Task.sleep(nanoseconds: 20_000_000) }
+    let rights = model.rights.map { "operator=\($0.isOperator) actions=\($0.actions.count)" } ?? "none"
+    emit("model \(model.participants.map(\.id).joined(separator: ",")) seq=\(model.rosterSequence) \(rights)")
+    try await model.subscription.leave()
+    emit("left ended=\(model.subscription.isActive == false)")
+}
+
+if mode == "urlsession" {
+    // The URLSession transport, chosen explicitly (it is the default only where RollcallConnection does not exist).
+    let client = Rollcall(
+        configuration: RollcallClientConfiguration(
+            endpoint: try RollcallEndpoint(url: url), token: token, device: "probe",
+            transport: {
+                RollcallURLSessionTransport(request: $0, options: RollcallURLSessionOptions(pingInterval: 5))
+            },
+            reconnect: .never, requestTimeout: 10))
+    do {
+        try await client.connect()
+        let room = try await client.subscribe(room: roomID)
+        emit("joined \(room.participants.map(\.id).joined(separator: ","))")
+        try await room.leave()
+    } catch {
+        emit("failed \(error)")
+    }
+    await client.close()
+    emit("closed")
+    exit(0)
+}
+
 do {
     let client = Rollcall(
         configuration: RollcallClientConfiguration(
             endpoint: try RollcallEndpoint(url: url), token: token, device: "probe", requestTimeout: 10))
     try await client.connect()
+    if mode == "model" {
+        try await followThroughTheModel(client)
+        await client.close()
+        emit("closed")
+        exit(0)
+    }
     let tally = Tally()
     if mode == "smoke" {
         let room = try await client.subscribe(room: roomID, view: .all, events: .none)

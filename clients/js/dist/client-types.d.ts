@@ -25,7 +25,10 @@ export interface RollcallOptions {
     authentication?: "message" | "query";
     /** How long a request waits for its answer, in milliseconds; default 10,000. */
     requestTimeoutMs?: number;
-    /** The reconnect policy; default: exponential backoff from 200 ms to 10 s with 20 % jitter, without end. */
+    /**
+     * The reconnect policy; default: 10 attempts after a drop, exponential backoff from 200 ms to 10 s with 20 %
+     * jitter (the Swift and Python clients' default too). `{ maxAttempts: Infinity }` never gives up.
+     */
     reconnect?: ReconnectOptions | ReconnectPolicy;
     /** Quiet time before an app-level ping, in milliseconds; default 25,000; 0 disables it. */
     pingIntervalMs?: number;

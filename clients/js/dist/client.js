@@ -47,7 +47,7 @@ export class Rollcall {
         this.policy =
             options.reconnect instanceof ReconnectPolicy
                 ? options.reconnect
-                : new ReconnectPolicy({ maxAttempts: Infinity, ...options.reconnect });
+                : new ReconnectPolicy(options.reconnect);
         this.pingIntervalMs = options.pingIntervalMs ?? 25000;
         this.pongTimeoutMs = options.pongTimeoutMs ?? 10000;
         this.WebSocketClass = options.WebSocket ?? globalThis.WebSocket;

@@ -86,7 +86,7 @@ export class Rollcall {
         this.policy =
             options.reconnect instanceof ReconnectPolicy
                 ? options.reconnect
-                : new ReconnectPolicy({ maxAttempts: Infinity, ...options.reconnect });
+                : new ReconnectPolicy(options.reconnect);
         this.pingIntervalMs = options.pingIntervalMs ?? 25_000;
         this.pongTimeoutMs = options.pongTimeoutMs ?? 10_000;
         this.WebSocketClass = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;

@@ -27,13 +27,15 @@ public enum WebClientFiles {
             self.entityTag = "\"" + Self.fingerprint(body) + "\""
         }
 
-        /// The content type for a file name: JavaScript modules, TypeScript declarations (as text), HTML.
+        /// The content type for a file name: JavaScript modules, TypeScript declarations (as text), source maps,
+        /// HTML.
         ///
         /// - Parameter name: the file name.
         public static func contentType(of name: String) -> String {
             if name.hasSuffix(".d.ts") { return "text/plain; charset=utf-8" }
             if name.hasSuffix(".js") { return "text/javascript; charset=utf-8" }
             if name.hasSuffix(".html") { return "text/html; charset=utf-8" }
+            if name.hasSuffix(".map") { return "application/json; charset=utf-8" }
             return "application/octet-stream"
         }
 
@@ -49,7 +51,8 @@ public enum WebClientFiles {
         }
     }
 
-    /// The client module (`rollcall.js`, the modules it imports) and its declarations (`.d.ts`), by file name.
+    /// The client module (`rollcall.js`, the modules it imports), its bundle (`rollcall.min.js` with its source map)
+    /// and their declarations (`.d.ts`), by file name.
     public static let client: [String: File] = Self.index(Self.embeddedClient)
 
     /// The dashboard's scripts, by file name.

@@ -145,6 +145,22 @@ test("other closes are retried with backoff until the policy's attempts run out"
     assert.equal(error.kind, "connection-closed");
 });
 
+test("without maxAttempts the client makes ten attempts, as the Swift and Python clients do", { timeout: 10_000 }, async () => {
+    const gateway = new FakeGateway();
+    const rollcall = client(gateway, { reconnect: { initialDelayMs: 1, maxDelayMs: 2, jitter: 0 } });
+    const connecting = rollcall.connect();
+    await gateway.welcome();
+    await connecting;
+    const attempts = [];
+    rollcall.on("status", (change) => change.status === "reconnecting" && attempts.push(change.attempt));
+    const closed = new Promise((resolve) => rollcall.on("closed", resolve));
+    gateway.refuse = true;
+    gateway.last.serverClose(1006, "");
+    await closed;
+    assert.deepEqual(attempts, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    assert.equal(gateway.sockets.length, 11);
+});
+
 test("a ping without a pong drops the connection and reconnects", async () => {
     const gateway = new FakeGateway();
     const rollcall = client(gateway, { pingIntervalMs: 30, pongTimeoutMs: 30 });

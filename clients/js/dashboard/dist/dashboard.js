@@ -71,7 +71,8 @@ async function start(token) {
     await client?.close();
     rooms.replaceChildren();
     roomList.replaceChildren();
-    client = new Rollcall({ url: roomsPath(), token, device: "dashboard" });
+    // An operator's screen keeps trying through a gateway restart, however long it takes.
+    client = new Rollcall({ url: roomsPath(), token, device: "dashboard", reconnect: { maxAttempts: Infinity } });
     client.on("status", statusChanged);
     client.on("meeting", meetingMessage);
     client.on("error", (error) => meetingMessage({ room: "gateway", seq: 0, event: error.message, time: Date.now(), actor: null, data: {}, recovered: false }));

@@ -63,7 +63,7 @@ from .server_api import AsyncServerAPI, ServerAPI
 from .session import Status
 from .tokens import TokenClaims, TokenKey, mint_token, sign_claims, verify_token
 from .tokensource import TokenProvider
-from .views import EventMode, JoinAs, View
+from .views import EventMode, JoinAs, View, ViewFilter, ViewSort
 
 __all__ = [
     "FINAL_CLOSE_CODES",
@@ -118,14 +118,16 @@ __all__ = [
     "TokenError",
     "TokenExpiredError",
     "TokenKey",
+    "TokenProvider",
     "TooLargeError",
     "TooManyConnectionsError",
-    "TokenProvider",
     "TooManyRoomsError",
     "TooManySubscriptionsError",
     "UnauthorizedError",
     "UnavailableError",
     "View",
+    "ViewFilter",
+    "ViewSort",
     "apply_merge_patch",
     "canonical_json",
     "merge_patch_diff",

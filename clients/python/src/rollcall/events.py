@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from .errors import RollcallError
 
@@ -159,16 +159,16 @@ class Ended:
     error: RollcallError | None = None
 
 
-RoomChange = Union[
-    SnapshotReplaced,
-    ParticipantAdded,
-    ParticipantUpdated,
-    ParticipantRemoved,
-    RoomUpdated,
-    EventReceived,
-    ConnectionLost,
-    Resumed,
-    DriftDetected,
-    Ended,
-]
+RoomChange = (
+    SnapshotReplaced
+    | ParticipantAdded
+    | ParticipantUpdated
+    | ParticipantRemoved
+    | RoomUpdated
+    | EventReceived
+    | ConnectionLost
+    | Resumed
+    | DriftDetected
+    | Ended
+)
 """What changed in a subscription, in the order the client applied it."""

@@ -67,5 +67,5 @@ def _same(left: Any, right: Any) -> bool:
     if isinstance(left, Mapping) and isinstance(right, Mapping):
         return left.keys() == right.keys() and all(_same(left[key], right[key]) for key in left)
     if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(_same(a, b) for a, b in zip(left, right))
+        return len(left) == len(right) and all(_same(a, b) for a, b in zip(left, right, strict=True))
     return type(left) is type(right) and bool(left == right)

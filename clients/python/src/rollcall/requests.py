@@ -29,7 +29,9 @@ class PendingRequests:
         self._next_id = 0
         self._pending: dict[int, _Pending] = {}
 
-    def add(self, room: str | None = None, completes_on_roster: bool = False) -> tuple[int, asyncio.Future[dict[str, Any]]]:
+    def add(
+        self, room: str | None = None, completes_on_roster: bool = False
+    ) -> tuple[int, asyncio.Future[dict[str, Any]]]:
         """Registers a request; returns its id and the future its answer completes.
 
         Args:

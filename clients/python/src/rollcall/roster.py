@@ -253,5 +253,9 @@ class RosterStore:
             else:
                 added.append(uid)
         return PatchOutcome(
-            applied=True, room_changed="room" in patch, added=tuple(added), updated=tuple(updated), removed=tuple(removed)
+            applied=True,
+            room_changed="room" in patch,
+            added=tuple(added),
+            updated=tuple(updated),
+            removed=tuple(removed),
         )

@@ -7,6 +7,7 @@ messages are read and dispatched in order in that task, so every callback runs t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Coroutine, Mapping
@@ -161,10 +162,8 @@ class Session:
             self.status_changes.publish(status)
 
     async def _pause(self, seconds: float) -> None:
-        try:
+        with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self._wake.wait(), seconds)
-        except asyncio.TimeoutError:
-            pass
 
     async def _run(self, first: asyncio.Future[None]) -> None:
         attempt = 0

@@ -223,7 +223,7 @@ def mint_token(
     if isinstance(rooms, Mapping):
         room_roles = {str(room): str(value) for room, value in rooms.items()}
     else:
-        room_roles = {room: role for room in rooms}
+        room_roles = dict.fromkeys(rooms, role)
     if isinstance(audience, str):
         audiences: tuple[str, ...] = (audience,)
     else:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import Union
 
 from .errors import ConnectError, RollcallError
 
-TokenProvider = Callable[[], Union[Awaitable[str], str]]
+TokenProvider = Callable[[], Awaitable[str] | str]
 """A callable (plain or async) that returns a fresh token, such as one that asks the application's backend."""
 
 
