@@ -23,8 +23,11 @@ public final class StreamConnection: EventLoopHandler, EventLoopFlushable {
         case closed
     }
 
-    /// Told of the connection's events.
+    /// Told of the connection's events. From `connect` until the connection closes it is kept alive too, as the loop
+    /// keeps the connection, so an owner that lets go of an open connection still has it end by its own rules.
     public weak var delegate: (any StreamConnectionDelegate)?
+    /// The delegate while the socket is open.
+    private var delegateWhileOpen: (any StreamConnectionDelegate)?
     /// The loop the connection runs on.
     public let loop: EventLoop
     /// Where the connection stands.
@@ -84,6 +87,7 @@ public final class StreamConnection: EventLoopHandler, EventLoopFlushable {
         precondition(self.phase == .idle, "a stream connection connects once")
         self.phase = .connecting
         self.tls = tls
+        self.delegateWhileOpen = self.delegate
         do {
             self.fd = try Socket.connect(to: address, from: source)
             Socket.setNoDelay(self.fd)
@@ -112,13 +116,15 @@ public final class StreamConnection: EventLoopHandler, EventLoopFlushable {
         self.plaintextStart = 0
         self.staging = []
         self.buffered = []
+        self.delegateWhileOpen = nil
     }
 
     /// Closes the connection and tells the delegate why.
     func end(_ ending: StreamConnectionEnding) {
         guard self.phase != .closed else { return }
+        let delegate = self.delegate
         self.close()
-        self.delegate?.streamConnection(self, didEndWith: ending)
+        delegate?.streamConnection(self, didEndWith: ending)
     }
 
     /// Fails the connection with `kind`.

@@ -119,12 +119,13 @@ final class BenchConnection: StreamConnectionDelegate {
         self.compressionBuffers = compressionBuffers
         self.maskState = 0x9E37_79B9_7F4A_7C15 &* UInt64(index &+ 1) ^ loop.now
         // Four reads per wakeup keep one busy connection from starving the others; a whole message of the largest
-        // size may wait for its last bytes.
+        // size may wait for its last bytes; a server that stops reading ends the connection, not the generator's
+        // memory.
         self.stream = StreamConnection(
             loop: loop,
             options: StreamConnectionOptions(
                 readsPerWakeup: 4, maximumBufferedBytes: Self.maximumMessageSize + 64 * 1024,
-                maximumQueuedBytes: .max, statistics: counters.wire))
+                maximumQueuedBytes: 4 * Self.maximumMessageSize, statistics: counters.wire))
         self.stream.delegate = self
     }
 

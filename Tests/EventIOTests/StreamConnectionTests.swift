@@ -153,6 +153,27 @@ import Glibc
         #expect(recorder.ended.count == 1)
     }
 
+    @Test func aDelegateLetGoOfWhileTheConnectionIsOpenStillHearsHowItEnds() throws {
+        let server = try ScriptedServer { fd in
+            guard ScriptedServer.read(fd, atLeast: 1) == [0x31] else { return }
+            ScriptedServer.write(fd, "bye\n")
+        }
+        defer { server.close() }
+        let harness = try LoopHarness()
+        defer { harness.shutDown() }
+        let endings = ResultBox<String>()
+        // Neither the connection nor its delegate is kept by anyone but the loop.
+        harness.onLoop {
+            let stream = StreamConnection(loop: harness.loop)
+            let recorder = StreamRecorder(endings: endings)
+            stream.delegate = recorder
+            try? stream.connect(to: SocketAddress(ipv4: "127.0.0.1", port: UInt16(server.port))!)
+            stream.write([0x31])
+        }
+
+        #expect(endings.wait(seconds: 10) == "closed by the peer")
+    }
+
     @Test func nothingIsReportedAfterClose() throws {
         // The server answers only the byte that goes out in the same loop turn as the close: the answer cannot
         // arrive before it.

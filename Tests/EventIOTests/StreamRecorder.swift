@@ -1,3 +1,4 @@
+import ClusterTesting
 import EventIO
 import Foundation
 
@@ -8,13 +9,18 @@ final class StreamRecorder: StreamConnectionDelegate, @unchecked Sendable {
     private var openCount = 0
     private var receivedLines: [String] = []
     private var handedBytes: [Int] = []
-    private var endings: [StreamConnectionEnding] = []
+    private var endingsSeen: [StreamConnectionEnding] = []
     /// Whether it uses nothing at all (to fill the connection's buffer).
     let usesNothing: Bool
+    /// Where the ending is told too, as text, for a test that keeps no reference to the recorder.
+    let endings: ResultBox<String>?
 
-    /// - Parameter usesNothing: leave every byte to the connection.
-    init(usesNothing: Bool = false) {
+    /// - Parameters:
+    ///   - usesNothing: leave every byte to the connection.
+    ///   - endings: where to tell the ending too.
+    init(usesNothing: Bool = false, endings: ResultBox<String>? = nil) {
         self.usesNothing = usesNothing
+        self.endings = endings
     }
 
     /// How many times the connection reported itself open.
@@ -24,7 +30,7 @@ final class StreamRecorder: StreamConnectionDelegate, @unchecked Sendable {
     /// The size of each buffer handed over.
     var handed: [Int] { self.lock.withLock { self.handedBytes } }
     /// The endings reported (at most one is expected).
-    var ended: [StreamConnectionEnding] { self.lock.withLock { self.endings } }
+    var ended: [StreamConnectionEnding] { self.lock.withLock { self.endingsSeen } }
 
     func streamConnectionDidOpen(_ connection: StreamConnection) {
         self.lock.withLock { self.openCount += 1 }
@@ -43,6 +49,7 @@ final class StreamRecorder: StreamConnectionDelegate, @unchecked Sendable {
     }
 
     func streamConnection(_ connection: StreamConnection, didEndWith ending: StreamConnectionEnding) {
-        self.lock.withLock { self.endings.append(ending) }
+        self.lock.withLock { self.endingsSeen.append(ending) }
+        self.endings?.put(ending.description)
     }
 }
