@@ -14,6 +14,19 @@ public let sampleRequest = """
 
     """
 
+/// The server's 101 answer to `sampleRequest` (its `Sec-WebSocket-Accept` is the one the RFC's key calls for), with
+/// `extra` lines before the blank line.
+///
+/// - Parameters:
+///   - extra: further header lines, without their CRLF.
+///   - status: the status line.
+public func sampleAnswer(_ extra: [String] = [], status: String = "HTTP/1.1 101 Switching Protocols") -> [UInt8] {
+    let lines =
+        [status, "Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo="]
+        + extra
+    return Array((lines.map { $0 + "\r\n" }.joined() + "\r\n").utf8)
+}
+
 /// Parses `bytes` in one call to a fresh request parser.
 ///
 /// - Parameters:

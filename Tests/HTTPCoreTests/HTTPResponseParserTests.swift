@@ -2,14 +2,9 @@ import HTTPCore
 import TestSupport
 import Testing
 
-/// A 101 answer (with the RFC 6455 §1.3 sample key's accept value), and `extra` lines before the blank line.
+/// A 101 answer, and `extra` lines before the blank line.
 private func answer(_ extra: [String] = []) -> [UInt8] {
-    let lines =
-        [
-            "HTTP/1.1 101 Switching Protocols", "Upgrade: websocket", "Connection: Upgrade",
-            "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=",
-        ] + extra
-    return Array((lines.map { $0 + "\r\n" }.joined() + "\r\n").utf8)
+    sampleAnswer(extra)
 }
 
 private func parsedHead(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> HTTPResponseHead? {

@@ -8,10 +8,8 @@ private let sampleKey = "dGhlIHNhbXBsZSBub25jZQ=="
 private let sampleAccept = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
 
 /// A 101 answer with the sample accept value, and `extra` lines before the blank line.
-private func answer(_ extra: [String] = [], status: String = "HTTP/1.1 101 Switching Protocols") -> [UInt8] {
-    let lines =
-        [status, "Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Accept: \(sampleAccept)"] + extra
-    return Array((lines.map { $0 + "\r\n" }.joined() + "\r\n").utf8)
+private func answer(_ extra: [String] = []) -> [UInt8] {
+    sampleAnswer(extra)
 }
 
 private func parsedHead(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> HTTPResponseHead? {
