@@ -58,7 +58,7 @@ let package = Package(
         // Signed, ordered webhook deliveries read from the store's log, with cursors, retries and dead letters.
         .target(
             name: "Webhooks",
-            dependencies: ["Storage", "Rooms", "JSONCoding", "TokenAuth", "EventIO", "HTTPClient"]
+            dependencies: ["Storage", "Rooms", "JSONCoding", "TokenAuth", "EventIO", "HTTPCore", "HTTPClient"]
         ),
         // The browser client and the dashboard built on it (TypeScript in clients/js, compiled output committed),
         // embedded in the binary so the gateway serves them at /client/ and /dashboard.
@@ -130,8 +130,9 @@ let package = Package(
         // receiver (plain or TLS) whose answers a test scripts.
         .target(name: "ClusterTesting", dependencies: ["EventIO"]),
         // Helpers shared by the test targets: a seeded random generator, the ways a byte stream is cut into reads
-        // for the incremental parsers (frames, HTTP heads, RESP), and sample HTTP heads fed to the parsers.
-        .target(name: "TestSupport", dependencies: ["HTTPCore"]),
+        // for the incremental parsers (frames, HTTP heads, RESP), sample HTTP heads fed to the parsers, and the
+        // reader of the shared vectors.
+        .target(name: "TestSupport", dependencies: ["HTTPCore", "JSONCoding"]),
         .testTarget(
             name: "RoomsTests",
             dependencies: [
@@ -146,7 +147,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebhooksTests",
-            dependencies: ["Webhooks", "Rooms", "RoomsTesting", "EventIO", "ClusterTesting"]
+            dependencies: ["Webhooks", "Rooms", "RoomsTesting", "EventIO", "ClusterTesting", "Storage"]
         ),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "ClusterTesting", "EventIO", "TestSupport"]),
         .testTarget(
@@ -174,7 +175,7 @@ let package = Package(
             name: "RollcallClientTests",
             dependencies: [
                 "RollcallClient", "WebSocketServer", "GatewayWebSocket", "Rooms", "TokenAuth", "EventIO",
-                "JSONCoding",
+                "JSONCoding", "TestSupport",
             ]
         ),
         .testTarget(

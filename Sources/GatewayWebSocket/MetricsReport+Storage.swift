@@ -19,7 +19,8 @@ extension MetricsReport {
             "rollcall_store_requests_refused_total", "counter",
             "Requests answered ERR_UNAVAILABLE because the store could not commit.", self.gateway.storeRefusals)
         out.single(
-            "rollcall_store_entries_written_total", "counter", "Room log entries committed to the store.",
+            "rollcall_store_entries_written_total", "counter",
+            "Room log entries committed to the store (once each, however many commits failed before).",
             storage.entriesWritten)
         out.single(
             "rollcall_store_checkpoints_written_total", "counter", "Room checkpoints committed to the store.",

@@ -24,7 +24,10 @@ struct MetricsReport {
         var out = PrometheusText()
         if let server = self.server { self.renderTransport(server, into: &out) }
 
-        out.single("rollcall_rooms", "gauge", "Rooms that exist (with state or history).", self.rooms)
+        out.single(
+            "rollcall_rooms", "gauge",
+            "Rooms held in memory: created or used since the start (a stored room nobody used since is not counted).",
+            self.rooms)
         out.single("rollcall_sessions", "gauge", "Rooms-protocol connections known to the gateway.", self.sessions)
         out.single(
             "rollcall_subscribers", "gauge",

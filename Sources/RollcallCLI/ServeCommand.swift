@@ -25,6 +25,7 @@ enum ServeCommand {
                 return 0
             }
             whole = try options.load().0
+            try whole.refuseDevelopmentKeyBeyondLoopback()
             verifier = try TokenKeys.verifier(whole.auth)
             apiKeys = try whole.api.parsedKeys()
         } catch {
@@ -122,10 +123,11 @@ enum ServeCommand {
             "server api",
             [("state", apiKeys.isEmpty ? "off" : "on"), ("keys", apiKeys.map(\.name).joined(separator: ","))])
         if store != nil { Log.info("store", storeFields) } else if webhooks != nil { Log.info("webhooks", storeFields) }
-        if whole.auth.keys.contains(AuthSettings.developmentKey) {
+        if let key = whole.auth.developmentKeyInUse {
+            let kid = key.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
             Log.warning(
                 "auth.keys holds the development key from config/rollcall.conf; set your own secret in production",
-                []
+                [("kid", kid)]
             )
         }
         var received: Int32 = 0

@@ -171,6 +171,10 @@ enum Settings {
         optionalText("auth.issuer", "required iss claim; empty = not checked", \.auth.issuer),
         optionalText("auth.audience", "required aud claim; empty = not checked", \.auth.audience),
         integer("auth.leeway_seconds", "clock leeway for exp, nbf and iat (s)", \.auth.leewaySeconds, 0...3600),
+        boolean(
+            "auth.allow_development_key",
+            "let the development key of config/rollcall.conf sign tokens beyond loopback listeners (a lab network)",
+            \.auth.allowsDevelopmentKeyBeyondLoopback),
 
         list(
             "api.keys", "server API keys as name:secret, comma-separated (secret >= 16 bytes); empty = API off",
@@ -342,133 +346,5 @@ enum Settings {
                 "rooms.threads: \(whole.roomThreads) threads keep rooms in memory only and cannot be combined with "
                     + "\(key); set rooms.threads = 1 or leave \(key) empty")
         }
-    }
-
-    // MARK: Kinds of values
-
-    private static func integer(
-        _ key: String,
-        _ help: String,
-        _ field: WritableKeyPath<RollcallConfiguration, Int>,
-        _ range: ClosedRange<Int>
-    ) -> Setting {
-        Setting(
-            key: key, help: "\(help) [\(range.lowerBound)...\(range.upperBound)]", read: { String($0[keyPath: field]) }
-        ) {
-            configuration, text throws(ConfigError) in
-            let digits = text.replacingUnderscores()
-            guard let value = Int(digits) else { throw ConfigError("\(key): '\(text)' is not a whole number") }
-            guard range.contains(value) else {
-                throw ConfigError("\(key): \(value) is outside \(range.lowerBound)...\(range.upperBound)")
-            }
-            configuration[keyPath: field] = value
-        }
-    }
-
-    private static func integer64(
-        _ key: String,
-        _ help: String,
-        _ field: WritableKeyPath<RollcallConfiguration, Int64>,
-        _ range: ClosedRange<Int64>
-    ) -> Setting {
-        Setting(
-            key: key, help: "\(help) [\(range.lowerBound)...\(range.upperBound)]", read: { String($0[keyPath: field]) }
-        ) {
-            configuration, text throws(ConfigError) in
-            guard let value = Int64(text.replacingUnderscores()) else {
-                throw ConfigError("\(key): '\(text)' is not a whole number")
-            }
-            guard range.contains(value) else {
-                throw ConfigError("\(key): \(value) is outside \(range.lowerBound)...\(range.upperBound)")
-            }
-            configuration[keyPath: field] = value
-        }
-    }
-
-    private static func boolean(
-        _ key: String,
-        _ help: String,
-        _ field: WritableKeyPath<RollcallConfiguration, Bool>
-    ) -> Setting {
-        Setting(key: key, help: "\(help) [true/false]", read: { String($0[keyPath: field]) }) {
-            configuration, text throws(ConfigError) in
-            switch text.lowercased() {
-            case "true", "yes", "on", "1": configuration[keyPath: field] = true
-            case "false", "no", "off", "0": configuration[keyPath: field] = false
-            default: throw ConfigError("\(key): '\(text)' is not true or false")
-            }
-        }
-    }
-
-    private static func path(
-        _ key: String,
-        _ help: String,
-        _ field: WritableKeyPath<RollcallConfiguration, String>
-    ) -> Setting {
-        Setting(key: key, help: help, read: { $0[keyPath: field] }) { configuration, text throws(ConfigError) in
-            guard text.hasPrefix("/"), !text.contains(" ") else { throw ConfigError("\(key): '\(text)' is not a path") }
-            configuration[keyPath: field] = text
-        }
-    }
-
-    private static func text(
-        _ key: String,
-        _ help: String,
-        _ field: WritableKeyPath<RollcallConfiguration, String>,
-        allowEmpty: Bool
-    ) -> Setting {
-        Setting(key: key, help: help, read: { $0[keyPath: field] }) { configuration, text throws(ConfigError) in
-            guard allowEmpty || !text.isEmpty else { throw ConfigError("\(key): must not be empty") }
-            guard !text.contains(where: { $0 == " " || $0 == "\n" }) else {
-                throw ConfigError("\(key): '\(text)' must not contain spaces")
-            }
-            configuration[keyPath: field] = text
-        }
-    }
-
-    private static func optionalText(
-        _ key: String,
-        _ help: String,
-        _ field: WritableKeyPath<RollcallConfiguration, String?>
-    ) -> Setting {
-        Setting(key: key, help: help, read: { $0[keyPath: field] ?? "" }) { configuration, text throws(ConfigError) in
-            configuration[keyPath: field] = text.isEmpty ? nil : text
-        }
-    }
-
-    private static func list(
-        _ key: String,
-        _ help: String,
-        _ field: WritableKeyPath<RollcallConfiguration, [String]>
-    ) -> Setting {
-        Setting(key: key, help: help, read: { $0[keyPath: field].joined(separator: ", ") }) {
-            configuration, text throws(ConfigError) in
-            configuration[keyPath: field] = text.split(separator: ",").map { $0.trimmingWhitespace() }
-                .filter { !$0.isEmpty }
-        }
-    }
-
-    private static func list(
-        _ key: String,
-        _ help: String,
-        _ field: WritableKeyPath<RollcallConfiguration, [SocketAddress]>
-    ) -> Setting {
-        Setting(key: key, help: help, read: { $0[keyPath: field].map(\.description).joined(separator: ", ") }) {
-            configuration, text throws(ConfigError) in
-            var addresses: [SocketAddress] = []
-            for item in text.split(separator: ",").map({ $0.trimmingWhitespace() }) where !item.isEmpty {
-                guard let address = SocketAddress(parsing: item) else {
-                    throw ConfigError("\(key): '\(item)' is not an address like 127.0.0.1:8080 or [::1]:8080")
-                }
-                addresses.append(address)
-            }
-            configuration[keyPath: field] = addresses
-        }
-    }
-}
-
-extension String {
-    fileprivate func replacingUnderscores() -> String {
-        String(self.filter { $0 != "_" })
     }
 }
