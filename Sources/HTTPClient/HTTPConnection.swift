@@ -58,12 +58,14 @@ final class HTTPConnection: StreamConnectionDelegate {
 
     /// Sends a request; `onAnswer` or `onClose` follows. Call only while `isIdle`.
     ///
-    /// - Parameter request: the request's bytes, head and body.
-    func send(_ request: [UInt8]) {
+    /// - Parameters:
+    ///   - request: the request's bytes, head and body.
+    ///   - answerHasNoBody: whether the answer ends with its head (the request is `HEAD`).
+    func send(_ request: [UInt8], answerHasNoBody: Bool) {
         guard self.isIdle else { return }
         self.reader = HTTPResponseReader(
             maximumHeadBytes: self.maximumHeadBytes, maximumBodyBytes: self.maximumBodyBytes,
-            keepsBody: self.keepsBody)
+            keepsBody: self.keepsBody, isAnswerToHEAD: answerHasNoBody)
         self.stream.write(request)
     }
 

@@ -27,6 +27,7 @@ public final class HTTPOriginClient {
     private struct Exchange {
         var id: Int
         var request: [UInt8]
+        var answerHasNoBody: Bool
         var completion: (Result<HTTPClientResponse, HTTPClientError>) -> Void
         var deadline: TimerID
         var connectTimer: TimerID?
@@ -58,12 +59,22 @@ public final class HTTPOriginClient {
     /// a time.
     ///
     /// - Parameters:
-    ///   - request: the whole request, head and body, with a `Host` field for `origin`.
+    ///   - request: the request; a part that would break the message (a line break in a field value) fails it
+    ///     unsent.
     ///   - completion: the answer, or why there is none.
     public func send(
-        _ request: [UInt8], completion: @escaping (Result<HTTPClientResponse, HTTPClientError>) -> Void
+        _ request: HTTPClientRequest, completion: @escaping (Result<HTTPClientResponse, HTTPClientError>) -> Void
     ) {
         precondition(self.exchange == nil, "one HTTP request at a time")
+        let bytes: [UInt8]
+        switch request.encoded(for: self.origin) {
+        case .success(let encoded):
+            bytes = encoded
+        case .failure(let error):
+            self.loop.execute { completion(.failure(error)) }
+            return
+        }
+        let answerHasNoBody = request.answerHasNoBody
         self.nextExchangeID += 1
         let id = self.nextExchangeID
         let timeout = UInt64(max(1, self.configuration.timeoutMilliseconds)) * 1_000_000
@@ -75,7 +86,8 @@ public final class HTTPOriginClient {
                     HTTPClientError(
                         "\(self.origin.authority) did not answer within \(self.configuration.timeoutMilliseconds) ms")))
         }
-        self.exchange = Exchange(id: id, request: request, completion: completion, deadline: deadline)
+        self.exchange = Exchange(
+            id: id, request: bytes, answerHasNoBody: answerHasNoBody, completion: completion, deadline: deadline)
         if let connection = self.connection, connection.isIdle {
             self.cancelIdleTimer()
             self.exchange?.reused = true
@@ -85,7 +97,7 @@ public final class HTTPOriginClient {
                     if let self, self.exchange?.id == id { self.connectAndSend() }
                     return
                 }
-                connection.send(request)
+                connection.send(bytes, answerHasNoBody: answerHasNoBody)
             }
         } else {
             self.dropConnection()
@@ -147,7 +159,7 @@ public final class HTTPOriginClient {
             }
             if let timer = exchange.connectTimer { self.loop.cancelTimer(timer) }
             self.exchange?.connectTimer = nil
-            connection.send(exchange.request)
+            connection.send(exchange.request, answerHasNoBody: exchange.answerHasNoBody)
         }
         connection.onAnswer = { [weak self, unowned connection] answer, status, keepAlive in
             guard let self, self.connection === connection else { return }

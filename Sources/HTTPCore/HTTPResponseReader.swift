@@ -1,6 +1,7 @@
 /// Reads one HTTP/1.1 answer to a request as its bytes arrive: the status line and headers through
 /// `HTTPResponseParser` (interim 1xx answers skipped), then the body, framed by `Content-Length` or chunked
-/// transfer coding (RFC 9112 §6, §7.1) and bounded by `maximumBodyBytes`.
+/// transfer coding (RFC 9112 §6, §7.1) and bounded by `maximumBodyBytes`; the answer to a `HEAD` request, a 204
+/// and a 304 end with their head whatever their fields say (RFC 9112 §6.3).
 ///
 /// The body is kept (`keepsBody`, for a caller that reads it) or only counted, so the connection can carry the next
 /// request. A body that is only counted and is larger than the bound, or that runs until the connection closes,
@@ -31,6 +32,7 @@ public struct HTTPResponseReader: Sendable {
     private let maximumHeadBytes: Int
     private let maximumBodyBytes: Int
     private let keepsBody: Bool
+    private let isAnswerToHEAD: Bool
     private var headBytes: [UInt8] = []
     private var parser: HTTPResponseParser
     private var framing = Body.head
@@ -48,10 +50,13 @@ public struct HTTPResponseReader: Sendable {
     ///   - maximumHeadBytes: the largest status line and headers.
     ///   - maximumBodyBytes: the largest body read.
     ///   - keepsBody: whether the body is kept in `body`, or only counted (and discarded).
-    public init(maximumHeadBytes: Int, maximumBodyBytes: Int, keepsBody: Bool = false) {
+    ///   - isAnswerToHEAD: whether the request was `HEAD`: its answer's `Content-Length` or `Transfer-Encoding`
+    ///     describe the body a `GET` would get, and none follows.
+    public init(maximumHeadBytes: Int, maximumBodyBytes: Int, keepsBody: Bool = false, isAnswerToHEAD: Bool = false) {
         self.maximumHeadBytes = maximumHeadBytes
         self.maximumBodyBytes = maximumBodyBytes
         self.keepsBody = keepsBody
+        self.isAnswerToHEAD = isAnswerToHEAD
         self.parser = HTTPResponseParser(maximumHeadSize: maximumHeadBytes)
     }
 
@@ -178,7 +183,7 @@ public struct HTTPResponseReader: Sendable {
         self.head = response
         self.status = response.status
         self.keepAlive = response.version == "HTTP/1.1" && !response.containsToken("close", in: "Connection")
-        if response.status == 204 || response.status == 304 {
+        if self.isAnswerToHEAD || response.status == 204 || response.status == 304 {
             return .complete(status: self.status, keepAlive: self.keepAlive)
         }
         if response.value(of: "Transfer-Encoding") != nil {

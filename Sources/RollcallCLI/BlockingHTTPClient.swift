@@ -14,9 +14,8 @@ struct BlockingHTTPClient {
         var bodyText: String { String(decoding: self.body, as: UTF8.self) }
     }
 
-    /// The server's address and the path prefix from the URL.
-    let address: SocketAddress
-    let hostHeader: String
+    /// The server and the path prefix from the URL.
+    let origin: HTTPOrigin
     let basePath: String
     /// Seconds the connect, and the whole exchange, may take.
     var timeoutSeconds = 10
@@ -35,38 +34,38 @@ struct BlockingHTTPClient {
             path = String(rest[slash...])
             rest = rest[..<slash]
         }
+        let isLocalhost = rest == "localhost" || rest.hasPrefix("localhost:")
         var authority = String(rest)
-        if authority.hasPrefix("localhost") { authority = "127.0.0.1" + authority.dropFirst("localhost".count) }
+        if isLocalhost { authority = "127.0.0.1" + authority.dropFirst("localhost".count) }
         if !authority.contains(":") || authority.hasSuffix("]") { authority += ":80" }
         guard let address = SocketAddress(parsing: authority) else {
             throw ConfigError("--url: '\(rest)' is not IP:PORT or localhost:PORT")
         }
-        self.address = address
-        self.hostHeader = String(rest)
+        self.origin = HTTPOrigin(
+            isSecure: false, host: isLocalhost ? "localhost" : address.host, port: UInt16(address.port))
         self.basePath = path.hasSuffix("/") ? String(path.dropLast()) : path
     }
 
     /// Sends one request and reads the whole response.
     ///
     /// - Parameters:
-    ///   - method: `GET` or `POST`.
+    ///   - method: `GET`, `HEAD` or `POST`.
     ///   - path: the path below the URL's prefix.
     ///   - headers: extra header fields.
     ///   - body: the body (sent with `Content-Length`), if any.
     func send(
         _ method: String,
         _ path: String,
-        headers: [(String, String)] = [],
+        headers: [(name: String, value: String)] = [],
         body: [UInt8]? = nil
     ) throws(ConfigError) -> Response {
-        var head = "\(method) \(self.basePath)\(path) HTTP/1.1\r\nHost: \(self.hostHeader)\r\nConnection: close\r\n"
-        head += "User-Agent: rollcall-ctl\r\nAccept: application/json\r\n"
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        if let body {
-            head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
-        }
-        head += "\r\n"
-        let request = Array(head.utf8) + (body ?? [])
+        var fields: [(name: String, value: String)] = [
+            ("Connection", "close"), ("User-Agent", "rollcall-ctl"), ("Accept", "application/json"),
+        ]
+        fields += headers
+        if body != nil { fields.append(("Content-Type", "application/json")) }
+        let request = HTTPClientRequest(
+            method: method, target: self.basePath + path, headers: fields, body: body ?? [])
         let loop: EventLoop
         do {
             loop = try EventLoop(index: -1, receiveBufferSize: 64 * 1024)
@@ -76,8 +75,7 @@ struct BlockingHTTPClient {
         let resolver = HostResolver(loop: loop)
         let timeout = Int64(self.timeoutSeconds) * 1000
         let client = HTTPOriginClient(
-            origin: HTTPOrigin(isSecure: false, host: self.address.host, port: UInt16(self.address.port)),
-            loop: loop, tlsContext: nil, resolver: resolver,
+            origin: self.origin, loop: loop, tlsContext: nil, resolver: resolver,
             configuration: HTTPClientConfiguration(
                 timeoutMilliseconds: timeout, connectTimeoutMilliseconds: timeout,
                 maximumResponseBodyBytes: Self.maximumBodyBytes, keepsResponseBody: true))
@@ -106,7 +104,7 @@ struct BlockingHTTPClient {
         case .failure(let error)?:
             throw ConfigError(error.description)
         case nil:
-            throw ConfigError("no answer from \(self.address)")
+            throw ConfigError("no answer from \(self.origin)")
         }
     }
 }

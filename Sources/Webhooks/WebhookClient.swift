@@ -34,9 +34,9 @@ final class WebhookClient {
     /// request at a time.
     ///
     /// - Parameters:
-    ///   - request: the whole request, head and body.
+    ///   - request: the request.
     ///   - completion: the status code, or why there is none.
-    func post(_ request: [UInt8], completion: @escaping (Result<Int, WebhookDeliveryError>) -> Void) {
+    func post(_ request: HTTPClientRequest, completion: @escaping (Result<Int, WebhookDeliveryError>) -> Void) {
         self.client.send(request) { result in
             completion(result.map(\.status).mapError { WebhookDeliveryError($0.description) })
         }

@@ -22,11 +22,17 @@ import Testing
 
     /// Sends `request` on the loop and waits for the outcome.
     private static func send(
-        _ client: HTTPOriginClient, _ harness: LoopHarness, _ request: String = "GET / HTTP/1.1\r\nHost: t\r\n\r\n"
+        _ client: HTTPOriginClient, _ harness: LoopHarness,
+        _ request: HTTPClientRequest = HTTPClientRequest(method: "GET", target: "/")
     ) -> Result<HTTPClientResponse, HTTPClientError>? {
         let box = ResultBox<Result<HTTPClientResponse, HTTPClientError>>()
-        harness.loop.execute { client.send(Array(request.utf8)) { box.put($0) } }
+        harness.loop.execute { client.send(request) { box.put($0) } }
         return box.wait(seconds: 15)
+    }
+
+    private static func failure(_ outcome: Result<HTTPClientResponse, HTTPClientError>?) -> String? {
+        guard case .failure(let error)? = outcome else { return nil }
+        return error.description
     }
 
     private static func body(_ outcome: Result<HTTPClientResponse, HTTPClientError>?) -> String? {
@@ -134,6 +140,86 @@ import Testing
         }
         #expect(error.description == "the answer's body is larger than 10 bytes")
         #expect(Self.body(Self.send(reader, harness)) == "until the end")
+    }
+
+    @Test func anAnswerToHEADHasNoBodyWhateverItsLengthSaysAndKeepsTheConnection() throws {
+        let heads = ResultBox<[String]>()
+        let server = try ScriptedServer { fd in
+            let head = Self.readHead(fd)
+            ScriptedServer.write(fd, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n")
+            let get = Self.readHead(fd)
+            ScriptedServer.write(fd, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            heads.put([head, get])
+            _ = ScriptedServer.read(fd, atLeast: 1)
+        }
+        defer { server.close() }
+        let harness = try LoopHarness()
+        defer { harness.shutDown() }
+        let (client, resolver) = Self.client(
+            harness, port: server.port,
+            configuration: HTTPClientConfiguration(timeoutMilliseconds: 5_000, keepsResponseBody: true))
+        defer {
+            harness.onLoop {
+                client.close()
+                resolver.stop()
+            }
+        }
+
+        let headOutcome = Self.send(client, harness, HTTPClientRequest(method: "HEAD", target: "/"))
+        guard case .success(let answer)? = headOutcome else {
+            Issue.record("the answer to HEAD failed: \(String(describing: headOutcome))")
+            return
+        }
+        #expect(answer.status == 200)
+        #expect(answer.body.isEmpty)
+        #expect(answer.head?.value(of: "Content-Length") == "5")
+        #expect(Self.body(Self.send(client, harness)) == "ok")
+        #expect(server.acceptedCount == 1)
+        #expect(
+            heads.wait(seconds: 5) == [
+                "HEAD / HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n",
+                "GET / HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n",
+            ])
+    }
+
+    /// Reads a request head that has no body, up to its blank line (the client sends one request at a time).
+    private static func readHead(_ fd: Int32) -> String {
+        var head: [UInt8] = []
+        while !head.suffix(4).elementsEqual(Array("\r\n\r\n".utf8)) {
+            let bytes = ScriptedServer.read(fd, atLeast: 1)
+            guard !bytes.isEmpty else { break }
+            head += bytes
+        }
+        return String(decoding: head, as: UTF8.self)
+    }
+
+    @Test func aRequestThatWouldBreakTheMessageFailsUnsent() throws {
+        let server = try ScriptedServer { fd in _ = ScriptedServer.read(fd, atLeast: 1) }
+        defer { server.close() }
+        let harness = try LoopHarness()
+        defer { harness.shutDown() }
+        let (client, resolver) = Self.client(harness, port: server.port)
+        defer {
+            harness.onLoop {
+                client.close()
+                resolver.stop()
+            }
+        }
+
+        let injected = HTTPClientRequest(method: "GET", target: "/", headers: [("X-Name", "a\r\nX-Other: b")])
+        let spaced = HTTPClientRequest(method: "GET", target: "/a b")
+        let badName = HTTPClientRequest(method: "GET", target: "/", headers: [("X Name", "a")])
+        let badMethod = HTTPClientRequest(method: "GET /x", target: "/")
+        #expect(
+            Self.failure(Self.send(client, harness, injected))
+                == "the value of the header field 'X-Name' holds CR, LF or NUL")
+        #expect(
+            Self.failure(Self.send(client, harness, spaced)) == "the target '/a b' is empty or holds spaces or controls"
+        )
+        #expect(
+            Self.failure(Self.send(client, harness, badName)) == "the header field name 'X Name' is not an HTTP token")
+        #expect(Self.failure(Self.send(client, harness, badMethod)) == "the method 'GET /x' is not an HTTP token")
+        #expect(server.acceptedCount == 0)
     }
 
     @Test func aServerThatIsNotThereFailsTheConnect() throws {

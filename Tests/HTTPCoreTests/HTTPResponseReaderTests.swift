@@ -31,6 +31,27 @@ import Testing
                 == .incomplete)
     }
 
+    @Test(arguments: [false, true])
+    func theAnswerToHEADEndsWithItsHeadWhateverItsFieldsSay(oneByteAtATime: Bool) {
+        for text in [
+            "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+            "HTTP/1.1 404 Not Found\r\nContent-Length: 1000\r\n\r\n",
+        ] {
+            var reader = HTTPResponseReader(maximumHeadBytes: 256, maximumBodyBytes: 64, isAnswerToHEAD: true)
+            let bytes = Array(text.utf8)
+            var outcome = HTTPResponseReader.Outcome.incomplete
+            for piece in oneByteAtATime ? bytes.map({ [$0] }) : [bytes] where outcome == .incomplete {
+                outcome = piece.withUnsafeBytes { reader.feed($0) }
+            }
+            #expect(outcome == .complete(status: reader.head?.status ?? 0, keepAlive: true), "\(text)")
+            #expect(reader.head?.status != nil)
+        }
+        #expect(
+            Self.read("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n") == .incomplete,
+            "the same head answering a GET waits for its body")
+    }
+
     @Test func bytesAfterTheAnswerCloseTheConnection() {
         #expect(
             Self.read("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\n")
