@@ -106,9 +106,8 @@ let package = Package(
         .target(
             name: "RollcallCLI",
             dependencies: [
-                "WebSocketServer", "WebSocketDeflate", "EventIO", "HTTPCore", "HTTPClient", "WebSocketCore", "Rooms",
-                "GatewayWebSocket", "TokenAuth", "RollcallBench", "JSONCoding", "Cluster", "ClusterCore", "Redis",
-                "Storage", "Webhooks",
+                "WebSocketServer", "WebSocketDeflate", "EventIO", "HTTPCore", "HTTPClient", "Rooms", "GatewayWebSocket",
+                "TokenAuth", "RollcallBench", "JSONCoding", "Cluster", "ClusterCore", "Redis", "Storage", "Webhooks",
             ]
         ),
         // A Redis client: the RESP wire format (a bounded incremental parser and an encoder) and a client on an
@@ -181,8 +180,8 @@ let package = Package(
         .testTarget(
             name: "RollcallCLITests",
             dependencies: [
-                "RollcallCLI", "GatewayWebSocket", "Rooms", "WebSocketServer", "WebSocketCore", "EventIO",
-                "TokenAuth", "JSONCoding", "Cluster", "Redis", "RollcallWebClient",
+                "RollcallCLI", "GatewayWebSocket", "Rooms", "WebSocketServer", "EventIO", "TokenAuth", "JSONCoding",
+                "Cluster", "Redis", "RollcallWebClient",
             ]
         ),
         .testTarget(

@@ -3,7 +3,6 @@
 
 import EventIO
 import HTTPCore
-import WebSocketCore
 
 #if canImport(Glibc)
 import Glibc

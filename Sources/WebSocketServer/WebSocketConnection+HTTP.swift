@@ -1,6 +1,5 @@
 import EventIO
 import HTTPCore
-import WebSocketCore
 
 extension WebSocketConnection {
     // MARK: Plain HTTP requests

@@ -1,6 +1,5 @@
 import EventIO
 import HTTPCore
-import WebSocketCore
 
 extension WebSocketConnection {
     // MARK: Timers (called by the loop's sweep)

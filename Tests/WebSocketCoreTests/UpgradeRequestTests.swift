@@ -1,7 +1,6 @@
 import HTTPCore
 import TestSupport
 import Testing
-import WebSocketCore
 
 /// Where the upgrade request ends and the frames begin: the head parser leaves the bytes after it to the frames.
 @Suite struct UpgradeRequestTests {

@@ -3,7 +3,6 @@ import Foundation
 import Glibc
 import HTTPCore
 import Testing
-import WebSocketCore
 import WebSocketServer
 
 /// Plain HTTP requests with bodies, answered by asynchronous routes.

@@ -3,7 +3,6 @@ import Foundation
 import Glibc
 import HTTPCore
 import Testing
-import WebSocketCore
 import WebSocketServer
 
 /// Upgrade requests built to fail or to cost the server, and crowds of connections: each gets its exact status or
