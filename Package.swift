@@ -141,19 +141,20 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "Storage", "Webhooks", "Rooms", "RoomsTesting", "JSONCoding", "TokenAuth", "TestSupport", "EventIO",
+                "Storage", "Webhooks", "HTTPClient", "Rooms", "RoomsTesting", "JSONCoding", "TokenAuth", "TestSupport",
+                "EventIO",
             ]
         ),
         .testTarget(
             name: "WebhooksTests",
-            dependencies: ["Webhooks", "Rooms", "RoomsTesting", "EventIO", "ClusterTesting", "Storage"]
+            dependencies: ["Webhooks", "HTTPClient", "Rooms", "RoomsTesting", "EventIO", "ClusterTesting", "Storage"]
         ),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "ClusterTesting", "EventIO", "TestSupport"]),
         .testTarget(
             name: "ClusterTests",
             dependencies: [
                 "Cluster", "ClusterCore", "Redis", "ClusterTesting", "EventIO", "Rooms", "RoomsTesting", "TokenAuth",
-                "Webhooks",
+                "Webhooks", "HTTPClient",
             ]
         ),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding", "TestSupport"]),
@@ -180,8 +181,8 @@ let package = Package(
         .testTarget(
             name: "RollcallCLITests",
             dependencies: [
-                "RollcallCLI", "GatewayWebSocket", "Rooms", "WebSocketServer", "EventIO", "TokenAuth", "JSONCoding",
-                "Cluster", "Redis", "RollcallWebClient",
+                "RollcallCLI", "GatewayWebSocket", "Rooms", "WebSocketServer", "EventIO", "HTTPClient", "TokenAuth",
+                "JSONCoding", "Cluster", "Redis", "RollcallWebClient",
             ]
         ),
         .testTarget(

@@ -1,9 +1,9 @@
 import EventIO
 import HTTPClient
 
-/// The blocking HTTP/1.1 client of `rollcall ctl`: one request per call (`Connection: close`), plain `http://` to
-/// an IP address or `localhost`, through `HTTPOriginClient` on an event loop that runs on the calling thread until
-/// the answer (or the failure) arrives.
+/// The blocking HTTP/1.1 client of `rollcall ctl`: one request per call (`Connection: close`), plain `http://`,
+/// through `HTTPOriginClient` on an event loop that runs on the calling thread until the answer (or the failure)
+/// arrives; a host name is resolved as the webhooks' are.
 struct BlockingHTTPClient {
     /// A response: status, header fields and body.
     struct Response {
@@ -22,28 +22,21 @@ struct BlockingHTTPClient {
     /// The largest response body read.
     static let maximumBodyBytes = 64 * 1024 * 1024
 
-    /// - Parameter url: `http://HOST:PORT[/prefix]`, HOST an IPv4 address, `[IPv6]` or `localhost`.
-    /// - Throws: `ConfigError` for another scheme or a host name that would need a resolver.
+    /// - Parameter url: `http://HOST[:PORT][/prefix]`, HOST a name, an IPv4 address, `[IPv6]` or `localhost`.
+    /// - Throws: `ConfigError` for a URL `HTTPURL` refuses, or an `https://` one.
     init(url: String) throws(ConfigError) {
-        guard url.hasPrefix("http://") else {
-            throw ConfigError("--url: '\(url)' is not an http:// URL (the API has no TLS of its own; use a proxy)")
+        let parsed: HTTPURL
+        do {
+            parsed = try HTTPURL(url)
+        } catch {
+            throw ConfigError("--url: \(error.description)")
         }
-        var rest = Substring(url.dropFirst("http://".count))
-        var path = ""
-        if let slash = rest.firstIndex(of: "/") {
-            path = String(rest[slash...])
-            rest = rest[..<slash]
+        guard !parsed.origin.isSecure else {
+            throw ConfigError(
+                "--url: '\(url)' is not an http:// URL (ctl speaks plain HTTP; the API has no TLS of its own)")
         }
-        let isLocalhost = rest == "localhost" || rest.hasPrefix("localhost:")
-        var authority = String(rest)
-        if isLocalhost { authority = "127.0.0.1" + authority.dropFirst("localhost".count) }
-        if !authority.contains(":") || authority.hasSuffix("]") { authority += ":80" }
-        guard let address = SocketAddress(parsing: authority) else {
-            throw ConfigError("--url: '\(rest)' is not IP:PORT or localhost:PORT")
-        }
-        self.origin = HTTPOrigin(
-            isSecure: false, host: isLocalhost ? "localhost" : address.host, port: UInt16(address.port))
-        self.basePath = path.hasSuffix("/") ? String(path.dropLast()) : path
+        self.origin = parsed.origin
+        self.basePath = parsed.path.hasSuffix("/") ? String(parsed.path.dropLast()) : parsed.path
     }
 
     /// Sends one request and reads the whole response.

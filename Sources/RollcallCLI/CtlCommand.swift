@@ -25,7 +25,7 @@ enum CtlCommand {
           disconnect UID                 close every connection of a user (close code 4009); they may reconnect
 
         OPTIONS:
-          --url URL            the gateway, http://IP:PORT or http://localhost:PORT (default http://127.0.0.1:8080)
+          --url URL            the gateway, http://HOST:PORT[/PREFIX] (default http://127.0.0.1:8080)
           --api-key KEY        the API key's secret (default: the ROLLCALL_API_KEY environment variable)
           --session-id ID      meeting: the call session the meeting runs in (required)
           --call-type TYPE     meeting: audio or video (default video)

@@ -15,7 +15,7 @@ final class WebhookClient {
     ///   - configuration: timeouts and answer bounds.
     ///   - statistics: where connections opened are counted.
     init(
-        url: WebhookURL, loop: EventLoop, tlsContext: TLSContext?, resolver: HostResolver,
+        url: HTTPURL, loop: EventLoop, tlsContext: TLSContext?, resolver: HostResolver,
         configuration: WebhookConfiguration, statistics: WebhookStatistics
     ) {
         self.client = HTTPOriginClient(

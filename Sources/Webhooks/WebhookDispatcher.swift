@@ -52,7 +52,7 @@ public final class WebhookDispatcher: @unchecked Sendable {
         self.makeFeed = feed
         self.log = log
         self.statistics = configuration.endpoints.map { WebhookStatistics(endpoint: $0.name) }
-        if configuration.endpoints.contains(where: \.url.isSecure) {
+        if configuration.endpoints.contains(where: \.url.origin.isSecure) {
             do {
                 self.tlsContext = try TLSContext.makeClient(
                     verifyPeer: true, trustedCertificatePath: configuration.trustedCertificatesPath)
@@ -115,7 +115,7 @@ public final class WebhookDispatcher: @unchecked Sendable {
             feed.start()
             for (index, endpoint) in configuration.endpoints.enumerated() {
                 let client = WebhookClient(
-                    url: endpoint.url, loop: loop, tlsContext: endpoint.url.isSecure ? tlsContext : nil,
+                    url: endpoint.url, loop: loop, tlsContext: endpoint.url.origin.isSecure ? tlsContext : nil,
                     resolver: resolver, configuration: configuration, statistics: statistics[index])
                 let worker = WebhookWorker(
                     endpoint: endpoint, configuration: configuration, statistics: statistics[index], feed: feed,
