@@ -181,7 +181,8 @@ let package = Package(
         .testTarget(
             name: "RollcallCLITests",
             dependencies: [
-                "RollcallCLI", "GatewayWebSocket", "Rooms", "WebSocketServer", "EventIO", "HTTPClient", "TokenAuth",
+                "RollcallCLI", "GatewayWebSocket", "Rooms", "WebSocketServer", "EventIO", "HTTPCore", "HTTPClient",
+                "TokenAuth",
                 "JSONCoding", "Cluster", "Redis", "RollcallWebClient",
             ]
         ),

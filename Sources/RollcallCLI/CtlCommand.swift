@@ -120,11 +120,7 @@ enum CtlCommand {
     static func request(_ positional: [String], options: [String: String], flags: Set<String>) -> Built {
         guard let command = positional.first else { return .failure("missing COMMAND") }
         let arguments = Array(positional.dropFirst())
-        func segment(_ text: String) -> String {
-            text.addingPercentEncoding(
-                withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/")))
-                ?? text
-        }
+        func segment(_ text: String) -> String { PercentEncoding.encode(text) }
         func object(_ pairs: [(String, JSONValue?)]) -> JSONValue {
             .object(JSONObject(uniqueKeysWithValues: pairs.compactMap { key, value in value.map { (key, $0) } }))
         }
