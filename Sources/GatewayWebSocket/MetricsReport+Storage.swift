@@ -33,7 +33,8 @@ extension MetricsReport {
             self.gateway.roomsLoaded)
         out.single(
             "rollcall_store_read_failures_total", "counter",
-            "Store reads that failed (the request was answered ERR_UNAVAILABLE).", self.gateway.storeFailures)
+            "Store reads that failed (the request was answered ERR_UNAVAILABLE, a resume with a fresh snapshot).",
+            self.gateway.storeFailures)
     }
 
     func renderWebhooks(into out: inout PrometheusText) {
