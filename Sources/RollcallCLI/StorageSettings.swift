@@ -1,3 +1,4 @@
+import HTTPClient
 import Rooms
 import Storage
 import Webhooks
@@ -98,9 +99,9 @@ extension RollcallConfiguration {
             guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
                 throw ConfigError("webhooks.endpoints: '\(name)' must be letters, digits, - and _")
             }
-            let url: WebhookURL
+            let url: HTTPURL
             do {
-                url = try WebhookURL(urls[name]!)
+                url = try HTTPURL(urls[name]!)
             } catch {
                 throw ConfigError("webhooks.endpoints: \(name): \(error.description)")
             }
