@@ -217,6 +217,14 @@ extension Rollcall {
             if let id, self.complete(id, .failure(error)) { return }
             self.lock.withLock { if !self.welcomed { self.authenticationFailure = error } }
             self.errorBroadcaster.publish(error)
+        case .unsubscribed:
+            // Taken out of the room (another connection holds the device now): forgotten first, so no reconnect
+            // joins it again.
+            guard let room = message["room"]?.stringValue,
+                let subscription = self.lock.withLock({ self.subscriptions[room] })
+            else { return }
+            self.removeSubscription(subscription)
+            subscription.unsubscribed(RollcallUnsubscribeReason(wireValue: message["reason"]?.stringValue ?? ""))
         case .snapshot, .patch, .event, .resumed:
             guard let room = message["room"]?.stringValue else { return }
             guard let subscription = self.lock.withLock({ self.subscriptions[room] }) else {

@@ -24,6 +24,8 @@ public struct RollcallError: Error, Hashable, Sendable, CustomStringConvertible 
         case protocolError(String)
         /// The token provider failed or gave no token.
         case tokenProvider(String)
+        /// The gateway took the subscription out of its room.
+        case unsubscribed(RollcallUnsubscribeReason)
     }
 
     let kind: Kind
@@ -78,6 +80,12 @@ public struct RollcallError: Error, Hashable, Sendable, CustomStringConvertible 
         return nil
     }
 
+    /// Why the gateway took the subscription out of its room, when it did (the error of its `.ended`).
+    public var unsubscribeReason: RollcallUnsubscribeReason? {
+        if case .unsubscribed(let reason) = self.kind { return reason }
+        return nil
+    }
+
     /// Whether the connection closed with a code that ends the session for good (`RollcallCloseCode.isFinal`).
     public var isFinal: Bool {
         self.closeCode.flatMap(RollcallCloseCode.init(rawValue:))?.isFinal ?? false
@@ -112,6 +120,7 @@ public struct RollcallError: Error, Hashable, Sendable, CustomStringConvertible 
         case .sendQueueFull: return "too many bytes waiting to be sent"
         case .protocolError(let detail): return "protocol error: \(detail)"
         case .tokenProvider(let detail): return "the token provider failed: \(detail)"
+        case .unsubscribed(let reason): return "taken out of the room by the gateway: \(reason)"
         }
     }
 }

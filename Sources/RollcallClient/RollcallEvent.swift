@@ -40,6 +40,13 @@ public struct RollcallEvent: Hashable, Sendable {
     /// The event's name as the client knows it; nil for a name from a newer gateway (`name` still has it).
     public var knownName: RollcallEventName? { RollcallEventName(rawValue: self.name) }
 
+    /// Why the device left, for a `participant.left` or `session.timed_out` (`data.reason`); nil for another event or
+    /// a reason from a newer gateway (`data` still has it).
+    public var leaveReason: RollcallLeaveReason? {
+        guard self.knownName == .participantLeft || self.knownName == .sessionTimedOut else { return nil }
+        return self.data["reason"]?.stringValue.flatMap(RollcallLeaveReason.init(rawValue:))
+    }
+
     /// The uid the event is about (`data.uid`), when it names one.
     public var uid: String? { self.data["uid"]?.stringValue }
 }

@@ -17,6 +17,7 @@ public enum RollcallEventName: String, Hashable, Sendable, CaseIterable {
     case participantSpeakerStopped = "participant.speaker_stopped"
     case participantActiveSpeakerShown = "participant.active_speaker_shown"
     case participantAttributesChanged = "participant.attributes_changed"
+    case participantRoleChanged = "participant.role_changed"
     case sessionConnectionLost = "session.connection_lost"
     case sessionConnectionClosed = "session.connection_closed"
     case sessionConnectionRestored = "session.connection_restored"

@@ -34,6 +34,9 @@ public final class RollcallRoomModel {
     public private(set) var hasEnded = false
     /// Why the subscription ended, when an error ended it.
     public private(set) var endError: RollcallError?
+    /// Why the gateway took the subscription out of the room, when it did (`.replaced`: show "you joined from another
+    /// window").
+    public private(set) var unsubscribeReason: RollcallUnsubscribeReason?
 
     @ObservationIgnored private let relay = RoomModelRelay()
 
@@ -74,6 +77,8 @@ public final class RollcallRoomModel {
         case .eventReceived(let event): self.lastEvent = event
         case .connectionLost: if !self.isReconnecting { self.isReconnecting = true }
         case .resumed: if self.isReconnecting { self.isReconnecting = false }
+        case .unsubscribed(let reason):
+            self.unsubscribeReason = reason
         case .ended(let error):
             self.endError = error
             self.hasEnded = true

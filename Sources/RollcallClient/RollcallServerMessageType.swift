@@ -10,4 +10,5 @@ public enum RollcallServerMessageType: String, Hashable, Sendable, CaseIterable 
     case result
     case error
     case pong
+    case unsubscribed
 }

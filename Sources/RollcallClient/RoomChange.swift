@@ -20,6 +20,10 @@ public enum RoomChange: Hashable, Sendable {
     case resumed(recovered: Bool)
     /// The roster did not match the server's checksum or missed a patch; a fresh copy was requested.
     case driftDetected(String)
-    /// The subscription ended: left, refused on rejoin, or the client closed. No more changes follow.
+    /// The gateway took the subscription out of the room (the device joined from another connection, or a
+    /// refreshed token no longer names the room); `.ended` follows, and the client does not join again on its own.
+    case unsubscribed(RollcallUnsubscribeReason)
+    /// The subscription ended: left, refused on rejoin, taken out by the gateway, or the client closed. No more
+    /// changes follow.
     case ended(RollcallError?)
 }

@@ -38,7 +38,7 @@ public final class RoomSubscription: @unchecked Sendable {
     private var driftStreak = 0
     private var ended = false
     private var currentRights: RollcallRights?
-    private let broadcaster = Broadcaster<RoomChange>()
+    let broadcaster = Broadcaster<RoomChange>()
 
     init(
         client: Rollcall,
@@ -92,8 +92,8 @@ public final class RoomSubscription: @unchecked Sendable {
     /// The events received besides patches.
     public var events: RollcallEventMode { self.eventMode }
 
-    /// Whether the subscription still receives changes (false after `leave`, a refused rejoin, or the client's
-    /// close).
+    /// Whether the subscription still receives changes (false after `leave`, a refused rejoin, the gateway taking
+    /// it out of the room, or the client's close).
     public var isActive: Bool { self.lock.withLock { !self.ended } }
 
     /// A new stream of every change from now on; it finishes when the subscription ends. Each access makes a new

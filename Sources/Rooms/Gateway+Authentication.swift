@@ -31,7 +31,8 @@ extension Gateway {
         case .accepted(let accepted):
             claims = accepted
         }
-        if let previous = session.claims {
+        let previous = session.claims
+        if let previous {
             guard previous.subject == claims.subject else {
                 if speaks {
                     self.reply(
@@ -51,7 +52,33 @@ extension Gateway {
             if self.sharedLog != nil { _ = self.room(group) }
         }
         if speaks { self.reply(session, ServerMessages.welcome(id: requestID, claims: claims)) }
+        if previous != nil { self.followRefreshedToken(of: session, claims: claims) }
         return true
+    }
+
+    /// A refreshed token takes effect in the rooms the session is in (those this gateway owns): a room the token no
+    /// longer names takes the connection out (`unsubscribed`, and its device leaves the call with the reason
+    /// `access_revoked`); a role it changes goes through the log (`participant.role_changed`), so the roster's role
+    /// and operator mark, the queries and the rights follow the token. The seat taken at the join stays.
+    private func followRefreshedToken(of session: GatewaySession, claims: TokenClaims) {
+        let uid = claims.subject
+        for (roomID, subscription) in session.subscriptions.sorted(by: { $0.key < $1.key }) {
+            guard let room = self.rooms[roomID] else { continue }
+            let participant = room.state.participants[uid]
+            let holdsDevice =
+                subscription.kind == .participant
+                && participant?.devices.contains { $0.deviceID == subscription.deviceID } == true
+            guard let role = self.role(of: claims, in: roomID) else {
+                self.takeOut(session, of: room, reason: .accessRevoked)
+                guard holdsDevice else { continue }
+                let left = RoomEvent.participantLeft(uid: uid, deviceID: subscription.deviceID, reason: .accessRevoked)
+                self.record([ProposedEvent(left, actor: nil)], in: room)
+                continue
+            }
+            if holdsDevice, let participant, participant.role != role {
+                self.record([ProposedEvent(.roleChanged(uid: uid, role: role), actor: nil)], in: room)
+            }
+        }
     }
 
     /// Checks a token and, for a session's first accepted token, the user's connection limit: here, or with shards

@@ -77,8 +77,8 @@ extension Gateway {
 
     /// Whether a room has a deadline of its own pending.
     static func hasDeadlines(_ room: GatewayRoom) -> Bool {
-        !room.lostDevices.isEmpty || room.replica.speakerDue != nil || room.flushDue != nil
-            || room.restrictionsEnd != nil
+        !room.lostDevices.isEmpty || room.replica.speakerDue != nil || room.replica.switchUnannounced
+            || room.flushDue != nil || room.restrictionsEnd != nil
     }
 
     /// Lists a room among those `tick()` looks at every time, if it has a deadline pending.
@@ -112,20 +112,7 @@ extension Gateway {
                 self.watchDeadlines(of: room)
             }
         }
-        if let due = room.replica.speakerDue, due <= now, !room.speakerSwitchProposed {
-            let desired = room.state.activeSpeaker.flatMap { room.state.participants[$0]?.isJoined == true ? $0 : nil }
-            // The switch gets a sequence number of its own: patches always move the roster forward in the log
-            // (`from` < `seq`), so a view never changes without one and resume stays exact. In a cluster every
-            // node may propose it at the same moment: only the first proposal at this sequence number wins.
-            room.speakerSwitchProposed = true
-            self.record(
-                [ProposedEvent(.activeSpeakerShown(uid: desired), actor: nil)], in: room,
-                expectedSequence: room.state.sequence
-            ) { result in
-                room.speakerSwitchProposed = false
-                if case .success = result { self.publisher.publishNow(room) }
-            }
-        }
+        self.logShownSpeaker(of: room, now: now)
         if let end = room.restrictionsEnd, end <= now, !room.restrictionLiftProposed {
             // Timed hard mutes that ran out are lifted through the log, once, whichever node proposes it first.
             let lifts = room.state.joinOrder.compactMap { uid -> ProposedEvent? in
@@ -143,6 +130,25 @@ extension Gateway {
             }
         }
         self.publisher.publishIfDue(room, now: now)
+    }
+
+    /// Logs the switch of the shown speaker once the rule lets it happen (`speakerDue`), or the switch that already
+    /// happened at once without an event of its own (`switchUnannounced`, in a cluster; a single process logs it
+    /// right after its cause). The switch gets a sequence number of its own: patches always move the roster forward
+    /// in the log (`from` < `seq`), so a view never changes without one and resume stays exact. In a cluster every
+    /// node may propose it at the same moment: only the first proposal at this sequence number wins.
+    func logShownSpeaker(of room: GatewayRoom, now: Int64) {
+        let isDue = room.replica.speakerDue.map { $0 <= now } ?? false
+        guard isDue || room.replica.switchUnannounced, !room.speakerSwitchProposed else { return }
+        let shown = isDue ? room.state.shownSpeakerCandidate : room.heldSpeaker
+        room.speakerSwitchProposed = true
+        self.record(
+            [ProposedEvent(.activeSpeakerShown(uid: shown), actor: nil)], in: room,
+            expectedSequence: room.state.sequence
+        ) { result in
+            room.speakerSwitchProposed = false
+            if case .success = result { self.publisher.publishNow(room) }
+        }
     }
 
     /// Housekeeping for a room: history past its age goes, views nobody used for that long go, and a room nobody is

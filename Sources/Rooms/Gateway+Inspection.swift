@@ -19,6 +19,12 @@ extension Gateway {
         return self.publisher.renderedView(of: room, spec: spec).json
     }
 
+    /// Whether a retained event of a room may reach a subscriber who is `uid` (false for an event about another,
+    /// hidden participant), for checking resumes against the log.
+    func event(_ sequence: UInt64, in room: String, reaches uid: String) -> Bool {
+        self.rooms[room]?.event(sequence, reaches: uid) ?? true
+    }
+
     /// Whether a room has roster changes (or a held speaker change) that have not gone out in patches yet.
     func hasPendingRosterChanges(room id: String) -> Bool {
         guard let room = self.rooms[id] else { return false }

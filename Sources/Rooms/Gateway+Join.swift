@@ -92,8 +92,11 @@ extension Gateway {
                     ))
             }
         }
+        let deviceKey = GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)
+        if kind == .participant, !proposed.isEmpty { room.joiningDevices[deviceKey] = session.id }
         self.record(proposed, in: room) { result in
             if case .failure(let failure) = result {
+                if room.joiningDevices[deviceKey] == session.id { room.joiningDevices[deviceKey] = nil }
                 if case .refused(let error) = failure {
                     self.reply(session, ServerMessages.error(id: requestID, error))
                 }
@@ -120,6 +123,8 @@ extension Gateway {
     ) {
         let uid = claims.subject
         let roomID = room.state.id
+        let deviceKey = GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)
+        if kind == .participant, room.joiningDevices[deviceKey] == session.id { room.joiningDevices[deviceKey] = nil }
         guard self.sessions[session.id] != nil else {
             // The connection ended while the join was on its way through the shared log: its device gets the
             // grace period like any other dropped device.
@@ -137,14 +142,7 @@ extension Gateway {
         }
         if kind == .participant {
             // Another live session of the same device is replaced by this one.
-            for other in room.subscribers where other != session.id {
-                if let otherSession = self.sessions[other], otherSession.claims?.subject == uid,
-                    otherSession.subscriptions[roomID]?.deviceID == deviceID,
-                    otherSession.subscriptions[roomID]?.kind == .participant
-                {
-                    self.unsubscribe(otherSession, from: room)
-                }
-            }
+            self.replaceSessions(of: deviceKey, in: room, by: session.id)
         }
         guard
             session.subscriptions[roomID] != nil || self.reserveRoom(for: session)
@@ -162,7 +160,8 @@ extension Gateway {
             room.countSubscription(of: uid, by: 1)
             self.publisher.subscribe(session.id, to: view, in: room)
         }
-        let rights = RoomActor(claims: claims, role: self.role(of: claims, in: roomID)).rights(in: room.state)
+        let rights = RoomActor(claims: claims, role: self.role(of: claims, in: roomID))
+            .rights(in: room.state, joinedAs: kind)
         self.reply(
             session,
             ServerMessages.ack(
@@ -214,6 +213,27 @@ extension Gateway {
                 self.ack(session, requestID, room: room, changed: true)
             }
         }
+    }
+
+    /// Takes every other connection holding a device in the room as a participant out of it, telling each it was
+    /// replaced: the device joined again through `newer` (nil: through another node of the cluster).
+    func replaceSessions(of device: GatewayRoom.DeviceKey, in room: GatewayRoom, by newer: SessionID?) {
+        let roomID = room.state.id
+        for id in room.subscribers where id != newer {
+            guard let other = self.sessions[id], other.claims?.subject == device.uid,
+                let subscription = other.subscriptions[roomID], subscription.kind == .participant,
+                subscription.deviceID == device.deviceID
+            else { continue }
+            self.takeOut(other, of: room, reason: .replaced)
+        }
+    }
+
+    /// Takes a connection out of a room on the gateway's initiative and tells it why (`unsubscribed`), so the
+    /// client does not join again on its own; its other rooms stay as they are.
+    func takeOut(_ session: GatewaySession, of room: GatewayRoom, reason: UnsubscribeReason) {
+        guard session.subscriptions[room.state.id] != nil else { return }
+        self.unsubscribe(session, from: room)
+        self.reply(session, ServerMessages.unsubscribed(room: room.state.id, reason: reason))
     }
 
     func unsubscribe(_ session: GatewaySession, from room: GatewayRoom) {

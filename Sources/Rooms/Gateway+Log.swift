@@ -25,6 +25,12 @@ extension Gateway {
             for proposed in events {
                 let entry = room.log.append(proposed.event, time: now, actor: proposed.actor, reason: proposed.reason)
                 self.apply(entry, to: room)
+                if room.replica.switchUnannounced {
+                    // The shown speaker switched at once (it left, say): the switch is logged right after its cause.
+                    let shown = room.log.append(
+                        .activeSpeakerShown(uid: room.heldSpeaker), time: now, actor: nil, reason: nil)
+                    self.apply(shown, to: room)
+                }
             }
             then(.success(()))
             self.runPendingCloses(room)
@@ -72,8 +78,12 @@ extension Gateway {
         let shownSpeakerChanges = room.replica.apply(entry, speakerRule: self.speakerRule)
         if room.replica.speakerDue != nil { self.watchDeadlines(of: room) }
         switch event.seatEffect {
-        case .takeSeat(let uid, let deviceID, _), .restoreDevice(let uid, let deviceID),
-            .releaseDevice(let uid, let deviceID):
+        case .takeSeat(let uid, let deviceID, _), .restoreDevice(let uid, let deviceID):
+            let key = GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)
+            room.lostDevices[key] = nil
+            // In a cluster the device may have joined through another node: its connection here is replaced.
+            if self.sharedLog != nil { self.replaceSessions(of: key, in: room, by: room.joiningDevices[key]) }
+        case .releaseDevice(let uid, let deviceID):
             room.lostDevices[GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)] = nil
         case .releaseUser(let uid, _):
             room.lostDevices = room.lostDevices.filter { $0.key.uid != uid }
@@ -105,6 +115,10 @@ extension Gateway {
         if case .meetingMessage = event {
             for id in self.groupSessions[room.state.id] ?? [] where !recipients.contains(id) { recipients.append(id) }
         }
+        if let only = room.noteAudience(of: entry, in: room.state) {
+            // About a hidden participant: for its own connections only, now and when resumed or read back.
+            recipients.removeAll { self.sessions[$0]?.claims?.subject != only }
+        }
         if !recipients.isEmpty {
             self.transport.send(message, to: recipients)
         }
@@ -129,8 +143,9 @@ extension Gateway {
     func trimLog(of room: GatewayRoom, now: Int64) {
         if room.log.isOverRetention(now: now) {
             let rule = self.speakerRule
-            room.log.trim(now: now) { entry in
+            room.log.trim(now: now, restricted: room.restrictedEvents) { entry in
                 if entry.sequence == room.base.state.sequence + 1 { room.base.apply(entry, speakerRule: rule) }
+                if let only = room.restrictedEvents[entry.sequence] { room.droppedRestricted[only] = entry.sequence }
             }
         }
         if room.messages.count > room.log.entries.count { self.forgetTrimmedMessages(room) }
@@ -157,6 +172,9 @@ extension Gateway {
         while room.messages.count > room.log.entries.count, sequence > 1 {
             sequence -= 1
             room.messages[sequence] = nil
+        }
+        if let oldest = room.restrictedEvents.keys.min(), oldest < room.log.firstSequence {
+            room.restrictedEvents = room.restrictedEvents.filter { $0.key >= room.log.firstSequence }
         }
     }
 }

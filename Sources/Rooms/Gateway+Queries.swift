@@ -61,13 +61,13 @@ extension Gateway {
                 name = "operators"
                 uids =
                     state.listedParticipants.map(\.uid).filter(state.isOperator)
-                    + state.operators.filter { state.participants[$0]?.isJoined != true }.sorted()
+                    + state.listedOperators.filter { state.participants[$0]?.isJoined != true }
             case .muted:
                 name = "muted"
                 uids = state.mutedUIDs
             default:
                 name = "banned"
-                uids = state.banned.sorted()
+                uids = state.listedBanned
             }
             fields.append(("room", .string(roomID)))
             fields.append(("seq", .int(Int64(state.sequence))))
@@ -75,7 +75,8 @@ extension Gateway {
         case .history(let roomID, let after, let limit):
             _ = try requireAccess(roomID)
             // From memory, and with a store what memory no longer holds (meeting messages outlive roster churn).
-            let found = try self.storedHistory(roomID, after: after, eventNames: nil, limit: limit)
+            let found = try self.storedHistory(
+                roomID, after: after, eventNames: nil, limit: limit, viewer: claims.subject)
             name = "history"
             fields.append(("room", .string(roomID)))
             fields.append(("firstRetained", .int(Int64(found.firstRetained))))
@@ -90,8 +91,8 @@ extension Gateway {
         return .object(
             JSONObject([
                 ("room", .string(id)),
-                ("active", .bool(!state.joinedParticipants.isEmpty)),
-                ("participants", .int(Int64(state.listedParticipants.count))),
+                ("active", .bool(state.listedCount > 0)),
+                ("participants", .int(Int64(state.listedCount))),
                 ("seq", .int(Int64(state.sequence))),
                 ("activeMeeting", state.activeMeeting.map(ServerMessages.meeting) ?? .null),
             ]))

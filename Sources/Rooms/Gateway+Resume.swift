@@ -62,24 +62,30 @@ extension Gateway {
         return [(channel.sequence, self.publisher.patch(of: channel, in: room, from: past))]
     }
 
-    /// The events a subscriber in `mode` of user `uid` is sent, after `position`, as they were sent live: from
-    /// memory when it has dropped none of them since, else with those before memory's first entry read back from
-    /// the store, which must then hold every entry in between. Nil when some may be lost.
+    /// The events a subscriber in `mode` of user `uid` is sent, after `position`, as they were sent live (none about
+    /// a hidden participant but itself, `RoomEvent.audience`): from memory when it has dropped none of them since
+    /// (of those only one participant could receive, none of that participant's), else with those before memory's
+    /// first entry read back from the store, which must then hold every entry in between. Nil when some may be lost.
     private func missedEvents(
         in room: GatewayRoom, mode: EventMode, uid: String?, after position: UInt64
     ) throws(RoomStoreError) -> [(sequence: UInt64, message: [UInt8])]? {
         let rule = self.speakerRule
         var missed: [(sequence: UInt64, message: [UInt8])] = []
-        if position < room.log.droppedThrough(takenBy: mode) {
+        let dropped = max(room.log.droppedThrough(takenBy: mode), uid.flatMap { room.droppedRestricted[$0] } ?? 0)
+        if position < dropped {
             guard
                 let stored = try self.storedEntries(
                     of: room.state.id, after: position, through: room.log.firstSequence - 1)
             else { return nil }
-            for item in stored where mode.delivers(item.entry.event, to: uid, speakerRule: rule) {
+            for item in stored
+            where mode.delivers(item.entry.event, to: uid, speakerRule: rule)
+                && Self.storedEntry(item, in: room, reaches: uid)
+            {
                 missed.append((item.entry.sequence, item.message))
             }
         }
-        for entry in room.log.retained(after: position) where mode.delivers(entry.event, to: uid, speakerRule: rule) {
+        for entry in room.log.retained(after: position)
+        where mode.delivers(entry.event, to: uid, speakerRule: rule) && room.event(entry.sequence, reaches: uid) {
             let message = room.messages[entry.sequence] ?? ServerMessages.event(entry, room: room.state)
             missed.append((entry.sequence, message))
         }

@@ -36,7 +36,10 @@ extension Gateway {
                     let room = self.rooms[id]
                     let summary = summaries[id]
                     let sequence = max(room?.state.sequence ?? 0, summary?.sequence ?? 0)
-                    let participants = summary?.participants ?? room?.state.joinedParticipants.count ?? 0
+                    // A room this node follows counts what the lists show (hidden participants left out); the
+                    // shared listing counts the seats the store holds.
+                    let listed = room.flatMap { $0.hasLoaded ? $0.state.listedCount : nil }
+                    let participants = listed ?? summary?.participants ?? 0
                     return .object(
                         JSONObject([
                             ("room", .string(id)), ("seq", .int(Int64(sequence))),

@@ -19,7 +19,7 @@ extension Gateway {
                 JSONObject([
                     ("room", .string(id)),
                     ("seq", .int(Int64(state.sequence))),
-                    ("participants", .int(Int64(state.listedParticipants.count))),
+                    ("participants", .int(Int64(state.listedCount))),
                     ("subscribers", .int(Int64(room.subscribers.count))),
                     ("activeMeeting", state.activeMeeting.map(ServerMessages.meeting) ?? .null),
                 ]))

@@ -54,9 +54,13 @@ extension Gateway: SharedRoomLogDelegate {
         let firstSequence = entries.first?.sequence ?? replica.state.sequence + 1
         var log = RoomLog(retention: self.configuration.history, after: firstSequence - 1)
         let rule = self.speakerRule
+        room.restrictedEvents = [:]
         for entry in entries where entry.sequence == log.lastSequence + 1 {
             log.insert(entry)
-            if entry.sequence == replica.state.sequence + 1 { replica.apply(entry, speakerRule: rule) }
+            if entry.sequence == replica.state.sequence + 1 {
+                replica.apply(entry, speakerRule: rule)
+                room.noteAudience(of: entry, in: replica.state)
+            }
         }
         room.replica = replica
         room.base = checkpoint ?? RoomReplica(state: RoomState(id: roomID))
@@ -112,6 +116,8 @@ extension Gateway: SharedRoomLogDelegate {
         }
         // While this node's own append is in flight, its answer goes out first (its continuation runs them).
         if room.appendsInFlight == 0 { self.runPendingCloses(room) }
+        // A switch of the shown speaker at once (it left, say) is logged right after, by whichever node is first.
+        if room.replica.switchUnannounced { self.logShownSpeaker(of: room, now: self.clock()) }
     }
 
     /// The shared log could not load a room: the requests waiting for it are answered with `ERR_UNAVAILABLE` and

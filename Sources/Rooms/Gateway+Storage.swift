@@ -29,6 +29,7 @@ extension Gateway {
         for stored in stored.entries where stored.entry.sequence == log.lastSequence + 1 {
             log.insert(stored.entry)
             replica.apply(stored.entry, speakerRule: self.speakerRule)
+            room.noteAudience(of: stored.entry, in: replica.state)
             room.messages[stored.entry.sequence] = stored.message
         }
         room.base = base
@@ -116,10 +117,12 @@ extension Gateway {
     ///   - after: the last sequence number the caller has.
     ///   - eventNames: only these event names; nil for every event.
     ///   - limit: the most events to return.
+    ///   - viewer: the user who reads the history, who gets only the events it may receive (none about a hidden
+    ///     participant but itself); nil for every event (the server API).
     /// - Returns: the events as sent live, and the first sequence number memory retains (0 when none).
     /// - Throws: `ERR_UNAVAILABLE` when the store cannot be read.
     public func storedHistory(
-        _ roomID: String, after: UInt64, eventNames: Set<String>?, limit: Int
+        _ roomID: String, after: UInt64, eventNames: Set<String>?, limit: Int, viewer: String? = nil
     ) throws(GatewayError) -> (events: [JSONValue], firstRetained: UInt64) {
         try self.loadStoredRoom(roomID)
         let room = self.rooms[roomID]
@@ -135,13 +138,16 @@ extension Gateway {
                 throw .storeUnreadable
             }
             for item in stored where item.entry.sequence < firstInMemory {
-                if let value = try? JSONParser.parse(item.message, limits: Self.storedMessageLimits) {
+                if let value = try? JSONParser.parse(item.message, limits: Self.storedMessageLimits),
+                    viewer == nil || Self.storedEvent(value, item.entry, in: room, reaches: viewer)
+                {
                     events.append(value)
                 }
             }
         }
         if let room {
             for entry in room.log.retained(after: after) where events.count < limit {
+                if let viewer, !room.event(entry.sequence, reaches: viewer) { continue }
                 let message =
                     room.messages[entry.sequence] ?? ServerMessages.event(entry, room: room.state)
                 if let names = eventNames, let value = try? JSONParser.parse(message, limits: Self.storedMessageLimits)
@@ -155,6 +161,25 @@ extension Gateway {
             }
         }
         return (Array(events.prefix(limit)), room?.log.entries.first?.sequence ?? 0)
+    }
+
+    /// Whether an entry read back from the store (older than memory holds) may reach `viewer`, as `storedEvent`
+    /// judges it; its message is read only when the entry is about a participant other than the viewer.
+    static func storedEntry(_ item: StoredLogEntry, in room: GatewayRoom?, reaches viewer: String?) -> Bool {
+        guard let subject = item.entry.event.subject, subject != viewer else { return true }
+        guard let message = try? JSONParser.parse(item.message, limits: Self.storedMessageLimits) else { return false }
+        return Self.storedEvent(message, item.entry, in: room, reaches: viewer)
+    }
+
+    /// Whether an event read back from the store (older than memory holds) may reach `viewer`: not when it is
+    /// about a hidden participant other than the viewer, as its message's participant entry shows it then or the
+    /// room shows the participant now.
+    private static func storedEvent(
+        _ message: JSONValue, _ entry: RoomLogEntry, in room: GatewayRoom?, reaches viewer: String?
+    ) -> Bool {
+        guard let subject = entry.event.subject, subject != viewer else { return true }
+        let hiddenThen = message["data"]?["participant"]?["permissions"]?["hidden"] == true
+        return !hiddenThen && room?.state.isHidden(subject) != true
     }
 
     /// Moderation actions, newest first: from the store when there is one, else from what memory retains.
@@ -229,7 +254,7 @@ extension Gateway {
             return .object(
                 JSONObject([
                     ("room", .string(id)), ("seq", .int(Int64(sequences[id] ?? 0))),
-                    ("participants", .int(Int64(room?.state.joinedParticipants.count ?? 0))),
+                    ("participants", .int(Int64(room?.state.listedCount ?? 0))),
                     ("subscribers", .int(Int64(room?.subscribers.count ?? 0))),
                     ("activeMeeting", room?.state.activeMeeting.map(ServerMessages.meeting) ?? .null),
                     ("loaded", .bool(room != nil)),

@@ -37,9 +37,18 @@ final class GatewayRoom {
     var subscriptionsByUser: [String: Int] = [:]
     /// Devices whose socket ended, with the time they leave unless they come back.
     var lostDevices: [DeviceKey: LostDevice] = [:]
+    /// In a cluster: the connection each device's join on this node is for, while the join is on its way through
+    /// the shared log (the entry that restores the device takes other connections of it out of the room, not it).
+    var joiningDevices: [DeviceKey: SessionID] = [:]
     /// Each retained entry's event message as it was sent live, by sequence number, so that history and resume
     /// replay what subscribers saw then rather than the entry described against today's state.
     var messages: [UInt64: [UInt8]] = [:]
+    /// The retained events that only one participant may receive (about a hidden participant), by sequence number,
+    /// with that participant: what resume and the history leave out for everyone else (`RoomEvent.audience`).
+    var restrictedEvents: [UInt64: String] = [:]
+    /// Per participant, the newest dropped entry only it could receive (`restrictedEvents`): a resume of its own
+    /// connections from before it counts as missing a dropped entry, whatever its event mode.
+    var droppedRestricted: [String: UInt64] = [:]
     /// Roster views by spec; the whole-roster view always exists.
     var channels: [RosterViewSpec: ViewChannel] = [:]
     /// What changed since the last flush.
@@ -117,6 +126,22 @@ final class GatewayRoom {
     /// Finds when the earliest timed hard mute lifts, after an event that may have changed one.
     func refreshRestrictionsEnd() {
         self.restrictionsEnd = self.state.participants.values.compactMap(\.permissions.restrictedUntil).min()
+    }
+
+    /// Notes who may receive an entry, judged against the room's state right after it (`RoomEvent.audience`).
+    ///
+    /// - Returns: the only participant the entry may reach, or nil when it may reach everyone.
+    @discardableResult
+    func noteAudience(of entry: RoomLogEntry, in state: RoomState) -> String? {
+        guard case .participant(let uid) = entry.event.audience(in: state) else { return nil }
+        self.restrictedEvents[entry.sequence] = uid
+        return uid
+    }
+
+    /// Whether the retained event `sequence` may reach a subscriber who is `uid`.
+    func event(_ sequence: UInt64, reaches uid: String?) -> Bool {
+        guard !self.restrictedEvents.isEmpty, let only = self.restrictedEvents[sequence] else { return true }
+        return only == uid
     }
 
     var hasPendingChanges: Bool { self.everythingDirty || self.roomDirty || !self.dirtyUIDs.isEmpty }

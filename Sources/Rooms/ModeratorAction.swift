@@ -114,8 +114,13 @@ enum ModeratorAction: String, Hashable, CaseIterable {
             }
             return events
         case .endSession:
-            guard !state.joinedParticipants.isEmpty || state.startedAt != nil else { return [] }
-            return [.sessionEnded]
+            // Everyone in the call leaves with the reason `session_ended`, then the session ends.
+            let joined = state.joinedParticipants
+            guard !joined.isEmpty || state.startedAt != nil else { return [] }
+            return joined.map { participant in
+                let deviceID = participant.devices.first?.deviceID ?? "default"
+                return .participantLeft(uid: participant.uid, deviceID: deviceID, reason: .sessionEnded)
+            } + [.sessionEnded]
         }
     }
 }

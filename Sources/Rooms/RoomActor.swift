@@ -46,23 +46,51 @@ struct RoomActor {
         self.isServerAPI || self.role?.isOperator == true || state.operators.contains(self.uid)
     }
 
-    /// What the actor may do in a room as it is, for the join's answer: the same predicates the command rules use,
-    /// so an app shows only the buttons that will work.
-    func rights(in state: RoomState) -> RoomRights {
-        let isOperator = self.isOperator(in: state)
-        let participant = state.participants[self.uid]
+    /// Whether the actor may take a moderator action: bots by the action's capability only; anyone else as an
+    /// operator of the room.
+    func mayTake(_ action: ModeratorAction, in state: RoomState) -> Bool {
+        self.isBot ? self.capabilities.contains(action.capability) : self.isOperator(in: state)
+    }
+
+    /// Whether the actor may start or stop the recording: an operator, or a bot with `record`.
+    func mayRecord(in state: RoomState) -> Bool {
+        self.isOperator(in: state) || (self.isBot && self.capabilities.contains("record"))
+    }
+
+    /// Whether the actor may set the room's metadata: an operator, a bot with `metadata`, the server API.
+    func maySetMetadata(in state: RoomState) -> Bool {
+        self.isOperator(in: state) || self.isServerAPIOrBot(with: "metadata")
+    }
+
+    /// Whether the actor may set participants' permissions: an operator, a bot with `permissions`, the server API.
+    func maySetPermissions(in state: RoomState) -> Bool {
+        self.isOperator(in: state) || self.isServerAPIOrBot(with: "permissions")
+    }
+
+    /// What the actor may do in a room as it is, joined as `kind`, for the join's answer: the predicates the
+    /// command rules use, and the presence each command needs (`RoomCommand.presence`), so an app shows only the
+    /// buttons that will work. An operator watching as an observer moderates (actions, recording, metadata,
+    /// permissions) but has no participant state of its own to change.
+    func rights(in state: RoomState, joinedAs kind: ClientMessage.SubscriptionKind) -> RoomRights {
+        let own = state.participants[self.uid]?.permissions ?? ParticipantPermissions()
+        func admits(_ command: RoomCommand) -> Bool { command.presence.admits(kind) }
+        let ownState = admits(.updateState(flags: [:], mid: nil, cameraFacing: nil))
         return RoomRights(
             role: self.role,
-            isOperator: isOperator,
+            isOperator: self.isOperator(in: state),
             actions: ModeratorAction.allCases.filter { action in
-                self.isBot ? self.capabilities.contains(action.capability) : isOperator
+                admits(.moderate(action, target: nil, reason: nil)) && self.mayTake(action, in: state)
             },
-            mayRecord: isOperator || (self.isBot && self.capabilities.contains("record")),
-            mayReportAnySpeaker: self.isServerAPIOrBot(with: "speaker"),
-            maySetAnyAttributes: self.isServerAPIOrBot(with: "attributes"),
-            maySetMetadata: isOperator || self.isServerAPIOrBot(with: "metadata"),
-            maySetPermissions: isOperator || self.isServerAPIOrBot(with: "permissions"),
-            permissions: participant?.permissions ?? ParticipantPermissions())
+            mayRecord: admits(.media(recording: true, audioMode: nil, uid: nil)) && self.mayRecord(in: state),
+            mayReportAnySpeaker: admits(.reportSpeaker(uid: nil)) && self.isServerAPIOrBot(with: "speaker"),
+            maySetAnyAttributes: admits(.setAttributes(changes: [:], uid: nil))
+                && self.isServerAPIOrBot(with: "attributes"),
+            maySetMetadata: admits(.setMetadata(changes: [:])) && self.maySetMetadata(in: state),
+            maySetPermissions: admits(.setPermissions(uid: self.uid, change: PermissionChange()))
+                && self.maySetPermissions(in: state),
+            mayUnmute: ownState && own.mayUnmute,
+            mayShare: ownState && own.mayShare,
+            mayPublishMeetings: own.mayPublishMeetings)
     }
 
     /// Whether the actor counts as an admin (only an admin may remove, ban or demote an admin).

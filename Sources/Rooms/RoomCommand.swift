@@ -31,12 +31,20 @@ enum RoomCommand: Hashable {
         case subscriber
         /// A member of the room's group, in the room or not.
         case member
+
+        /// Whether a connection in the room as `kind` may send the command.
+        func admits(_ kind: ClientMessage.SubscriptionKind) -> Bool {
+            self != .participant || kind == .participant
+        }
     }
 
-    /// What a connection must be to the room to send the command.
+    /// What a connection must be to the room to send the command: its own participant state (flags, its audio
+    /// output) needs it in the call; what it does to the room or to others (moderation, the recording, metadata,
+    /// permissions) needs it in the room, joined or watching.
     var presence: Presence {
         switch self {
-        case .updateState, .media: return .participant
+        case .updateState: return .participant
+        case .media(_, let audioMode, _): return audioMode == nil ? .subscriber : .participant
         // A participant reports its own speaking from the call; a bot with the `speaker` capability may watch.
         case .reportSpeaker, .moderate, .setAttributes, .setMetadata, .setPermissions: return .subscriber
         case .publishMeeting: return .member
@@ -84,7 +92,7 @@ enum RoomCommand: Hashable {
             }
             return events
         case .reportSpeaker(let uid):
-            guard actor.isServerAPI || (actor.isBot && actor.capabilities.contains("speaker")) else {
+            guard actor.isServerAPIOrBot(with: "speaker") else {
                 // A participant speaks for itself only: its own media stack is what detects its voice.
                 if let other = uid, other != actor.uid {
                     throw .forbidden("a participant reports its own speaking only, not '\(other)''s")
@@ -99,10 +107,7 @@ enum RoomCommand: Hashable {
         case .media(let recording, let audioMode, let target):
             var events: [RoomEvent] = []
             if let recording {
-                let isRecordingBot = actor.isBot && actor.capabilities.contains("record")
-                guard actor.isOperator(in: state) || isRecordingBot else {
-                    throw .forbidden("only moderators start or stop recording")
-                }
+                guard actor.mayRecord(in: state) else { throw .forbidden("only moderators start or stop recording") }
                 if state.isRecording != recording { events.append(.recordingChanged(isRecording: recording)) }
             }
             if let audioMode {
@@ -146,14 +151,14 @@ enum RoomCommand: Hashable {
             try AttributeLimits.participant.applying(effective, to: participant.attributes, what: "attributes")
             return effective.isEmpty ? [] : [.attributesChanged(uid: uid, changes: effective)]
         case .setMetadata(let changes):
-            guard actor.isOperator(in: state) || actor.isServerAPIOrBot(with: "metadata") else {
+            guard actor.maySetMetadata(in: state) else {
                 throw .forbidden("room metadata is set by moderators, bots with 'metadata' and the server API")
             }
             let effective = changes.filter { state.metadata[$0.key] != $0.value }
             try AttributeLimits.room.applying(effective, to: state.metadata, what: "metadata")
             return effective.isEmpty ? [] : [.metadataChanged(changes: effective)]
         case .setPermissions(let uid, let change):
-            guard actor.isOperator(in: state) || actor.isServerAPIOrBot(with: "permissions") else {
+            guard actor.maySetPermissions(in: state) else {
                 throw .forbidden("permissions are set by moderators, bots with 'permissions' and the server API")
             }
             guard let participant = state.participants[uid], participant.isJoined else {
@@ -164,8 +169,9 @@ enum RoomCommand: Hashable {
             return permissions == participant.permissions
                 ? [] : [.permissionsChanged(uid: uid, permissions: permissions)]
         case .moderate(let action, let target, _, let hardMute):
-            let allowed = actor.isBot ? actor.capabilities.contains(action.capability) : actor.isOperator(in: state)
-            guard allowed else { throw .forbidden("'\(action.rawValue)' needs a moderator of this room") }
+            guard actor.mayTake(action, in: state) else {
+                throw .forbidden("'\(action.rawValue)' needs a moderator of this room")
+            }
             let participant = target.flatMap { state.participants[$0] }
             if let target, action.needsTargetInCall, participant?.isJoined != true {
                 throw .notFound("'\(target)' is not in the call")

@@ -1,6 +1,7 @@
 /// What each event means beyond the state it changes, declared once beside the event: how urgently its roster change
-/// goes out, which subscribers see it, which roster entries it touches, what it does to the room's seats and devices,
-/// and which connections it closes. The reducer (`RoomState.apply`) says what it changes.
+/// goes out, which subscribers see it (by event mode, and who may see it at all), which roster entries it touches,
+/// what it does to the room's seats and devices, and which connections it closes. The reducer (`RoomState.apply`)
+/// says what it changes.
 extension RoomEvent {
     /// What an event does to the room's seats and devices; a cluster's shared log checks and keeps the seats with it,
     /// atomically for every node.
@@ -49,7 +50,7 @@ extension RoomEvent {
         case .flagChanged, .mediaIDChanged, .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown,
             .recordingChanged, .audioModeChanged, .cameraFacingChanged, .operatorChanged, .banChanged,
             .mutedByModerator, .meetingMessage, .attributesChanged, .metadataChanged, .permissionsChanged,
-            .unmuteRequested, .hardMuted:
+            .unmuteRequested, .hardMuted, .roleChanged:
             return .none
         }
     }
@@ -59,7 +60,7 @@ extension RoomEvent {
     var isUrgent: Bool {
         switch self {
         case .participantLeft, .mutedByModerator, .banChanged, .operatorChanged, .sessionEnded, .permissionsChanged,
-            .hardMuted:
+            .hardMuted, .roleChanged:
             return true
         case .participantJoined, .connectionLost, .participantConnectionClosed, .connectionRestored, .flagChanged,
             .mediaIDChanged, .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .recordingChanged,
@@ -74,10 +75,10 @@ extension RoomEvent {
     var isNotable: Bool {
         switch self {
         case .meetingMessage, .mutedByModerator, .operatorChanged, .banChanged, .sessionEnded, .recordingChanged,
-            .permissionsChanged, .unmuteRequested, .hardMuted:
+            .permissionsChanged, .unmuteRequested, .hardMuted, .roleChanged:
             return true
         case .participantLeft(_, _, let reason):
-            return reason == .removed || reason == .banned
+            return reason == .removed || reason == .banned || reason == .accessRevoked
         case .flagChanged(_, let flag, _):
             return flag.isNotable
         case .participantJoined, .connectionLost, .participantConnectionClosed, .connectionRestored, .mediaIDChanged,
@@ -85,6 +86,40 @@ extension RoomEvent {
             .attributesChanged, .metadataChanged:
             return false
         }
+    }
+
+    /// The participant the event is about, whose visibility decides who may receive it (`audience(in:)`); nil for
+    /// events about the room, or about nobody in particular.
+    var subject: String? {
+        switch self {
+        case .participantJoined(let uid, _, _, _, _, _, _, _), .participantLeft(let uid, _, _),
+            .connectionLost(let uid, _), .participantConnectionClosed(let uid, _), .connectionRestored(let uid, _),
+            .flagChanged(let uid, _, _), .mediaIDChanged(let uid, _), .cameraFacingChanged(let uid, _),
+            .operatorChanged(let uid, _), .banChanged(let uid, _), .mutedByModerator(let uid),
+            .audioModeChanged(let uid, _), .attributesChanged(let uid, _), .permissionsChanged(let uid, _),
+            .hardMuted(let uid, _), .activeSpeakerChanged(let uid?), .speakerStopped(let uid),
+            .unmuteRequested(let uid), .roleChanged(let uid, _):
+            return uid
+        case .activeSpeakerChanged(nil), .activeSpeakerShown, .recordingChanged, .meetingMessage, .sessionEnded,
+            .metadataChanged:
+            // The shown speaker is never a hidden participant (`RoomState.shownSpeakerCandidate`).
+            return nil
+        }
+    }
+
+    /// Who may receive the event, judged against the room's state right after it: an event about a participant
+    /// the lists do not show (hidden) reaches that participant's own connections only, so a recorder is in no
+    /// event others receive. The live fan-out, resume and the history all go by it.
+    func audience(in state: RoomState) -> EventAudience {
+        guard let uid = self.subject, state.isHidden(uid) else { return .everyone }
+        return .participant(uid)
+    }
+
+    /// The actor an event message names: nil for a hidden participant acting on anything but itself (a recorder
+    /// starting the recording), so that others do not learn of it; the log keeps the actor for the audit.
+    func namedActor(_ actor: String?, in state: RoomState) -> String? {
+        guard let actor, actor != self.subject, state.isHidden(actor) else { return actor }
+        return nil
     }
 
     /// The participant whose roster entry the event may change; nil when it changes none, or all of them
@@ -97,7 +132,7 @@ extension RoomEvent {
             .mediaIDChanged(let uid, _), .cameraFacingChanged(let uid, _), .operatorChanged(let uid, _),
             .banChanged(let uid, _), .mutedByModerator(let uid), .audioModeChanged(let uid, _),
             .attributesChanged(let uid, _), .permissionsChanged(let uid, _), .hardMuted(let uid, _),
-            .activeSpeakerChanged(let uid?):
+            .roleChanged(let uid, _), .activeSpeakerChanged(let uid?):
             // A report that someone speaks moves their `lastSpokeAt` (the `recent_speaking` order).
             return uid
         case .activeSpeakerChanged(nil), .speakerStopped, .activeSpeakerShown, .recordingChanged, .meetingMessage,

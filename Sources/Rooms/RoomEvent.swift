@@ -12,6 +12,8 @@ public enum LeaveReason: String, Hashable, Sendable, CaseIterable {
     case banned
     /// The session was ended for everyone.
     case sessionEnded = "session_ended"
+    /// A refreshed token no longer gives the user access to the room.
+    case accessRevoked = "access_revoked"
 }
 
 /// Everything that can happen in a room. Each event is appended to the room's ordered log, which gives it its
@@ -51,6 +53,8 @@ public enum RoomEvent: Hashable, Sendable {
     case cameraFacingChanged(uid: String, facing: String)
     /// Promoted to or demoted from operator.
     case operatorChanged(uid: String, isOperator: Bool)
+    /// The role the user's token gives in the room changed (a token refresh); the seat taken at the join stays.
+    case roleChanged(uid: String, role: ParticipantRole)
     case banChanged(uid: String, isBanned: Bool)
     /// A moderator muted the user.
     case mutedByModerator(uid: String)

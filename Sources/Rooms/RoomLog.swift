@@ -85,11 +85,18 @@ public struct RoomLog: Sendable {
     ///
     /// - Parameters:
     ///   - now: now, in milliseconds since the epoch.
+    ///   - restricted: the entries only one participant could receive (about a hidden participant), by sequence
+    ///     number: such an entry is no loss to the other subscribers' modes (`droppedThrough`), the caller keeps
+    ///     track of it for that participant.
     ///   - dropped: called with each dropped entry, oldest first.
-    public mutating func trim(now: Int64, dropped: (RoomLogEntry) -> Void = { _ in }) {
+    public mutating func trim(
+        now: Int64, restricted: [UInt64: String] = [:], dropped: (RoomLogEntry) -> Void = { _ in }
+    ) {
         while self.isOverRetention(now: now), let oldest = self.entries.popFirst() {
-            if EventMode.notable.mayDeliver(oldest.event) { self.lastDroppedNotable = oldest.sequence }
-            if EventMode.none.mayDeliver(oldest.event) { self.lastDroppedQuiet = oldest.sequence }
+            if restricted.isEmpty || restricted[oldest.sequence] == nil {
+                if EventMode.notable.mayDeliver(oldest.event) { self.lastDroppedNotable = oldest.sequence }
+                if EventMode.none.mayDeliver(oldest.event) { self.lastDroppedQuiet = oldest.sequence }
+            }
             dropped(oldest)
         }
     }

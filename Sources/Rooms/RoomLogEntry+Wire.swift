@@ -95,6 +95,8 @@ extension RoomEvent {
             return object("facing", [("uid", .string(uid)), ("facing", .string(facing))])
         case .operatorChanged(let uid, let isOperator):
             return object("operator", [("uid", .string(uid)), ("value", .bool(isOperator))])
+        case .roleChanged(let uid, let role):
+            return object("role", [("uid", .string(uid)), ("role", .string(role.rawValue))])
         case .banChanged(let uid, let isBanned):
             return object("ban", [("uid", .string(uid)), ("value", .bool(isBanned))])
         case .mutedByModerator(let uid):
@@ -180,6 +182,11 @@ extension RoomEvent {
         case "audio_mode": self = .audioModeChanged(uid: optional("uid") ?? "", mode: try string("mode"))
         case "facing": self = .cameraFacingChanged(uid: try string("uid"), facing: try string("facing"))
         case "operator": self = .operatorChanged(uid: try string("uid"), isOperator: try bool("value"))
+        case "role":
+            guard let role = ParticipantRole(rawValue: try string("role")) else {
+                throw RoomLogWireError("unknown role")
+            }
+            self = .roleChanged(uid: try string("uid"), role: role)
         case "ban": self = .banChanged(uid: try string("uid"), isBanned: try bool("value"))
         case "moderator_mute": self = .mutedByModerator(uid: try string("uid"))
         case "meeting":

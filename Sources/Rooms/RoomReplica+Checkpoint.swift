@@ -24,6 +24,7 @@ extension RoomReplica {
                 ("activeMeeting", state.activeMeeting.map { RoomEvent.meetingMessage($0).wireValue } ?? .null),
                 ("heldSpeaker", optional(self.heldSpeaker)), ("heldSince", .int(self.heldSince)),
                 ("speakerDue", optional(self.speakerDue)), ("pendingSpeaker", optional(self.pendingSpeaker)),
+                ("switchUnannounced", .bool(self.switchUnannounced)),
             ]))
     }
 
@@ -63,6 +64,7 @@ extension RoomReplica {
         self.init(
             state: state, heldSpeaker: value["heldSpeaker"]?.stringValue,
             heldSince: value["heldSince"]?.intValue ?? 0, speakerDue: value["speakerDue"]?.intValue,
-            pendingSpeaker: value["pendingSpeaker"]?.stringValue)
+            pendingSpeaker: value["pendingSpeaker"]?.stringValue,
+            switchUnannounced: value["switchUnannounced"]?.boolValue ?? false)
     }
 }

@@ -12,19 +12,25 @@ public struct RoomReplica: Hashable, Sendable {
     public var speakerDue: Int64?
     /// The speaker the reports settled on while a switch is due (`stable` rule); nil for nobody.
     public var pendingSpeaker: String?
+    /// Whether the shown speaker switched at once (the shown speaker left, was hidden, or the `hold` rule let a
+    /// report through) on an entry that does not say so: the gateway then logs `activeSpeakerShown`, so every
+    /// switch has its event.
+    public var switchUnannounced: Bool
 
     public init(
         state: RoomState,
         heldSpeaker: String? = nil,
         heldSince: Int64 = 0,
         speakerDue: Int64? = nil,
-        pendingSpeaker: String? = nil
+        pendingSpeaker: String? = nil,
+        switchUnannounced: Bool = false
     ) {
         self.state = state
         self.heldSpeaker = heldSpeaker
         self.heldSince = heldSince
         self.speakerDue = speakerDue
         self.pendingSpeaker = pendingSpeaker
+        self.switchUnannounced = switchUnannounced
     }
 
     /// Applies the next entry: the reducer, then the speaker rule at the entry's time.
@@ -36,39 +42,53 @@ public struct RoomReplica: Hashable, Sendable {
     @discardableResult
     public mutating func apply(_ entry: RoomLogEntry, speakerRule: SpeakerRule) -> [String] {
         self.state.apply(entry)
-        var desired = self.state.activeSpeaker
-        if let speaker = desired, self.state.participants[speaker]?.isJoined != true { desired = nil }
+        let previous = self.heldSpeaker
+        let desired = self.state.shownSpeakerCandidate
+        if case .activeSpeakerShown(let uid) = entry.event {
+            // The logged switch: the speaker it names is shown from now on (whoever the reports settled on, should
+            // that one no longer be in the call), and no switch waits to be announced.
+            self.switchUnannounced = false
+            let shown = uid.map { self.state.shownSpeakerCandidate(includes: $0) } == false ? desired : uid
+            if shown != self.heldSpeaker {
+                self.heldSpeaker = shown
+                self.heldSince = entry.time
+            }
+        }
         guard desired != self.heldSpeaker else {
             self.speakerDue = nil
             self.pendingSpeaker = nil
-            return []
+            return Self.changes(from: previous, to: self.heldSpeaker)
         }
-        var forced = false
-        if case .activeSpeakerShown = entry.event { forced = true }
-        // A shown speaker who left the call is not shown a moment longer.
-        let heldHasLeft = self.heldSpeaker.map { self.state.participants[$0]?.isJoined != true } ?? false
+        // A shown speaker who left the call, or is hidden now, is not shown a moment longer.
+        let heldHasLeft = self.heldSpeaker.map { !self.state.shownSpeakerCandidate(includes: $0) } ?? false
         switch speakerRule {
         case .hold(let hold):
-            guard forced || heldHasLeft || self.heldSpeaker == nil || entry.time - self.heldSince >= hold else {
+            guard heldHasLeft || self.heldSpeaker == nil || entry.time - self.heldSince >= hold else {
                 // Keep the current speaker until the hold ends, then show whoever speaks then.
                 self.speakerDue = self.heldSince + hold
-                return []
+                return Self.changes(from: previous, to: self.heldSpeaker)
             }
         case .stable(let stable):
-            guard forced || heldHasLeft else {
+            guard heldHasLeft else {
                 // Show the reports' choice once it has held: a new choice starts the wait again.
                 if self.speakerDue == nil || self.pendingSpeaker != desired {
                     self.pendingSpeaker = desired
                     self.speakerDue = entry.time + stable
                 }
-                return []
+                return Self.changes(from: previous, to: self.heldSpeaker)
             }
         }
-        let changed = [self.heldSpeaker, desired].compactMap { $0 }
+        // A switch at once, on an entry that is not the logged switch: the gateway logs it right after.
         self.heldSpeaker = desired
         self.heldSince = entry.time
         self.speakerDue = nil
         self.pendingSpeaker = nil
-        return changed
+        self.switchUnannounced = true
+        return Self.changes(from: previous, to: desired)
+    }
+
+    /// The uids whose shown-speaker mark changes from `previous` to `current`.
+    private static func changes(from previous: String?, to current: String?) -> [String] {
+        previous == current ? [] : [previous, current].compactMap { $0 }
     }
 }

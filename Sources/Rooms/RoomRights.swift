@@ -1,5 +1,6 @@
-/// What a user may do in a room, as the join's answer tells the client (`rights`). Moderator status and permissions
-/// can change later: the roster entry's `operator` and `permissions` follow them.
+/// What a user may do in a room, as the join's answer tells the client (`rights`), by the rules that judge its
+/// requests and the way it joined (`RoomActor.rights(in:joinedAs:)`). Moderator status and permissions can change
+/// later: the roster entry's `operator` and `permissions` follow them.
 struct RoomRights {
     /// The role the token gives in the room.
     var role: ParticipantRole?
@@ -14,6 +15,9 @@ struct RoomRights {
     var maySetAnyAttributes: Bool
     var maySetMetadata: Bool
     var maySetPermissions: Bool
-    /// The user's own permissions in the room.
-    var permissions: ParticipantPermissions
+    /// Whether the user may unmute itself and share its screen: in the call, and unless a moderator took it away.
+    var mayUnmute: Bool
+    var mayShare: Bool
+    /// Whether the user may send the room's group meeting messages, unless a moderator took it away.
+    var mayPublishMeetings: Bool
 }

@@ -183,6 +183,8 @@ public struct RoomState: Hashable, Sendable {
             self.participants[uid]?.audioMode = mode
         case .cameraFacingChanged(let uid, let facing):
             self.participants[uid]?.cameraFacing = facing
+        case .roleChanged(let uid, let role):
+            self.participants[uid]?.role = role
         case .operatorChanged(let uid, let isOperator):
             if isOperator { self.operators.insert(uid) } else { self.operators.remove(uid) }
         case .banChanged(let uid, let isBanned):

@@ -23,7 +23,7 @@ struct RosterView: Equatable {
     static func members(_ state: RoomState, spec: RosterViewSpec, speaker: String?) -> [String] {
         var uids: [String]
         if spec.filter == .banned {
-            uids = state.banned.sorted()
+            uids = state.listedBanned
         } else {
             uids = []
             for uid in state.joinOrder {

@@ -10,4 +10,5 @@ public enum ServerMessageType: String, Hashable, Sendable, CaseIterable {
     case result
     case error
     case pong
+    case unsubscribed
 }

@@ -19,7 +19,7 @@ extension ServerMessages {
         writer.member(EventKeys.seq, int: Int64(entry.sequence))
         writer.member(EventKeys.time, int: entry.time)
         writer.member(EventKeys.event, string: Self.eventName(entry.event))
-        writer.member(EventKeys.actor, optionalString: entry.actor)
+        writer.member(EventKeys.actor, optionalString: entry.event.namedActor(entry.actor, in: room))
         if let reason = entry.reason { writer.member("reason", string: reason) }
         writer.key(EventKeys.data)
         writer.beginObject()
@@ -48,6 +48,7 @@ extension ServerMessages {
         case .audioModeChanged: return "media.audio_mode_changed"
         case .cameraFacingChanged: return "media.camera_facing_changed"
         case .operatorChanged(_, let isOperator): return isOperator ? "moderation.promoted" : "moderation.demoted"
+        case .roleChanged: return "participant.role_changed"
         case .banChanged(_, let isBanned): return isBanned ? "moderation.banned" : "moderation.unbanned"
         case .mutedByModerator, .hardMuted: return "moderation.muted"
         case .attributesChanged: return "participant.attributes_changed"
@@ -121,6 +122,10 @@ extension ServerMessages {
             writer.member(EventKeys.uid, string: uid)
             writer.member("hard", bool: true)
             writer.member("durationMs", duration.map { .int($0) } ?? .null)
+            participant(uid, into: &writer)
+        case .roleChanged(let uid, let role):
+            writer.member(EventKeys.uid, string: uid)
+            writer.member("role", string: role.rawValue)
             participant(uid, into: &writer)
         case .meetingMessage(let message):
             writer.member(EventKeys.sessionId, string: message.sessionID)

@@ -46,10 +46,10 @@ enum ServerMessages {
                 ("startedAt", state.startedAt.map { .int($0) } ?? .null),
                 ("initiator", state.initiator.map { .string($0) } ?? .null),
                 ("recording", .bool(state.isRecording)),
-                ("activeSpeaker", state.activeSpeaker.map { .string($0) } ?? .null),
+                ("activeSpeaker", state.shownSpeakerCandidate.map { .string($0) } ?? .null),
                 ("capacity", .int(Int64(capacity))),
-                ("operators", .array(state.operators.sorted().map { .string($0) })),
-                ("banned", .array(state.banned.sorted().map { .string($0) })),
+                ("operators", .array(state.listedOperators.map { .string($0) })),
+                ("banned", .array(state.listedBanned.map { .string($0) })),
                 ("activeMeeting", state.activeMeeting.map(Self.meeting) ?? .null),
                 ("metadata", Self.strings(state.metadata)),
             ])
@@ -116,6 +116,15 @@ enum ServerMessages {
         return bytes
     }
 
+    /// `{"type":"unsubscribed", ...}`: the gateway took the connection out of a room, and why.
+    static func unsubscribed(room: String, reason: UnsubscribeReason) -> JSONValue {
+        .object(
+            JSONObject([
+                ("type", .string(ServerMessageType.unsubscribed.rawValue)), ("room", .string(room)),
+                ("reason", .string(reason.rawValue)),
+            ]))
+    }
+
     /// `{"type":"result", ...}`: the answer to a query, its members after `query`.
     static func result(id: JSONValue?, query: String, _ fields: [(String, JSONValue)]) -> JSONValue {
         var members: [(String, JSONValue)] = [("type", .string(ServerMessageType.result.rawValue))]
@@ -137,9 +146,9 @@ enum ServerMessages {
                 ("attributesForOthers", .bool(rights.maySetAnyAttributes)),
                 ("metadata", .bool(rights.maySetMetadata)),
                 ("permissions", .bool(rights.maySetPermissions)),
-                ("unmute", .bool(rights.permissions.mayUnmute)),
-                ("share", .bool(rights.permissions.mayShare)),
-                ("meetings", .bool(rights.permissions.mayPublishMeetings)),
+                ("unmute", .bool(rights.mayUnmute)),
+                ("share", .bool(rights.mayShare)),
+                ("meetings", .bool(rights.mayPublishMeetings)),
             ]))
     }
 

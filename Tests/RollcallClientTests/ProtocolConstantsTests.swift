@@ -48,6 +48,34 @@ import Testing
         }
     }
 
+    @Test func everyUnsubscribeReasonIsKnownAndAnUnknownOneIsPassedThrough() throws {
+        let reasons = Self.strings(try Self.vectors()["unsubscribeReasons"])
+        #expect(reasons == RollcallUnsubscribeReason.known.map(\.description))
+        for reason in reasons {
+            let read = RollcallUnsubscribeReason(wireValue: reason)
+            #expect(read != .other(reason), "\(reason)")
+            #expect(read.description == reason)
+        }
+        #expect(RollcallUnsubscribeReason(wireValue: "from_a_newer_gateway") == .other("from_a_newer_gateway"))
+    }
+
+    @Test func everyLeaveReasonIsReadFromTheLeaveEvents() throws {
+        let reasons = Self.strings(try Self.vectors()["leaveReasons"])
+        #expect(reasons == RollcallLeaveReason.allCases.map(\.rawValue))
+        for reason in RollcallLeaveReason.allCases {
+            let name = reason == .timedOut ? "session.timed_out" : "participant.left"
+            let message: JSONValue = [
+                "type": "event", "room": "r", "seq": 3, "event": .string(name),
+                "data": ["uid": "u", "reason": .string(reason.rawValue)],
+            ]
+            #expect(RollcallEvent(message: message)?.leaveReason == reason, "\(reason)")
+        }
+        let muted: JSONValue = [
+            "type": "event", "room": "r", "seq": 3, "event": "participant.audio_muted", "data": ["reason": "left"],
+        ]
+        #expect(try #require(RollcallEvent(message: muted)).leaveReason == nil)
+    }
+
     @Test func theParticipantFlagsAreTheVectorsAndEachIsReadFromTheEntry() throws {
         let rows = try #require(try Self.vectors()["participantFlags"]?.arrayValue)
         #expect(rows.compactMap { $0["name"]?.stringValue } == RollcallParticipantFlag.allCases.map(\.rawValue))

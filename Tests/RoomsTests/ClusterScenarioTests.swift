@@ -304,3 +304,80 @@ import Testing
         #expect(cluster.a.state("r") == cluster.b.state("r"))
     }
 }
+
+/// Who sees what, and how the shown speaker and refreshed tokens behave, when the room lives on several nodes.
+@Suite struct ClusterVisibilityTests {
+    @Test func aHiddenRecorderOnOneNodeReachesNoSubscriberOfTheOther() throws {
+        let cluster = try ClusterHarness()
+        let ann = try cluster.a.connect("u-ann", rooms: ["r": .participant])
+        try cluster.a.join(ann, "r")
+        let watcher = try cluster.b.connect("u-watch", rooms: ["r": .viewer])
+        try cluster.b.join(watcher, "r", as: "observer")
+        _ = cluster.b.harness.drain(watcher)
+        let recorder = try cluster.a.harness.connect(
+            "b-rec", rooms: ["r": .bot], caps: ["hidden", "record", "speaker"])
+        try cluster.a.join(recorder, "r")
+        cluster.a.request(recorder, ["type": "state", "room": "r", "handRaised": true])
+        cluster.a.request(recorder, ["type": "speaker", "room": "r", "uid": "b-rec"])
+        cluster.a.request(recorder, ["type": "media", "room": "r", "recording": true])
+        cluster.advance(milliseconds: 1_000)
+
+        let seen = cluster.b.harness.drainWithPatches(watcher)
+        #expect(!seen.contains { JSONWriter.string($0).contains("b-rec") }, "\(seen)")
+        #expect(seen.events.eventNames == ["media.recording_started"])
+        #expect(cluster.b.gateway.renderedView(room: "r", spec: .all)?["room"]?["participantCount"] == 1)
+        #expect(cluster.b.gateway.renderedView(room: "r", spec: .all)?["room"]?["activeSpeaker"] == nil)
+        var listed: Result<JSONValue, GatewayError>?
+        cluster.b.gateway.apiRooms(after: nil, limit: 10) { listed = $0 }
+        cluster.run()
+        let rooms = try #require(try listed?.get()["rooms"]?.arrayValue)
+        #expect(rooms.first?["participants"] == 1)
+        #expect(cluster.a.state("r") == cluster.b.state("r"))
+    }
+
+    @Test func theShownSpeakerLeavingOnOneNodeIsLoggedOnceForEveryNode() throws {
+        let cluster = try ClusterHarness()
+        let alice = try cluster.a.connect("u-alice", rooms: ["r": .participant])
+        try cluster.a.join(alice, "r")
+        let bob = try cluster.b.connect("u-bob", rooms: ["r": .participant])
+        try cluster.b.join(bob, "r")
+        let watchA = try cluster.a.connect("u-watch-a", rooms: ["r": .viewer])
+        try cluster.a.join(watchA, "r", as: "observer")
+        let watchB = try cluster.b.connect("u-watch-b", rooms: ["r": .viewer])
+        try cluster.b.join(watchB, "r", as: "observer")
+        cluster.b.request(bob, ["type": "speaker", "room": "r", "uid": "u-bob"])
+        cluster.advance(milliseconds: 1_000)
+        cluster.a.request(alice, ["type": "speaker", "room": "r", "uid": "u-alice"])
+        cluster.advance(milliseconds: 1_000)
+        _ = cluster.a.harness.drain(watchA)
+        _ = cluster.b.harness.drain(watchB)
+
+        cluster.a.request(alice, ["type": "leave", "room": "r"])
+        cluster.advance(milliseconds: 500)
+        for (node, watcher) in [(cluster.a, watchA), (cluster.b, watchB)] {
+            let events = node.harness.drain(watcher).events
+            #expect(events.eventNames == ["participant.left", "participant.active_speaker_shown"], "\(node.id)")
+            #expect(events.last?["data"]?["uid"] == "u-bob")
+            #expect(node.gateway.renderedView(room: "r", spec: .all)?["room"]?["activeSpeaker"] == "u-bob")
+        }
+        #expect(cluster.a.state("r") == cluster.b.state("r"))
+    }
+
+    @Test func aRefreshThatDropsTheRoomTakesTheDeviceOutOnEveryNode() throws {
+        let cluster = try ClusterHarness()
+        let alice = try cluster.a.connect("u-alice", rooms: ["r": .moderator, "kept": .participant])
+        try cluster.a.join(alice, "r")
+        let watcher = try cluster.b.connect("u-watch", rooms: ["r": .viewer])
+        try cluster.b.join(watcher, "r", as: "observer")
+        _ = cluster.b.harness.drain(watcher)
+        let token = try cluster.a.harness.token("u-alice", rooms: ["kept": .participant])
+        let answer = cluster.a.request(alice, ["type": "auth", "id": 1, "token": .string(token)])
+        #expect(answer.first(type: "unsubscribed")?["reason"] == "access_revoked")
+        cluster.advance(milliseconds: 100)
+        let left = cluster.b.harness.drain(watcher).events(named: "participant.left")
+        #expect(left.first?["data"]?["reason"] == "access_revoked")
+        #expect(cluster.b.state("r")?.participants["u-alice"]?.isJoined == false)
+        #expect(cluster.store.seatHolders(in: "r").reserved.isEmpty)
+        #expect(cluster.a.state("r") == cluster.b.state("r"))
+    }
+}

@@ -14,7 +14,7 @@ enum PreviousWireEncoding {
             ("seq", .int(Int64(entry.sequence))),
             ("time", .int(entry.time)),
             ("event", .string(name)),
-            ("actor", entry.actor.map { .string($0) } ?? .null),
+            ("actor", entry.event.namedActor(entry.actor, in: room).map { .string($0) } ?? .null),
         ]
         if let reason = entry.reason { fields.append(("reason", .string(reason))) }
         fields.append(("data", data))
@@ -98,6 +98,8 @@ enum PreviousWireEncoding {
             return ("meeting.message", ServerMessages.meeting(message))
         case .sessionEnded:
             return ("session.ended", .object(JSONObject([])))
+        case .roleChanged(let uid, let role):
+            return ("participant.role_changed", withParticipant(uid, [("role", .string(role.rawValue))]))
         }
     }
 

@@ -6,8 +6,9 @@ import Testing
 @testable import Rooms
 
 /// The protocol's constants (`Tests/Vectors/protocol.json`) against the server's own definitions: its message types,
-/// event names, error codes with their HTTP status, close codes, participant flags and view filters. The clients
-/// check their typed constants against the same file, so none of them can drift from the server unseen.
+/// event names, error codes with their HTTP status, close codes, participant flags, the reasons of `unsubscribed` and
+/// of a leave, and view filters. The clients check their typed constants against the same file, so none of them can
+/// drift from the server unseen.
 @Suite struct ProtocolVectorTests {
     static func vectors() throws -> JSONValue { try SharedVectors.load("protocol.json") }
 
@@ -77,6 +78,16 @@ import Testing
         #expect(listed == served)
     }
 
+    @Test func theUnsubscribeReasonsAreThoseTheServerSends() throws {
+        let reasons = Self.strings(try Self.vectors()["unsubscribeReasons"])
+        #expect(reasons == UnsubscribeReason.allCases.map(\.rawValue))
+    }
+
+    @Test func theLeaveReasonsAreThoseTheServersLeavesCarry() throws {
+        let reasons = Self.strings(try Self.vectors()["leaveReasons"])
+        #expect(reasons == LeaveReason.allCases.map(\.rawValue))
+    }
+
     @Test func theViewFiltersAreTheServers() throws {
         let filters = Self.strings(try Self.vectors()["viewFilters"])
         #expect(filters == RosterViewSpec.Filter.allCases.map(\.rawValue))
@@ -115,6 +126,7 @@ enum EventSamples {
         .audioModeChanged(uid: "u", mode: "speaker"),
         .cameraFacingChanged(uid: "u", facing: "front"),
         .operatorChanged(uid: "u", isOperator: true),
+        .roleChanged(uid: "u", role: .moderator),
         .banChanged(uid: "u", isBanned: true),
         .mutedByModerator(uid: "u"),
         .hardMuted(uid: "u", durationMilliseconds: nil),
@@ -147,7 +159,7 @@ enum EventSamples {
         case .participantJoined, .connectionLost, .participantConnectionClosed, .connectionRestored, .mediaIDChanged,
             .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .audioModeChanged, .cameraFacingChanged,
             .mutedByModerator, .hardMuted, .permissionsChanged, .unmuteRequested, .attributesChanged,
-            .metadataChanged, .meetingMessage, .sessionEnded:
+            .metadataChanged, .meetingMessage, .sessionEnded, .roleChanged:
             return [event]
         }
     }

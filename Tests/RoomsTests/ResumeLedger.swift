@@ -76,8 +76,8 @@ final class ResumeLedger {
     }
 
     /// Whether a subscriber in `mode` takes an event, by the event's name (docs/PROTOCOL.md, `join`): `notable`
-    /// takes meeting messages, moderation, recording, the end of the session, pins, removals and bans; `none` takes
-    /// meeting messages.
+    /// takes meeting messages, moderation, recording, the end of the session, pins, removals, bans, role changes and
+    /// revoked access; `none` takes meeting messages.
     static func takes(_ mode: EventMode, _ event: JSONValue) -> Bool {
         let name = event["event"]?.stringValue ?? ""
         switch mode {
@@ -88,10 +88,11 @@ final class ResumeLedger {
         case .notable:
             if name == "participant.left" {
                 let reason = event["data"]?["reason"]?.stringValue
-                return reason == "removed" || reason == "banned"
+                return reason == "removed" || reason == "banned" || reason == "access_revoked"
             }
             return name == "meeting.message" || name.hasPrefix("moderation.") || name.hasPrefix("media.recording_")
                 || name == "session.ended" || name == "participant.pinned" || name == "participant.unpinned"
+                || name == "participant.role_changed"
         }
     }
 }

@@ -109,6 +109,21 @@ struct RoomLogTests {
         #expect([EventMode.all, .notable, .none].map { loaded.droppedThrough(takenBy: $0) } == [50, 50, 50])
     }
 
+    @Test("An entry only one participant could receive is no loss to the other subscribers' modes when dropped")
+    func droppedRestrictedEntries() {
+        var log = RoomLog(retention: HistoryRetention(maximumEntries: 4, maximumAgeMilliseconds: .max))
+        let events: [RoomEvent] =
+            [.mutedByModerator(uid: "u-a"), .mutedByModerator(uid: "b-hidden")] + (0..<8).map(Self.event)
+        var dropped: [UInt64] = []
+        for (index, event) in events.enumerated() {
+            _ = log.append(event, time: Int64(index), actor: "u-a")
+            log.trim(now: Int64(index), restricted: [2: "b-hidden"]) { dropped.append($0.sequence) }
+        }
+        #expect(dropped == Array(1...6), "a restricted entry is dropped like any other")
+        #expect(log.droppedThrough(takenBy: .notable) == 1, "the hidden participant's mute is not counted")
+        #expect(log.droppedThrough(takenBy: .all) == 6)
+    }
+
     @Test("A copy of the log keeps its entries while the original goes on trimming")
     func copiesAreValues() {
         var log = RoomLog(retention: HistoryRetention(maximumEntries: 4, maximumAgeMilliseconds: .max))

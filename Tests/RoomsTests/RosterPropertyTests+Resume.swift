@@ -62,7 +62,8 @@ extension RandomRosterCall {
     }
 
     /// The process ends and a new gateway starts on the same store and clock: every connection is gone (devices
-    /// come back by joining again, observers by resuming), and the recorder joins again.
+    /// come back by joining again, observers by resuming, the watching host by watching again), and the recorder
+    /// joins again.
     private func restart() throws {
         guard let store = self.ledger.store else { return }
         try self.deliver()
@@ -70,6 +71,7 @@ extension RandomRosterCall {
         self.harness = try GatewayHarness(clock: self.harness.clock, store: store, configure: self.configure)
         self.harness.gateway.storeCheckpointInterval = self.ledger.storeCheckpointInterval
         self.devices = [:]
+        self.watchingHost = nil
         for index in self.observers.indices { self.observers[index].session = nil }
         self.ledger.restarts += 1
         self.ledger.recorder = nil
@@ -92,7 +94,7 @@ extension RandomRosterCall {
         }
         if ack > self.ledger.recordedThrough {
             let history = try self.harness.gateway.storedHistory(
-                "r", after: self.ledger.recordedThrough, eventNames: nil, limit: 100_000)
+                "r", after: self.ledger.recordedThrough, eventNames: nil, limit: 100_000, viewer: "o-ledger")
             let stable = self.harness.gateway.speakerRule.isStable
             for event in history.events where (event["seq"]?.intValue ?? 0) <= Int64(ack) {
                 let report = ["participant.active_speaker_changed", "participant.speaker_stopped"]

@@ -80,6 +80,10 @@ final class RandomRosterCall {
     /// Participant sessions by "uid/device".
     var devices: [String: SessionID] = [:]
     var observers: [RosterObserver] = []
+    /// The host watching as an observer and acting from there (RosterPropertyTests+Semantics).
+    var watchingHost: SessionID?
+    /// What the semantics steps exercised (RosterPropertyTests+Semantics).
+    var semanticsCounts = SemanticsCounts()
     var step = 0
     /// What the run exercised, so the test can insist that it exercised something.
     var checks = 0
@@ -150,7 +154,7 @@ final class RandomRosterCall {
 
     private func playStep() throws {
         if try self.playResumeStep() { return }
-        switch self.random(20) {
+        switch self.random(24) {
         case 0, 1, 2:
             try self.joinDevice()
         case 3:
@@ -177,8 +181,11 @@ final class RandomRosterCall {
             self.harness.advance(milliseconds: self.pick(Self.advances))
         case 17, 18:
             try self.toggleObserver(self.random(self.observers.count))
-        default:
+        case 19:
             self.switchView(self.random(self.observers.count))
+        default:
+            // Hidden participants, moderators watching as observers, token refreshes (RosterPropertyTests+Semantics).
+            try self.playSemanticsStep()
         }
     }
 
@@ -186,7 +193,7 @@ final class RandomRosterCall {
         self.devices.keys.sorted().randomElement(using: &self.generator).flatMap { self.devices[$0] }
     }
 
-    private func send(from session: SessionID?, _ message: JSONValue) {
+    func send(from session: SessionID?, _ message: JSONValue) {
         guard let session else { return }
         self.harness.send(session, message)
     }
@@ -242,8 +249,11 @@ final class RandomRosterCall {
         self.send(from: self.pickDevice(), .object(JSONObject(uniqueKeysWithValues: fields)))
     }
 
-    private func moderate() {
-        let host = self.devices.filter { $0.key.hasPrefix("u-host/") }.sorted { $0.key < $1.key }.first?.value
+    /// A moderator action, a recording switch or a change of permissions or metadata, from the host's device or
+    /// from `session` (the host watching as an observer).
+    func moderate(from session: SessionID? = nil) {
+        let host =
+            session ?? self.devices.filter { $0.key.hasPrefix("u-host/") }.sorted { $0.key < $1.key }.first?.value
         let actions = [
             "mute", "mute", "mute_all", "spotlight", "unspotlight", "promote", "demote", "lower_hand",
             "ban", "unban", "unban", "remove", "hard_mute", "ask_unmute", "lower_all_hands", "permissions", "metadata",
@@ -382,6 +392,7 @@ final class RandomRosterCall {
                 self.observers[index].store = store
                 if !recovered { self.livePatches += 1 }
             case "event":
+                try self.checkAudience(of: message, receivedBy: self.observers[index].uid)
                 let sequence = UInt64(message["seq"]?.intValue ?? 0)
                 guard sequence > self.observers[index].lastEvent else {
                     throw self.fail("\(self.observers[index].uid) got event \(sequence) again")
@@ -399,6 +410,7 @@ final class RandomRosterCall {
     /// Once nothing is pending, every connected observer's mirror is the view the server renders now.
     private func checkMirrors() throws {
         let gateway = self.harness.gateway
+        try self.checkHiddenStayHidden()
         guard !gateway.hasPendingRosterChanges(room: "r") else { return }
         for observer in self.observers {
             guard observer.session != nil else { continue }
@@ -448,6 +460,7 @@ final class RandomRosterCall {
         var livePatches = 0
         var recovered = 0
         var snapshots = 0
+        var semantics = SemanticsCounts()
         for index in 0..<count {
             let seed = UInt64(slice * count + index + 1)
             let call = try RandomRosterCall(seed: seed)
@@ -457,11 +470,16 @@ final class RandomRosterCall {
             livePatches += call.livePatches
             recovered += call.recoveredResumes
             snapshots += call.snapshotResumes
+            semantics.add(call.semanticsCounts)
         }
         // The traffic must exercise the mirrors, the patches and both kinds of resume.
         #expect(checks > count * 20)
         #expect(livePatches > count * 10)
         #expect(recovered > count / 10)
         #expect(snapshots > 0)
+        // Hidden recorders acting, a host moderating while watching, refreshes that change a role or drop the room.
+        #expect(semantics.hiddenActions > count / 2, "\(semantics)")
+        #expect(semantics.watchingHostActions > count / 2, "\(semantics)")
+        #expect(semantics.roleRefreshes > count / 4 && semantics.roomsDropped > count / 10, "\(semantics)")
     }
 }

@@ -29,6 +29,9 @@ struct SharedLogFormTests {
         .speakerStopped(uid: "u-a"),
         .cameraFacingChanged(uid: "u-a", facing: "back"),
         .operatorChanged(uid: "u-b", isOperator: true),
+        .roleChanged(uid: "u-b", role: .moderator),
+        .participantLeft(uid: "u-a", deviceID: "web", reason: .accessRevoked),
+        .participantLeft(uid: "u-a", deviceID: "web", reason: .sessionEnded),
         .banChanged(uid: "u-c", isBanned: true),
         .mutedByModerator(uid: "u-a"),
         .meetingMessage(

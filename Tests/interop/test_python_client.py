@@ -28,6 +28,8 @@ from rollcall import (
     TokenKey,
     TooLargeError,
     UnauthorizedError,
+    Unsubscribed,
+    UnsubscribedError,
     View,
     mint_token,
     verify_token,
@@ -190,6 +192,44 @@ def test_a_reconnect_after_the_token_expired_asks_the_provider(rollcall):
         assert without.close_info.code == 4001 and statuses == ["reconnecting", "closed"]
         assert not carol_room.active
         for each in (alice, with_provider):
+            await each.close()
+
+    run(scenario())
+
+
+def test_a_device_joining_from_another_window_ends_the_first_room_which_does_not_rejoin(rollcall):
+    server = rollcall()
+
+    async def scenario():
+        first = client(server, "ivy", groups=[ROOM])
+        second = client(server, "ivy", groups=[ROOM])
+        await first.connect()
+        await second.connect()
+        first_room = await first.join(ROOM)
+        first_changes = []
+        first_room.on_change(first_changes.append)
+        second_room = await second.join(ROOM)
+        second_changes = []
+        second_room.on_change(second_changes.append)
+        deadline = time.time() + 10
+        while first_room.active and time.time() < deadline:
+            await asyncio.sleep(0.02)
+        assert Unsubscribed("replaced") in first_changes
+        ended = first_changes[-1]
+        assert isinstance(ended, Ended) and isinstance(ended.error, UnsubscribedError)
+        assert ended.error.reason == "replaced"
+        assert ROOM not in first.rooms
+        # The first window's connection drops and comes back without taking the room back.
+        statuses = []
+        first.on_status(statuses.append)
+        first.drop_connection()
+        while statuses[-1:] != ["connected"] and time.time() < deadline:
+            await asyncio.sleep(0.02)
+        await first.ping()
+        await asyncio.sleep(0.2)
+        assert not any(isinstance(change, Unsubscribed) for change in second_changes)
+        assert second_room.active and second_room.participant("ivy").state == "joined"
+        for each in (first, second):
             await each.close()
 
     run(scenario())

@@ -27,7 +27,7 @@ final class Tally: @unchecked Sendable {
         case .snapshotReplaced: kind = "snapshots"
         case .participantAdded, .participantUpdated, .participantRemoved, .roomUpdated: kind = "changes"
         case .eventReceived: kind = "events"
-        case .connectionLost, .resumed, .ended: kind = "connection"
+        case .connectionLost, .resumed, .unsubscribed, .ended: kind = "connection"
         }
         self.lock.withLock { self.counts[kind, default: 0] += 1 }
     }

@@ -425,6 +425,13 @@ export class Rollcall {
             case "resumed":
                 this.roomMessage(message);
                 break;
+            case "unsubscribed": {
+                // Taken out of the room (another connection holds the device now): the subscription ends and is
+                // forgotten, so no reconnect joins the room again.
+                const subscription = typeof message.room === "string" ? this.subscriptions.get(message.room) : undefined;
+                subscription?.unsubscribed(typeof message.reason === "string" ? message.reason : "");
+                break;
+            }
         }
     }
     roomMessage(message) {

@@ -8,11 +8,11 @@ export declare const CLIENT_MESSAGE_TYPES: readonly ["auth", "join", "view", "le
 /** A message type a client sends. */
 export declare type ClientMessageType = (typeof CLIENT_MESSAGE_TYPES)[number];
 /** The `type` of every message the gateway sends. */
-export declare const SERVER_MESSAGE_TYPES: readonly ["welcome", "snapshot", "patch", "event", "resumed", "ack", "result", "error", "pong"];
+export declare const SERVER_MESSAGE_TYPES: readonly ["welcome", "snapshot", "patch", "event", "resumed", "ack", "result", "error", "pong", "unsubscribed"];
 /** A message type the gateway sends. */
 export declare type ServerMessageType = (typeof SERVER_MESSAGE_TYPES)[number];
 /** Every event name (docs/PROTOCOL.md, "event"). */
-export declare const EVENT_NAMES: readonly ["participant.joined", "participant.left", "participant.audio_muted", "participant.audio_unmuted", "participant.video_paused", "participant.video_resumed", "participant.screen_share_started", "participant.screen_share_stopped", "participant.hand_raised", "participant.hand_lowered", "participant.pinned", "participant.unpinned", "participant.media_id_changed", "participant.active_speaker_changed", "participant.speaker_stopped", "participant.active_speaker_shown", "participant.attributes_changed", "session.connection_lost", "session.connection_closed", "session.connection_restored", "session.timed_out", "session.ended", "media.recording_started", "media.recording_stopped", "media.audio_mode_changed", "media.camera_facing_changed", "moderation.muted", "moderation.promoted", "moderation.demoted", "moderation.banned", "moderation.unbanned", "moderation.permissions_changed", "moderation.unmute_requested", "room.metadata_changed", "meeting.message"];
+export declare const EVENT_NAMES: readonly ["participant.joined", "participant.left", "participant.audio_muted", "participant.audio_unmuted", "participant.video_paused", "participant.video_resumed", "participant.screen_share_started", "participant.screen_share_stopped", "participant.hand_raised", "participant.hand_lowered", "participant.pinned", "participant.unpinned", "participant.media_id_changed", "participant.active_speaker_changed", "participant.speaker_stopped", "participant.active_speaker_shown", "participant.attributes_changed", "participant.role_changed", "session.connection_lost", "session.connection_closed", "session.connection_restored", "session.timed_out", "session.ended", "media.recording_started", "media.recording_stopped", "media.audio_mode_changed", "media.camera_facing_changed", "moderation.muted", "moderation.promoted", "moderation.demoted", "moderation.banned", "moderation.unbanned", "moderation.permissions_changed", "moderation.unmute_requested", "room.metadata_changed", "meeting.message"];
 /** An event name. */
 export declare type RoomEventName = (typeof EVENT_NAMES)[number];
 /** Every error code the gateway answers with (docs/PROTOCOL.md, "ack, result, error, welcome, pong"). */
@@ -65,6 +65,14 @@ export declare const PARTICIPANT_FLAGS: {
 };
 /** A participant flag: the name of a boolean member of a roster entry. */
 export declare type ParticipantFlag = keyof typeof PARTICIPANT_FLAGS;
+/** Why the gateway took a connection out of a room (docs/PROTOCOL.md, "unsubscribed"): `replaced`, the same user and
+ * device joined from another connection; `access_revoked`, a refreshed token no longer names the room. */
+export declare const UNSUBSCRIBE_REASONS: readonly ["replaced", "access_revoked"];
+/** Why a participant's device left: the `data.reason` of `participant.left` (and `timed_out` of `session.timed_out`;
+ * docs/PROTOCOL.md, "event"). */
+export declare const LEAVE_REASONS: readonly ["left", "timed_out", "connection_closed", "removed", "banned", "session_ended", "access_revoked"];
+/** A reason a participant's device left. */
+export declare type LeaveReason = (typeof LEAVE_REASONS)[number];
 /** The roster view filters (docs/PROTOCOL.md, "Roster views"). */
 export declare const VIEW_FILTERS: readonly ["all", "operators", "muted", "moderator_muted", "restricted", "banned", "raised_hands", "presenters", "speakers", "left", "search"];
 /** A roster view filter. */

@@ -31,6 +31,7 @@ export const SERVER_MESSAGE_TYPES = [
     "result",
     "error",
     "pong",
+    "unsubscribed",
 ];
 /** Every event name (docs/PROTOCOL.md, "event"). */
 export const EVENT_NAMES = [
@@ -51,6 +52,7 @@ export const EVENT_NAMES = [
     "participant.speaker_stopped",
     "participant.active_speaker_shown",
     "participant.attributes_changed",
+    "participant.role_changed",
     "session.connection_lost",
     "session.connection_closed",
     "session.connection_restored",
@@ -125,6 +127,20 @@ export const PARTICIPANT_FLAGS = {
     handRaised: { on: "participant.hand_raised", off: "participant.hand_lowered" },
     pinned: { on: "participant.pinned", off: "participant.unpinned" },
 };
+/** Why the gateway took a connection out of a room (docs/PROTOCOL.md, "unsubscribed"): `replaced`, the same user and
+ * device joined from another connection; `access_revoked`, a refreshed token no longer names the room. */
+export const UNSUBSCRIBE_REASONS = ["replaced", "access_revoked"];
+/** Why a participant's device left: the `data.reason` of `participant.left` (and `timed_out` of `session.timed_out`;
+ * docs/PROTOCOL.md, "event"). */
+export const LEAVE_REASONS = [
+    "left",
+    "timed_out",
+    "connection_closed",
+    "removed",
+    "banned",
+    "session_ended",
+    "access_revoked",
+];
 /** The roster view filters (docs/PROTOCOL.md, "Roster views"). */
 export const VIEW_FILTERS = [
     "all",

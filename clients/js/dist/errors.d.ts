@@ -16,7 +16,9 @@ export declare type RollcallErrorKind =
 /** The gateway sent something the client cannot use, or the client was used the wrong way. */
  | "protocol"
 /** The `getToken` callback failed. */
- | "token";
+ | "token"
+/** The gateway took the subscription out of its room; `unsubscribeReason` says why. */
+ | "unsubscribed";
 /**
  * Why a client operation failed. Server refusals carry the protocol's code in `serverCode`
  * (`ERR_NOT_GROUP_MEMBER`, `ERR_FORBIDDEN`, ...); closed connections the close code in `closeCode`.
@@ -28,6 +30,9 @@ export declare class RollcallError extends Error {
     readonly serverCode: ServerErrorCode | (string & {}) | undefined;
     /** The WebSocket close code, for a closed connection that received one (4001 authentication, 4003 removed, ...). */
     readonly closeCode: number | undefined;
+    /** Why the gateway took the subscription out of its room, for `kind === "unsubscribed"` (`replaced`,
+     * `access_revoked`). */
+    readonly unsubscribeReason: string | undefined;
     /**
      * Creates an error.
      * @param kind what kind of failure it is.
@@ -37,6 +42,7 @@ export declare class RollcallError extends Error {
     constructor(kind: RollcallErrorKind, message: string, details?: {
         serverCode?: string | undefined;
         closeCode?: number | undefined;
+        unsubscribeReason?: string | undefined;
     });
     /** Whether the request got no answer in time. */
     get isTimeout(): boolean;
@@ -46,6 +52,8 @@ export declare class RollcallError extends Error {
     get isFinal(): boolean;
     /** An error for an `error` message from the gateway. */
     static fromServer(code: string, message: string): RollcallError;
+    /** An error for a subscription the gateway took out of its room. */
+    static unsubscribed(room: string, reason: string): RollcallError;
     /** An error for a connection that closed, with the close frame's code and reason when one arrived. */
     static closed(code: number | undefined, reason: string): RollcallError;
 }

@@ -17,6 +17,7 @@ export class RollcallError extends Error {
         this.kind = kind;
         this.serverCode = details.serverCode;
         this.closeCode = details.closeCode;
+        this.unsubscribeReason = details.unsubscribeReason;
     }
     /** Whether the request got no answer in time. */
     get isTimeout() {
@@ -33,6 +34,12 @@ export class RollcallError extends Error {
     /** An error for an `error` message from the gateway. */
     static fromServer(code, message) {
         return new RollcallError("server", `${code}: ${message}`, { serverCode: code });
+    }
+    /** An error for a subscription the gateway took out of its room. */
+    static unsubscribed(room, reason) {
+        return new RollcallError("unsubscribed", `taken out of ${room} by the gateway: ${reason}`, {
+            unsubscribeReason: reason,
+        });
     }
     /** An error for a connection that closed, with the close frame's code and reason when one arrived. */
     static closed(code, reason) {

@@ -8,13 +8,13 @@
 export { Rollcall } from "./client.js";
 export type { ClientStatus, MeetingAnnouncement, RollcallEvents, RollcallOptions, RoomSummary, StatusChange } from "./client-types.js";
 export { RoomSubscription } from "./room.js";
-export type { FollowUp, JoinOptions, ParticipantStateUpdate, RoomChannel, RoomSubscriptionEvents } from "./room.js";
+export type { FollowUp, JoinOptions, ParticipantStateUpdate, RoomChannel, RoomSubscriptionEvents, UnsubscribeReason, } from "./room.js";
 export { RosterStore } from "./roster-store.js";
 export type { ApplyOutcome, ParticipantChange, ParticipantListener, RosterListener, RosterSnapshot } from "./roster-store.js";
 export { RollcallError } from "./errors.js";
 export type { RollcallErrorKind } from "./errors.js";
-export { CLIENT_MESSAGE_TYPES, CLOSE_CODES, EVENT_NAMES, FINAL_CLOSE_CODES, PARTICIPANT_FLAGS, SERVER_ERROR_CODES, SERVER_MESSAGE_TYPES, VIEW_FILTERS, } from "./constants.js";
-export type { ClientMessageType, ParticipantFlag, RoomEventName, ServerErrorCode, ServerMessageType, } from "./constants.js";
+export { CLIENT_MESSAGE_TYPES, CLOSE_CODES, EVENT_NAMES, FINAL_CLOSE_CODES, LEAVE_REASONS, PARTICIPANT_FLAGS, SERVER_ERROR_CODES, SERVER_MESSAGE_TYPES, UNSUBSCRIBE_REASONS, VIEW_FILTERS, } from "./constants.js";
+export type { ClientMessageType, LeaveReason, ParticipantFlag, RoomEventName, ServerErrorCode, ServerMessageType, } from "./constants.js";
 export { ReconnectPolicy } from "./reconnect-policy.js";
 export type { ReconnectOptions } from "./reconnect-policy.js";
 export { applyMergePatch, diffMergePatch } from "./merge-patch.js";

@@ -1,4 +1,4 @@
-import type { ClientMessageType } from "./constants.js";
+import type { ClientMessageType, UNSUBSCRIBE_REASONS } from "./constants.js";
 import { RollcallError } from "./errors.js";
 import type { JsonObject } from "./json.js";
 import type { Acknowledgement, EventMode, ModeratorAction, QueryName, RoomEvent, RoomRights, RosterView, ServerMessage } from "./protocol.js";
@@ -47,9 +47,19 @@ export interface RoomSubscriptionEvents {
     };
     /** The connection dropped; the client reconnects and resumes. */
     connectionLost: undefined;
-    /** The subscription ended: `leave()`, a refused rejoin, or the client closed (with why, when it failed). */
+    /** The gateway took the subscription out of the room (`replaced`: the same user and device joined from another
+     * connection, "you joined from another window"; `access_revoked`: a refreshed token no longer names the room).
+     * `ended` follows; the client does not join again on its own. */
+    unsubscribed: {
+        readonly reason: UnsubscribeReason;
+    };
+    /** The subscription ended: `leave()`, a refused rejoin, the gateway taking it out (`unsubscribed`), or the client
+     * closed (with why, when it failed). */
     ended: RollcallError | undefined;
 }
+/** Why the gateway took a subscription out of its room (docs/PROTOCOL.md, "unsubscribed"; `UNSUBSCRIBE_REASONS`); a
+ * reason this client does not know is passed through. */
+export declare type UnsubscribeReason = (typeof UNSUBSCRIBE_REASONS)[number] | (string & {});
 /** What a message asks the client to do next. */
 export declare type FollowUp = "none" | "rejoin-resume" | "rejoin-fresh";
 /** The fields of a participant's own state (docs/PROTOCOL.md, "state"). */
@@ -122,7 +132,7 @@ export declare class RoomSubscription {
     get active(): boolean;
     /**
      * Adds a listener; returns the function that removes it.
-     * @param name `event`, `snapshot`, `resumed`, `drift`, `connectionLost` or `ended`.
+     * @param name `event`, `snapshot`, `resumed`, `drift`, `connectionLost`, `unsubscribed` or `ended`.
      * @param listener the callback.
      */
     on<Name extends keyof RoomSubscriptionEvents>(name: Name, listener: (value: RoomSubscriptionEvents[Name]) => void): () => void;
@@ -238,6 +248,12 @@ export declare class RoomSubscription {
     rejoinFailed(): void;
     /** The connection dropped. */
     connectionLost(): void;
+    /**
+     * The gateway took the subscription out of the room: tells `unsubscribed` listeners, then ends it (the client
+     * forgets it, so a reconnect does not join the room again).
+     * @param reason why, as the gateway said it.
+     */
+    unsubscribed(reason: UnsubscribeReason): void;
     /**
      * Ends the subscription: tells `ended` listeners once, and the client forgets it.
      * @param error why, when it failed.

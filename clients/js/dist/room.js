@@ -67,7 +67,7 @@ export class RoomSubscription {
     }
     /**
      * Adds a listener; returns the function that removes it.
-     * @param name `event`, `snapshot`, `resumed`, `drift`, `connectionLost` or `ended`.
+     * @param name `event`, `snapshot`, `resumed`, `drift`, `connectionLost`, `unsubscribed` or `ended`.
      * @param listener the callback.
      */
     on(name, listener) {
@@ -315,6 +315,17 @@ export class RoomSubscription {
         this.awaitingRoster = false;
         if (!this.ended)
             this.emitter.emit("connectionLost", undefined);
+    }
+    /**
+     * The gateway took the subscription out of the room: tells `unsubscribed` listeners, then ends it (the client
+     * forgets it, so a reconnect does not join the room again).
+     * @param reason why, as the gateway said it.
+     */
+    unsubscribed(reason) {
+        if (this.ended)
+            return;
+        this.emitter.emit("unsubscribed", { reason });
+        this.end(RollcallError.unsubscribed(this.room, reason));
     }
     /**
      * Ends the subscription: tells `ended` listeners once, and the client forgets it.

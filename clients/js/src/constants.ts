@@ -36,6 +36,7 @@ export const SERVER_MESSAGE_TYPES = [
     "result",
     "error",
     "pong",
+    "unsubscribed",
 ] as const;
 
 /** A message type the gateway sends. */
@@ -60,6 +61,7 @@ export const EVENT_NAMES = [
     "participant.speaker_stopped",
     "participant.active_speaker_shown",
     "participant.attributes_changed",
+    "participant.role_changed",
     "session.connection_lost",
     "session.connection_closed",
     "session.connection_restored",
@@ -147,6 +149,25 @@ export const PARTICIPANT_FLAGS = {
 
 /** A participant flag: the name of a boolean member of a roster entry. */
 export type ParticipantFlag = keyof typeof PARTICIPANT_FLAGS;
+
+/** Why the gateway took a connection out of a room (docs/PROTOCOL.md, "unsubscribed"): `replaced`, the same user and
+ * device joined from another connection; `access_revoked`, a refreshed token no longer names the room. */
+export const UNSUBSCRIBE_REASONS = ["replaced", "access_revoked"] as const;
+
+/** Why a participant's device left: the `data.reason` of `participant.left` (and `timed_out` of `session.timed_out`;
+ * docs/PROTOCOL.md, "event"). */
+export const LEAVE_REASONS = [
+    "left",
+    "timed_out",
+    "connection_closed",
+    "removed",
+    "banned",
+    "session_ended",
+    "access_revoked",
+] as const;
+
+/** A reason a participant's device left. */
+export type LeaveReason = (typeof LEAVE_REASONS)[number];
 
 /** The roster view filters (docs/PROTOCOL.md, "Roster views"). */
 export const VIEW_FILTERS = [

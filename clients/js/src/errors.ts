@@ -19,7 +19,9 @@ export type RollcallErrorKind =
     /** The gateway sent something the client cannot use, or the client was used the wrong way. */
     | "protocol"
     /** The `getToken` callback failed. */
-    | "token";
+    | "token"
+    /** The gateway took the subscription out of its room; `unsubscribeReason` says why. */
+    | "unsubscribed";
 
 /**
  * Why a client operation failed. Server refusals carry the protocol's code in `serverCode`
@@ -32,6 +34,9 @@ export class RollcallError extends Error {
     readonly serverCode: ServerErrorCode | (string & {}) | undefined;
     /** The WebSocket close code, for a closed connection that received one (4001 authentication, 4003 removed, ...). */
     readonly closeCode: number | undefined;
+    /** Why the gateway took the subscription out of its room, for `kind === "unsubscribed"` (`replaced`,
+     * `access_revoked`). */
+    readonly unsubscribeReason: string | undefined;
 
     /**
      * Creates an error.
@@ -42,13 +47,18 @@ export class RollcallError extends Error {
     constructor(
         kind: RollcallErrorKind,
         message: string,
-        details: { serverCode?: string | undefined; closeCode?: number | undefined } = {},
+        details: {
+            serverCode?: string | undefined;
+            closeCode?: number | undefined;
+            unsubscribeReason?: string | undefined;
+        } = {},
     ) {
         super(message);
         this.name = "RollcallError";
         this.kind = kind;
         this.serverCode = details.serverCode;
         this.closeCode = details.closeCode;
+        this.unsubscribeReason = details.unsubscribeReason;
     }
 
     /** Whether the request got no answer in time. */
@@ -69,6 +79,13 @@ export class RollcallError extends Error {
     /** An error for an `error` message from the gateway. */
     static fromServer(code: string, message: string): RollcallError {
         return new RollcallError("server", `${code}: ${message}`, { serverCode: code });
+    }
+
+    /** An error for a subscription the gateway took out of its room. */
+    static unsubscribed(room: string, reason: string): RollcallError {
+        return new RollcallError("unsubscribed", `taken out of ${room} by the gateway: ${reason}`, {
+            unsubscribeReason: reason,
+        });
     }
 
     /** An error for a connection that closed, with the close frame's code and reason when one arrived. */

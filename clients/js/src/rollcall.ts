@@ -8,7 +8,14 @@
 export { Rollcall } from "./client.js";
 export type { ClientStatus, MeetingAnnouncement, RollcallEvents, RollcallOptions, RoomSummary, StatusChange } from "./client-types.js";
 export { RoomSubscription } from "./room.js";
-export type { FollowUp, JoinOptions, ParticipantStateUpdate, RoomChannel, RoomSubscriptionEvents } from "./room.js";
+export type {
+    FollowUp,
+    JoinOptions,
+    ParticipantStateUpdate,
+    RoomChannel,
+    RoomSubscriptionEvents,
+    UnsubscribeReason,
+} from "./room.js";
 export { RosterStore } from "./roster-store.js";
 export type { ApplyOutcome, ParticipantChange, ParticipantListener, RosterListener, RosterSnapshot } from "./roster-store.js";
 export { RollcallError } from "./errors.js";
@@ -18,13 +25,16 @@ export {
     CLOSE_CODES,
     EVENT_NAMES,
     FINAL_CLOSE_CODES,
+    LEAVE_REASONS,
     PARTICIPANT_FLAGS,
     SERVER_ERROR_CODES,
     SERVER_MESSAGE_TYPES,
+    UNSUBSCRIBE_REASONS,
     VIEW_FILTERS,
 } from "./constants.js";
 export type {
     ClientMessageType,
+    LeaveReason,
     ParticipantFlag,
     RoomEventName,
     ServerErrorCode,

@@ -1,4 +1,4 @@
-import type { ClientMessageType } from "./constants.js";
+import type { ClientMessageType, UNSUBSCRIBE_REASONS } from "./constants.js";
 import { Emitter } from "./emitter.js";
 import { RollcallError } from "./errors.js";
 import type { JsonObject } from "./json.js";
@@ -53,9 +53,18 @@ export interface RoomSubscriptionEvents {
     drift: { readonly detail: string; readonly resume: boolean };
     /** The connection dropped; the client reconnects and resumes. */
     connectionLost: undefined;
-    /** The subscription ended: `leave()`, a refused rejoin, or the client closed (with why, when it failed). */
+    /** The gateway took the subscription out of the room (`replaced`: the same user and device joined from another
+     * connection, "you joined from another window"; `access_revoked`: a refreshed token no longer names the room).
+     * `ended` follows; the client does not join again on its own. */
+    unsubscribed: { readonly reason: UnsubscribeReason };
+    /** The subscription ended: `leave()`, a refused rejoin, the gateway taking it out (`unsubscribed`), or the client
+     * closed (with why, when it failed). */
     ended: RollcallError | undefined;
 }
+
+/** Why the gateway took a subscription out of its room (docs/PROTOCOL.md, "unsubscribed"; `UNSUBSCRIBE_REASONS`); a
+ * reason this client does not know is passed through. */
+export type UnsubscribeReason = (typeof UNSUBSCRIBE_REASONS)[number] | (string & {});
 
 /** What a message asks the client to do next. */
 export type FollowUp = "none" | "rejoin-resume" | "rejoin-fresh";
@@ -168,7 +177,7 @@ export class RoomSubscription {
 
     /**
      * Adds a listener; returns the function that removes it.
-     * @param name `event`, `snapshot`, `resumed`, `drift`, `connectionLost` or `ended`.
+     * @param name `event`, `snapshot`, `resumed`, `drift`, `connectionLost`, `unsubscribed` or `ended`.
      * @param listener the callback.
      */
     on<Name extends keyof RoomSubscriptionEvents>(
@@ -440,6 +449,17 @@ export class RoomSubscription {
     connectionLost(): void {
         this.awaitingRoster = false;
         if (!this.ended) this.emitter.emit("connectionLost", undefined);
+    }
+
+    /**
+     * The gateway took the subscription out of the room: tells `unsubscribed` listeners, then ends it (the client
+     * forgets it, so a reconnect does not join the room again).
+     * @param reason why, as the gateway said it.
+     */
+    unsubscribed(reason: UnsubscribeReason): void {
+        if (this.ended) return;
+        this.emitter.emit("unsubscribed", { reason });
+        this.end(RollcallError.unsubscribed(this.room, reason));
     }
 
     /**

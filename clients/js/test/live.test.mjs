@@ -190,6 +190,31 @@ describe("against a running gateway", () => {
         await closeAll();
     });
 
+    test("a device joining from another window ends the first subscription, which does not rejoin", async () => {
+        const first = await connected(mint("ivy", { groups: ["windows"] }), { url: gateway.url, device: "laptop" });
+        const second = await connected(mint("ivy", { groups: ["windows"] }), { url: gateway.url, device: "laptop" });
+        const firstRoom = await first.join("windows");
+        const unsubscribed = next(firstRoom, "unsubscribed");
+        const ended = next(firstRoom, "ended");
+        const secondRoom = await second.join("windows");
+        assert.deepEqual(await unsubscribed, { reason: "replaced" });
+        const error = await ended;
+        assert.equal(error.kind, "unsubscribed");
+        assert.equal(error.unsubscribeReason, "replaced");
+        assert.equal(firstRoom.active, false);
+        // The first window reconnects: it does not take the room back from the second.
+        const kept = [];
+        secondRoom.on("unsubscribed", (change) => kept.push(change));
+        first.dropConnection("test cut");
+        await next(first, "welcome", 10_000);
+        await first.ping();
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        assert.deepEqual(kept, []);
+        assert.equal(secondRoom.active, true);
+        assert.equal(secondRoom.roster.participant("ivy")?.state, "joined");
+        await closeAll();
+    });
+
     test("getToken refreshes the token on the live connection before it expires", async () => {
         let calls = 0;
         const rollcall = await connected(

@@ -9,9 +9,11 @@ import {
     CLOSE_CODES,
     EVENT_NAMES,
     FINAL_CLOSE_CODES,
+    LEAVE_REASONS,
     PARTICIPANT_FLAGS,
     SERVER_ERROR_CODES,
     SERVER_MESSAGE_TYPES,
+    UNSUBSCRIBE_REASONS,
     VIEW_FILTERS,
     applyMergePatch,
     canonicalJson,
@@ -124,6 +126,8 @@ test("the client's protocol constants are the shared vectors' (Tests/Vectors/pro
         Object.entries(PARTICIPANT_FLAGS).map(([name, events]) => ({ name, on: events.on, off: events.off })),
         protocol.participantFlags,
     );
+    assert.deepEqual([...UNSUBSCRIBE_REASONS], protocol.unsubscribeReasons);
+    assert.deepEqual([...LEAVE_REASONS], protocol.leaveReasons);
     assert.deepEqual([...VIEW_FILTERS], protocol.viewFilters);
 });
 

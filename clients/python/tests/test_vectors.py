@@ -11,8 +11,10 @@ from rollcall import (
     CLIENT_MESSAGE_TYPES,
     EVENT_NAMES,
     FINAL_CLOSE_CODES,
+    LEAVE_REASONS,
     PARTICIPANT_FLAGS,
     SERVER_MESSAGE_TYPES,
+    UNSUBSCRIBE_REASONS,
     VIEW_FILTERS,
     CloseCode,
     Participant,
@@ -71,6 +73,8 @@ def test_the_clients_protocol_constants_are_the_shared_vectors() -> None:
     assert set(SERVER_MESSAGE_TYPES) == set(protocol["messageTypes"]["server"])
     assert sorted(EVENT_NAMES) == sorted(protocol["events"])
     assert list(VIEW_FILTERS) == protocol["viewFilters"]
+    assert list(UNSUBSCRIBE_REASONS) == protocol["unsubscribeReasons"]
+    assert list(LEAVE_REASONS) == protocol["leaveReasons"]
     assert [(name, on, off) for name, (on, off) in PARTICIPANT_FLAGS.items()] == [
         (flag["name"], flag["on"], flag["off"]) for flag in protocol["participantFlags"]
     ]

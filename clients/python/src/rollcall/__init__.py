@@ -36,6 +36,7 @@ from .errors import (
     TooManySubscriptionsError,
     UnauthorizedError,
     UnavailableError,
+    UnsubscribedError,
     server_error,
 )
 from .events import (
@@ -52,6 +53,7 @@ from .events import (
     RoomChange,
     RoomUpdated,
     SnapshotReplaced,
+    Unsubscribed,
 )
 from .merge_patch import apply_merge_patch, merge_patch_diff
 from .mirror import Rejoin, RoomMirror
@@ -60,13 +62,17 @@ from .protocol import (
     CLIENT_MESSAGE_TYPES,
     EVENT_NAMES,
     FINAL_CLOSE_CODES,
+    LEAVE_REASONS,
     PARTICIPANT_FLAGS,
     SERVER_MESSAGE_TYPES,
+    UNSUBSCRIBE_REASONS,
     VIEW_FILTERS,
     ClientMessageType,
     CloseCode,
     EventName,
+    LeaveReason,
     ServerMessageType,
+    UnsubscribeReason,
     ViewFilter,
 )
 from .reconnect import NEVER, ReconnectPolicy
@@ -82,9 +88,11 @@ __all__ = [
     "CLIENT_MESSAGE_TYPES",
     "EVENT_NAMES",
     "FINAL_CLOSE_CODES",
+    "LEAVE_REASONS",
     "NEVER",
     "PARTICIPANT_FLAGS",
     "SERVER_MESSAGE_TYPES",
+    "UNSUBSCRIBE_REASONS",
     "VIEW_FILTERS",
     "Ack",
     "AsyncServerAPI",
@@ -109,6 +117,7 @@ __all__ = [
     "ForbiddenError",
     "HTTPError",
     "JoinAs",
+    "LeaveReason",
     "MethodNotAllowedError",
     "NotConnected",
     "NotFoundError",
@@ -148,6 +157,9 @@ __all__ = [
     "TooManySubscriptionsError",
     "UnauthorizedError",
     "UnavailableError",
+    "UnsubscribeReason",
+    "Unsubscribed",
+    "UnsubscribedError",
     "View",
     "ViewFilter",
     "ViewSort",

@@ -192,6 +192,18 @@ def server_error(code: str, message: str = "", status: int | None = None) -> Ser
     return _BY_CODE.get(code, ServerError)(code, message, status)
 
 
+class UnsubscribedError(RollcallError):
+    """The gateway took a subscription out of its room (the error of its `Ended`).
+
+    Attributes:
+        reason: `replaced` or `access_revoked`, as the gateway sent it.
+    """
+
+    def __init__(self, room: str, reason: str) -> None:
+        super().__init__(f"taken out of {room} by the gateway: {reason}")
+        self.reason = reason
+
+
 class ConnectionClosed(RollcallError):
     """The connection closed (or could not open) while something waited on it.
 

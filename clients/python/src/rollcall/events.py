@@ -153,8 +153,19 @@ class DriftDetected:
 
 
 @dataclass(frozen=True)
+class Unsubscribed:
+    """The gateway took the subscription out of the room (docs/PROTOCOL.md, "unsubscribed"): `reason` is
+    `replaced` (the same user and device joined from another connection: "you joined from another window") or
+    `access_revoked` (a refreshed token no longer names the room). `Ended` follows; the client does not join the
+    room again on its own."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class Ended:
-    """The subscription ended: left, refused on rejoin, or the client closed. No change follows."""
+    """The subscription ended: left, refused on rejoin, taken out by the gateway (`Unsubscribed` before it), or the
+    client closed. No change follows."""
 
     error: RollcallError | None = None
 
@@ -169,6 +180,7 @@ RoomChange = (
     | ConnectionLost
     | Resumed
     | DriftDetected
+    | Unsubscribed
     | Ended
 )
 """What changed in a subscription, in the order the client applied it."""

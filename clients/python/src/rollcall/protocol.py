@@ -29,7 +29,9 @@ ClientMessageType = Literal[
 
 CLIENT_MESSAGE_TYPES: tuple[str, ...] = get_args(ClientMessageType)
 
-ServerMessageType = Literal["welcome", "snapshot", "patch", "event", "resumed", "ack", "result", "error", "pong"]
+ServerMessageType = Literal[
+    "welcome", "snapshot", "patch", "event", "resumed", "ack", "result", "error", "pong", "unsubscribed"
+]
 """The `type` of a message the gateway sends."""
 
 SERVER_MESSAGE_TYPES: tuple[str, ...] = get_args(ServerMessageType)
@@ -52,6 +54,7 @@ EventName = Literal[
     "participant.speaker_stopped",
     "participant.active_speaker_shown",
     "participant.attributes_changed",
+    "participant.role_changed",
     "session.connection_lost",
     "session.connection_closed",
     "session.connection_restored",
@@ -74,6 +77,20 @@ EventName = Literal[
 """The name of a room event (docs/PROTOCOL.md, "event")."""
 
 EVENT_NAMES: tuple[str, ...] = get_args(EventName)
+
+UnsubscribeReason = Literal["replaced", "access_revoked"]
+"""Why the gateway took a connection out of a room (docs/PROTOCOL.md, "unsubscribed"): `replaced`, the same user and
+device joined from another connection; `access_revoked`, a refreshed token no longer names the room."""
+
+UNSUBSCRIBE_REASONS: tuple[str, ...] = get_args(UnsubscribeReason)
+
+LeaveReason = Literal[
+    "left", "timed_out", "connection_closed", "removed", "banned", "session_ended", "access_revoked"
+]
+"""Why a participant's device left: the `data.reason` of `participant.left` (and `timed_out` of `session.timed_out`;
+docs/PROTOCOL.md, "event")."""
+
+LEAVE_REASONS: tuple[str, ...] = get_args(LeaveReason)
 
 ViewFilter = Literal[
     "all",

@@ -6,8 +6,8 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConnectionClosed, NotConnected, RequestTimeout, RollcallError
-from .events import Ack, ConnectionLost, Ended, Event, EventReceived, RoomChange
+from .errors import ConnectionClosed, NotConnected, RequestTimeout, RollcallError, UnsubscribedError
+from .events import Ack, ConnectionLost, Ended, Event, EventReceived, RoomChange, Unsubscribed
 from .listeners import Broadcaster, Stream
 from .mirror import Rejoin, RoomMirror
 from .participant import Participant
@@ -429,6 +429,11 @@ class Room:
 
     def _connection_lost(self) -> None:
         self._publish(ConnectionLost())
+
+    def _unsubscribed(self, reason: str) -> None:
+        """The gateway took the subscription out of the room: `Unsubscribed`, then `Ended`."""
+        self._publish(Unsubscribed(reason))
+        self._end(UnsubscribedError(self.room, reason))
 
     def _end(self, error: RollcallError | None) -> None:
         if not self._active:

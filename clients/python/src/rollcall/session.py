@@ -264,6 +264,14 @@ class Session:
             error = server_error(str(message.get("code") or "ERR_UNKNOWN"), str(message.get("message") or ""))
             self.server_errors.publish(error)
             return
+        if kind == "unsubscribed":
+            # Taken out of the room (another connection holds the device now): forgotten first, so no reconnect
+            # joins it again.
+            taken_id = message.get("room")
+            taken = self.rooms.pop(taken_id, None) if isinstance(taken_id, str) else None
+            if taken is not None:
+                taken._unsubscribed(str(message.get("reason") or ""))
+            return
         if kind not in ("snapshot", "patch", "event", "resumed"):
             return
         room_id = message.get("room")
