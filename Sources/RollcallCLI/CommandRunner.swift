@@ -125,6 +125,7 @@ enum CheckConfigCommand {
             }
             let (configuration, loader) = try options.load()
             print(loader.describe(configuration))
+            for warning in loader.warnings { print("warning: \(warning)") }
             print("configuration ok")
             return 0
         } catch {
