@@ -121,7 +121,7 @@ let package = Package(
         .target(name: "ClusterTesting", dependencies: ["EventIO"]),
         // Helpers shared by the test targets: a seeded random generator, and the ways a byte stream is cut into
         // reads for the incremental parsers (frames, HTTP heads, RESP).
-        .target(name: "TestSupport"),
+        .target(name: "TestSupport", dependencies: ["JSONCoding"]),
         .testTarget(
             name: "RoomsTests",
             dependencies: [
@@ -136,7 +136,9 @@ let package = Package(
         ),
         .testTarget(
             name: "WebhooksTests",
-            dependencies: ["Webhooks", "Rooms", "RoomsTesting", "EventIO", "ClusterTesting", "WebSocketCore"]
+            dependencies: [
+                "Webhooks", "Rooms", "RoomsTesting", "EventIO", "ClusterTesting", "WebSocketCore", "Storage",
+            ]
         ),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "ClusterTesting", "EventIO", "TestSupport"]),
         .testTarget(
@@ -162,7 +164,7 @@ let package = Package(
             name: "RollcallClientTests",
             dependencies: [
                 "RollcallClient", "WebSocketServer", "GatewayWebSocket", "Rooms", "TokenAuth", "EventIO",
-                "JSONCoding",
+                "JSONCoding", "TestSupport",
             ]
         ),
         .testTarget(

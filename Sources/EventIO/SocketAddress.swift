@@ -49,6 +49,23 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// Whether the host is a loopback address, reachable from this machine only: `127.0.0.0/8`, `::1`, or an IPv4
+    /// loopback address mapped into IPv6 (`::ffff:127.0.0.1`). `0.0.0.0` and `::` (every interface) are not.
+    public var isLoopback: Bool {
+        self.storage.withHostBytes { bytes in
+            switch bytes.count {
+            case 4:
+                return bytes[0] == 127
+            default:
+                let isV6Loopback = bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1
+                let isMappedV4 =
+                    bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
+                    && bytes[12] == 127
+                return isV6Loopback || isMappedV4
+            }
+        }
+    }
+
     /// Parses `127.0.0.1:8080`, `[::1]:8080` or `0.0.0.0:0` (numeric addresses only).
     ///
     /// - Parameter text: the address and port.

@@ -26,7 +26,7 @@ struct APIQuery: Sendable {
     func integer(_ name: String) throws(GatewayError) -> Int64? {
         guard let text = self.values[name] else { return nil }
         guard let value = Int64(text), value >= 0 else {
-            throw GatewayError("ERR_BAD_REQUEST", "'\(name)' must be a non-negative integer")
+            throw GatewayError(.badRequest, "'\(name)' must be a non-negative integer")
         }
         return value
     }
@@ -35,7 +35,7 @@ struct APIQuery: Sendable {
     func limit() throws(GatewayError) -> Int {
         guard let value = try self.integer("limit") else { return Self.defaultLimit }
         guard value >= 1, value <= Self.maximumLimit else {
-            throw GatewayError("ERR_BAD_REQUEST", "'limit' must be between 1 and \(Self.maximumLimit)")
+            throw GatewayError(.badRequest, "'limit' must be between 1 and \(Self.maximumLimit)")
         }
         return Int(value)
     }

@@ -17,8 +17,9 @@ enum APIRoute: Sendable {
 
     enum Parsed {
         case success(APIRoute)
-        /// A refusal; for 405, `allow` names the method the resource takes (the `Allow` header).
-        case failure(HTTPStatus, GatewayError, allow: String? = nil)
+        /// A refusal, answered with its code's status; for 405, `allow` names the methods the resource takes (the
+        /// `Allow` header).
+        case failure(GatewayError, allow: String? = nil)
     }
 
     /// The methods the API's route takes from the server, so that every other method of a known resource gets the
@@ -28,7 +29,7 @@ enum APIRoute: Sendable {
     /// Finds the resource: 404 for an unknown path, 405 (with the method it takes) for a known path with another
     /// method.
     static func parse(method: String, components: [String]) -> Parsed {
-        let notFound = Parsed.failure(.notFound, GatewayError("ERR_NOT_FOUND", "no such API resource"))
+        let notFound = Parsed.failure(GatewayError(.notFound, "no such API resource"))
         guard components.allSatisfy({ !$0.isEmpty }) else { return notFound }
         let route: APIRoute
         let wanted: String
@@ -52,15 +53,14 @@ enum APIRoute: Sendable {
         default:
             return notFound
         }
-        guard method == wanted else {
+        // HEAD reads a GET resource without its body (RFC 9110); the connection drops the body.
+        guard method == wanted || (method == "HEAD" && wanted == "GET") else {
             return .failure(
-                .methodNotAllowed, GatewayError("ERR_METHOD_NOT_ALLOWED", "use \(wanted) here"), allow: wanted)
+                GatewayError(.methodNotAllowed, "use \(wanted) here"), allow: wanted == "GET" ? "GET, HEAD" : wanted)
         }
         if let id = route.pathID, !Self.isValidID(id) {
             return .failure(
-                .badRequest,
-                GatewayError(
-                    "ERR_BAD_REQUEST", "an id in the path is 1 to 128 bytes without spaces or control characters"))
+                GatewayError(.badRequest, "an id in the path is 1 to 128 bytes without spaces or control characters"))
         }
         return .success(route)
     }
@@ -139,7 +139,7 @@ enum APIRoute: Sendable {
             gateway.apiRoom(room) { result in
                 completion(
                     result.flatMap { value in
-                        value.map { .success($0) } ?? .failure(GatewayError("ERR_NOT_FOUND", "no room '\(room)'"))
+                        value.map { .success($0) } ?? .failure(GatewayError(.notFound, "no room '\(room)'"))
                     })
             }
         case .publishMeeting(let room):
@@ -150,12 +150,12 @@ enum APIRoute: Sendable {
             try gateway.apiModerate(room: room, body: body, actor: key.actor, completion: completion)
         case .disconnect(let uid):
             guard case .object(let object) = body else {
-                throw GatewayError("ERR_BAD_REQUEST", "the body must be a JSON object")
+                throw GatewayError(.badRequest, "the body must be a JSON object")
             }
             var reason: String?
             for name in object.keys {
                 guard name == "reason", case .string(let text)? = object[name], text.utf8.count <= 123 else {
-                    throw GatewayError("ERR_BAD_REQUEST", "the body takes only 'reason', a string of at most 123 bytes")
+                    throw GatewayError(.badRequest, "the body takes only 'reason', a string of at most 123 bytes")
                 }
                 reason = text
             }

@@ -12,7 +12,7 @@ extension GatewayOperations {
         do {
             limit = try query.limit()
         } catch {
-            Self.respond(responder, Self.status(for: error), error)
+            Self.respond(responder, error)
             return true
         }
         switch route {
@@ -32,7 +32,7 @@ extension GatewayOperations {
             do {
                 before = try query.integer("before")
             } catch {
-                Self.respond(responder, Self.status(for: error), error)
+                Self.respond(responder, error)
                 return true
             }
             self.gather(responder) { gateway throws(GatewayError) in
@@ -70,7 +70,7 @@ extension GatewayOperations {
                 switch part {
                 case .success(let found): values += found
                 case .failure(let error):
-                    Self.respond(responder, Self.status(for: error), error)
+                    Self.respond(responder, error)
                     return
                 }
             }

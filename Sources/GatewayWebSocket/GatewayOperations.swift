@@ -100,7 +100,7 @@ public final class GatewayOperations: Sendable {
                     ("remote", request.remoteAddress?.description ?? ""), ("path", request.path),
                 ])
             Self.respond(
-                responder, .unauthorized, GatewayError("ERR_UNAUTHORIZED", "a valid API key is required"),
+                responder, GatewayError(.unauthorized, "a valid API key is required"),
                 headers: [("WWW-Authenticate", "Bearer")])
             return
         }
@@ -116,8 +116,8 @@ public final class GatewayOperations: Sendable {
         switch APIRoute.parse(method: request.method, components: Array(components)) {
         case .success(let found):
             route = found
-        case .failure(let status, let error, let allow):
-            Self.respond(responder, status, error, headers: allow.map { [("Allow", $0)] } ?? [])
+        case .failure(let error, let allow):
+            Self.respond(responder, error, headers: allow.map { [("Allow", $0)] } ?? [])
             return
         }
         var body: JSONValue = .object(JSONObject())
@@ -125,11 +125,11 @@ public final class GatewayOperations: Sendable {
             do {
                 body = try JSONParser.parse(request.body)
             } catch {
-                Self.respond(responder, .badRequest, GatewayError("ERR_BAD_REQUEST", "malformed JSON: \(error)"))
+                Self.respond(responder, GatewayError(.badRequest, "malformed JSON: \(error)"))
                 return
             }
         } else if route.needsBody {
-            Self.respond(responder, .badRequest, GatewayError("ERR_BAD_REQUEST", "a JSON body is required"))
+            Self.respond(responder, GatewayError(.badRequest, "a JSON body is required"))
             return
         }
         if request.method == "POST" {
@@ -149,7 +149,7 @@ public final class GatewayOperations: Sendable {
                     }
                 }
             } catch {
-                Self.respond(responder, Self.status(for: error), error)
+                Self.respond(responder, error)
             }
         }
         if let room = route.room ?? query.string("room") {
@@ -161,10 +161,9 @@ public final class GatewayOperations: Sendable {
 
     /// The API's OpenAPI description, `api/openapi.json` as built in.
     private func serveDescription(_ request: HTTPRequest, _ responder: HTTPResponder) {
-        guard request.method == "GET" else {
+        guard request.method == "GET" || request.method == "HEAD" else {
             Self.respond(
-                responder, .methodNotAllowed, GatewayError("ERR_METHOD_NOT_ALLOWED", "use GET here"),
-                headers: [("Allow", "GET")])
+                responder, GatewayError(.methodNotAllowed, "use GET here"), headers: [("Allow", "GET, HEAD")])
             return
         }
         responder.respond(status: .ok, body: APIDescription.json, contentType: "application/json")
@@ -183,7 +182,7 @@ public final class GatewayOperations: Sendable {
                 status: .ok, body: JSONWriter.bytes(value) + [0x0A],
                 contentType: "application/json")
         case .failure(let error):
-            Self.respond(responder, Self.status(for: error), error)
+            Self.respond(responder, error)
         }
     }
 
@@ -194,29 +193,16 @@ public final class GatewayOperations: Sendable {
         return APIKey.match(String(parts[1]).trimmingSpaces(), in: self.apiKeys)
     }
 
-    static func status(for error: GatewayError) -> HTTPStatus {
-        switch error.code {
-        case "ERR_BAD_REQUEST": return .badRequest
-        case "ERR_NOT_FOUND": return .notFound
-        case "ERR_FORBIDDEN", "ERR_NOT_GROUP_MEMBER", "ERR_BANNED": return .forbidden
-        case "ERR_UNAVAILABLE", "ERR_BUSY": return HTTPStatus(code: 503, reasonPhrase: "Service Unavailable")
-        default: return HTTPStatus(code: 409, reasonPhrase: "Conflict")
-        }
-    }
-
-    /// Answers with `{"code": ..., "message": ...}`.
-    static func respond(
-        _ responder: HTTPResponder,
-        _ status: HTTPStatus,
-        _ error: GatewayError,
-        headers: [(String, String)] = []
-    ) {
+    /// Answers with `{"code": ..., "message": ...}` and the HTTP status of the error's code (`GatewayErrorCode`).
+    static func respond(_ responder: HTTPResponder, _ error: GatewayError, headers: [(String, String)] = []) {
         let body = JSONWriter.bytes(
             .object(
                 JSONObject(uniqueKeysWithValues: [
-                    ("code", .string(error.code)), ("message", .string(error.message)),
+                    ("code", .string(error.code.rawValue)), ("message", .string(error.message)),
                 ])))
-        responder.respond(status: status, headers: headers, body: body + [0x0A], contentType: "application/json")
+        responder.respond(
+            status: HTTPStatus(code: error.code.definition.httpStatus), headers: headers, body: body + [0x0A],
+            contentType: "application/json")
     }
 }
 

@@ -261,7 +261,7 @@ final class LoopTransport: GatewayTransport, EventLoopFlushable {
 
     func close(_ id: SessionID, code: UInt16, reason: String) {
         guard let recipient = self.recipients.removeValue(for: id) else { return }
-        if code == GatewayCloseCode.unauthorized {
+        if code == GatewayCloseCode.unauthorized.rawValue {
             // The token itself is never logged.
             self.logger.log(.info, "authentication failed", [("session", id.description), ("reason", reason)])
         }

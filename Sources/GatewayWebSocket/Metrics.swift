@@ -11,7 +11,10 @@ enum Metrics {
 
     /// The rooms layer's families: what the rooms threads hold and count, their compression, the delivery latency.
     static let rooms: [Metric] = [
-        gauge("rollcall_rooms", "Rooms that exist (with state or history).", \.rooms, .sum),
+        gauge(
+            "rollcall_rooms",
+            "Rooms held in memory: created or used since the start (a stored room nobody used since is not counted).",
+            \.rooms, .sum),
         gauge(
             "rollcall_sessions", "Rooms-protocol connections known to the gateway.", \.sessions, .sameOnEveryThread),
         gauge(
@@ -91,9 +94,10 @@ enum Metrics {
             "rollcall_store_requests_refused_total",
             "Requests answered ERR_UNAVAILABLE because the store could not commit.", \.statistics.storeRefusals,
             when: \.hasStore),
-        stored("rollcall_store_entries_written_total", .counter, "Room log entries committed to the store.") {
-            $0.entriesWritten
-        },
+        stored(
+            "rollcall_store_entries_written_total", .counter,
+            "Room log entries committed to the store (once each, however many commits failed before)."
+        ) { $0.entriesWritten },
         stored("rollcall_store_checkpoints_written_total", .counter, "Room checkpoints committed to the store.") {
             $0.checkpointsWritten
         },

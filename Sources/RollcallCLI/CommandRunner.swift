@@ -124,6 +124,7 @@ enum CheckConfigCommand {
                 return 0
             }
             let (configuration, loader) = try options.load()
+            try configuration.refuseDevelopmentKeyBeyondLoopback()
             print(loader.describe(configuration))
             for warning in loader.warnings { print("warning: \(warning)") }
             print("configuration ok")

@@ -66,11 +66,21 @@ public struct AuthSettings: Sendable {
     public var audience: String?
     /// Clock leeway for `exp`, `nbf` and `iat`, in seconds.
     public var leewaySeconds: Int = 30
+    /// Whether the development key may sign tokens on listeners beyond loopback (`auth.allow_development_key`, for
+    /// a lab network); without it such a start is refused.
+    public var allowsDevelopmentKeyBeyondLoopback = false
 
     public init() {}
 
-    /// The key shipped in config/rollcall.conf for development; the server warns when it is in use.
+    /// The key shipped in config/rollcall.conf for development. Its secret is public: the server refuses to listen
+    /// beyond loopback with it, and warns while it is in use.
     public static let developmentKey = "dev:rollcall-development-key-change-me"
+
+    /// The entry of `keys` whose secret is the development key's, whatever its kid; nil when none is.
+    public var developmentKeyInUse: String? {
+        let secret = Self.developmentKey.split(separator: ":", maxSplits: 1).last
+        return self.keys.first { $0.split(separator: ":", maxSplits: 1).last == secret }
+    }
 }
 
 extension RollcallConfiguration {

@@ -28,6 +28,7 @@ enum ServeCommand {
             let loaded = try options.load()
             whole = loaded.0
             warnings = loaded.1.warnings
+            try whole.refuseDevelopmentKeyBeyondLoopback()
             verifier = try TokenKeys.verifier(whole.auth)
             apiKeys = try whole.api.parsedKeys()
         } catch {
@@ -126,10 +127,11 @@ enum ServeCommand {
             "server api",
             [("state", apiKeys.isEmpty ? "off" : "on"), ("keys", apiKeys.map(\.name).joined(separator: ","))])
         if store != nil { Log.info("store", storeFields) } else if webhooks != nil { Log.info("webhooks", storeFields) }
-        if whole.auth.keys.contains(AuthSettings.developmentKey) {
+        if let key = whole.auth.developmentKeyInUse {
+            let kid = key.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
             Log.warning(
                 "auth.keys holds the development key from config/rollcall.conf; set your own secret in production",
-                []
+                [("kid", kid)]
             )
         }
         var received: Int32 = 0

@@ -1,6 +1,7 @@
 import EventIO
 
-/// The kinds of values a key takes, each read and checked the same way for every key of its kind.
+/// The kinds of values a setting holds, each read and checked one way: whole numbers in a range, booleans, paths,
+/// text, lists of text and of addresses.
 extension Settings {
     static func integer(
         _ key: String,

@@ -171,6 +171,10 @@ enum Settings {
         optionalText("auth.issuer", "required iss claim; empty = not checked", \.auth.issuer),
         optionalText("auth.audience", "required aud claim; empty = not checked", \.auth.audience),
         integer("auth.leeway_seconds", "clock leeway for exp, nbf and iat (s)", \.auth.leewaySeconds, 0...3600),
+        boolean(
+            "auth.allow_development_key",
+            "let the development key of config/rollcall.conf sign tokens beyond loopback listeners (a lab network)",
+            \.auth.allowsDevelopmentKeyBeyondLoopback),
 
         list(
             "api.keys", "server API keys as name:secret, comma-separated (secret >= 16 bytes); empty = API off",
@@ -243,7 +247,7 @@ enum Settings {
             \.storage.moderationRetention.maximumAgeMilliseconds, 0...315_360_000_000),
 
         optionalText(
-            "webhooks.ca_file", "PEM certificates https:// receivers must chain to (default: the system's)",
+            "webhooks.ca_file", "PEM certificates https:// receivers must chain to; empty = the system's trust store",
             \.webhooks.caFile),
         integer("webhooks.max_batch", "most events in one delivery", \.webhooks.maximumBatch, 1...10_000),
         integer64(

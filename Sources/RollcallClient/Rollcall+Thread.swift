@@ -48,7 +48,7 @@ extension Rollcall {
                 waiter?(.failure(authFailure ?? closedError))
                 break
             }
-            if let code = info?.code, (4001...4005).contains(code) { break }
+            if let code = info?.code, RollcallCloseCode(rawValue: code)?.isFinal == true { break }
             attempt += 1
             guard attempt <= self.configuration.reconnect.maximumAttempts else { break }
             self.setStatus(.reconnecting(attempt: attempt))
@@ -102,7 +102,7 @@ extension Rollcall {
                     }
                     guard self.configuration.authentication == .message else { continue }
                     var auth = JSONObject()
-                    auth["type"] = "auth"
+                    auth["type"] = .string(RollcallClientMessageType.auth.rawValue)
                     auth["token"] = .string(token)
                     do {
                         try transport.send(text: JSONWriter.string(.object(auth)))
@@ -190,12 +190,14 @@ extension Rollcall {
 
     /// Handles one text message from the gateway.
     func received(_ text: String) {
-        guard let message = try? JSONParser.parse(text), let type = message["type"]?.stringValue else { return }
+        guard let message = try? JSONParser.parse(text),
+            let type = message["type"]?.stringValue.flatMap(RollcallServerMessageType.init(rawValue:))
+        else { return }
         let id = message["id"]?.intValue
         switch type {
-        case "welcome":
+        case .welcome:
             self.welcome(message, id: id)
-        case "ack":
+        case .ack:
             guard let id else { return }
             let completeNow = self.lock.withLock { () -> Bool in
                 guard var request = self.pending[id] else { return false }
@@ -205,9 +207,9 @@ extension Rollcall {
                 return false
             }
             if completeNow { self.complete(id, .success(message)) }
-        case "result", "pong":
+        case .result, .pong:
             if let id { self.complete(id, .success(message)) }
-        case "error":
+        case .error:
             let error = RollcallError(
                 .server(
                     code: message["code"]?.stringValue ?? "ERR_UNKNOWN", message: message["message"]?.stringValue ?? ""
@@ -215,23 +217,21 @@ extension Rollcall {
             if let id, self.complete(id, .failure(error)) { return }
             self.lock.withLock { if !self.welcomed { self.authenticationFailure = error } }
             self.errorBroadcaster.publish(error)
-        case "snapshot", "patch", "event", "resumed":
+        case .snapshot, .patch, .event, .resumed:
             guard let room = message["room"]?.stringValue else { return }
             guard let subscription = self.lock.withLock({ self.subscriptions[room] }) else {
-                if type == "event", let event = RollcallEvent(message: message), event.name == "meeting.message" {
+                if type == .event, let event = RollcallEvent(message: message), event.knownName == .meetingMessage {
                     self.meetingBroadcaster.publish(event)
                 }
                 return
             }
             let followUp = subscription.handle(message)
-            if type == "snapshot" || type == "resumed" {
+            if type == .snapshot || type == .resumed {
                 self.completeRoster(room: room)
             }
             if case .rejoin(let resume) = followUp {
                 self.rejoin(subscription, resume: resume)
             }
-        default:
-            break
         }
     }
 
@@ -264,7 +264,7 @@ extension Rollcall {
     /// Joins a subscription's room again: after a reconnect or drift.
     func rejoin(_ subscription: RoomSubscription, resume: Bool) {
         self.send(
-            "join", subscription.joinFields(resume: resume), room: subscription.room, completesOnRoster: true
+            .join, subscription.joinFields(resume: resume), room: subscription.room, completesOnRoster: true
         ) { [weak self, weak subscription] result in
             guard let subscription else { return }
             if case .success(let acknowledgement) = result { subscription.joined(acknowledgement) }

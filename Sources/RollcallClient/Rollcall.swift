@@ -198,7 +198,7 @@ public final class Rollcall: @unchecked Sendable {
         if taken { throw RollcallError(.protocolError("already subscribed to \(room)")) }
         do {
             let acknowledgement = try await self.request(
-                "join", subscription.joinFields(resume: false), room: room, completesOnRoster: true)
+                .join, subscription.joinFields(resume: false), room: room, completesOnRoster: true)
             subscription.joined(acknowledgement)
         } catch {
             self.removeSubscription(subscription)
@@ -229,7 +229,7 @@ public final class Rollcall: @unchecked Sendable {
             ("active", .bool(active)),
         ]
         if let text { fields.append(("text", .string(text))) }
-        return RollcallAcknowledgement(message: try await self.request("meeting", fields))
+        return RollcallAcknowledgement(message: try await self.request(.meeting, fields))
     }
 
     /// Asks the gateway a question (`rooms`, `active_meeting`, `members`, `operators`, `muted`, `banned`,
@@ -241,12 +241,12 @@ public final class Rollcall: @unchecked Sendable {
     /// - Returns: the whole `result` message, parsed.
     public func query(_ query: String, _ parameters: JSONObject = JSONObject()) async throws(RollcallError) -> JSONValue
     {
-        try await self.request("query", [("query", .string(query))] + parameters.entries.map { ($0.key, $0.value) })
+        try await self.request(.query, [("query", .string(query))] + parameters.entries.map { ($0.key, $0.value) })
     }
 
     /// Sends a protocol-level `ping` and waits for the `pong`.
     public func ping() async throws(RollcallError) {
-        _ = try await self.request("ping", [])
+        _ = try await self.request(.ping, [])
     }
 
     /// Replaces the token before it expires; later reconnects use the new one.
@@ -256,13 +256,13 @@ public final class Rollcall: @unchecked Sendable {
     /// - Throws: `ERR_FORBIDDEN` for another user's token, `ERR_UNAUTHORIZED` for one that fails verification; the
     ///   connection stays on the old token either way.
     public func refreshToken(_ token: String) async throws(RollcallError) {
-        _ = try await self.request("auth", [("token", .string(token))])
+        _ = try await self.request(.auth, [("token", .string(token))])
         self.lock.withLock { self.token = token }
     }
 
     /// Sends a request and waits for its answer (`ack`, `result`, `pong`, `welcome`; or the room's roster).
     func request(
-        _ type: String,
+        _ type: RollcallClientMessageType,
         _ fields: [(String, JSONValue)],
         room: String? = nil,
         completesOnRoster: Bool = false
@@ -277,7 +277,7 @@ public final class Rollcall: @unchecked Sendable {
 
     /// Sends a request with an id; `completion` gets the answer on the client's thread (or at once on failure).
     func send(
-        _ type: String,
+        _ type: RollcallClientMessageType,
         _ fields: [(String, JSONValue)],
         room: String?,
         completesOnRoster: Bool,
@@ -288,11 +288,12 @@ public final class Rollcall: @unchecked Sendable {
             self.nextRequestID += 1
             let id = self.nextRequestID
             self.pending[id] = PendingRequest(
-                what: "the answer to \(type)", deadline: MonotonicClock.now() + self.configuration.requestTimeout,
+                what: "the answer to \(type.rawValue)",
+                deadline: MonotonicClock.now() + self.configuration.requestTimeout,
                 room: room, completesOnRoster: completesOnRoster, acknowledgement: nil, completion: completion
             )
             var object = JSONObject()
-            object["type"] = .string(type)
+            object["type"] = .string(type.rawValue)
             object["id"] = .int(id)
             for (key, value) in fields { object[key] = value }
             return (connection, JSONWriter.string(.object(object)), id)
@@ -311,12 +312,12 @@ public final class Rollcall: @unchecked Sendable {
     }
 
     /// Sends a message without an id, for which no answer comes.
-    func sendUnanswered(_ type: String, _ fields: [(String, JSONValue)]) throws(RollcallError) {
+    func sendUnanswered(_ type: RollcallClientMessageType, _ fields: [(String, JSONValue)]) throws(RollcallError) {
         guard let connection = self.lock.withLock({ self.welcomed ? self.connection : nil }) else {
             throw RollcallError(.notConnected)
         }
         var object = JSONObject()
-        object["type"] = .string(type)
+        object["type"] = .string(type.rawValue)
         for (key, value) in fields { object[key] = value }
         try connection.send(text: JSONWriter.string(.object(object)))
     }

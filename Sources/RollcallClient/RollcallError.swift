@@ -65,11 +65,22 @@ public struct RollcallError: Error, Hashable, Sendable, CustomStringConvertible 
         return nil
     }
 
+    /// The server's code as the client knows it; nil for another kind of error, or a code from a newer gateway
+    /// (`serverCode` still has it).
+    public var serverErrorCode: RollcallServerErrorCode? {
+        self.serverCode.flatMap(RollcallServerErrorCode.init(rawValue:))
+    }
+
     /// The close code, when the error is a connection that closed (4001 for failed authentication, 4003 when
     /// removed, …); nil when no Close frame was received or the error is of another kind.
     public var closeCode: UInt16? {
         if case .connectionClosed(let code, _) = self.kind { return code }
         return nil
+    }
+
+    /// Whether the connection closed with a code that ends the session for good (`RollcallCloseCode.isFinal`).
+    public var isFinal: Bool {
+        self.closeCode.flatMap(RollcallCloseCode.init(rawValue:))?.isFinal ?? false
     }
 
     /// Whether the request got no answer in time.

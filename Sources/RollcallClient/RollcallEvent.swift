@@ -37,6 +37,9 @@ public struct RollcallEvent: Hashable, Sendable {
         self.recovered = message["recovered"]?.boolValue ?? false
     }
 
+    /// The event's name as the client knows it; nil for a name from a newer gateway (`name` still has it).
+    public var knownName: RollcallEventName? { RollcallEventName(rawValue: self.name) }
+
     /// The uid the event is about (`data.uid`), when it names one.
     public var uid: String? { self.data["uid"]?.stringValue }
 }

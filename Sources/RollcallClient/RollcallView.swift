@@ -3,7 +3,7 @@ import JSONCoding
 /// Which part of a room's roster a subscription mirrors (docs/PROTOCOL.md, "Roster views").
 public struct RollcallView: Hashable, Sendable {
     /// `all`, `operators`, `muted`, `moderator_muted`, `restricted`, `banned`, `raised_hands`, `presenters`,
-    /// `speakers`, `left` or `search`.
+    /// `speakers`, `left` or `search` (`RollcallViewFilter`).
     public var filter: String
     /// A name to look for: with the `search` filter, or narrowing any other.
     public var query: String?
@@ -37,16 +37,29 @@ public struct RollcallView: Hashable, Sendable {
         self.limit = limit
     }
 
+    /// Creates a view with a filter the client knows.
+    ///
+    /// - Parameters:
+    ///   - filter: the filter.
+    ///   - query: the search text, for `search` (or narrowing any other filter).
+    ///   - limit: the most participants kept.
+    public init(_ filter: RollcallViewFilter, query: String? = nil, limit: Int? = nil) {
+        self.init(filter: filter.rawValue, query: query, limit: limit)
+    }
+
+    /// The filter as the client knows it; nil for a filter name it does not know.
+    public var knownFilter: RollcallViewFilter? { RollcallViewFilter(rawValue: self.filter) }
+
     /// The whole roster.
     public static let all = RollcallView()
     /// Admins, moderators and promoted participants.
-    public static let operators = RollcallView(filter: "operators")
+    public static let operators = RollcallView(filter: RollcallViewFilter.operators.rawValue)
     /// Participants with audio muted.
-    public static let muted = RollcallView(filter: "muted")
+    public static let muted = RollcallView(filter: RollcallViewFilter.muted.rawValue)
     /// Participants with a hand raised.
-    public static let raisedHands = RollcallView(filter: "raised_hands")
+    public static let raisedHands = RollcallView(filter: RollcallViewFilter.raisedHands.rawValue)
     /// Participants sharing their screen.
-    public static let presenters = RollcallView(filter: "presenters")
+    public static let presenters = RollcallView(filter: RollcallViewFilter.presenters.rawValue)
 
     /// The first `limit` participants in join order ("visible tiles").
     ///
@@ -60,7 +73,7 @@ public struct RollcallView: Hashable, Sendable {
     ///   - text: the text to match, case-insensitively.
     ///   - substring: match anywhere in the name rather than at its start.
     public static func search(_ text: String, substring: Bool = false) -> RollcallView {
-        RollcallView(filter: "search", query: text, match: substring ? "substring" : "prefix")
+        RollcallView(filter: RollcallViewFilter.search.rawValue, query: text, match: substring ? "substring" : "prefix")
     }
 
     /// The `view` object of a join or view message.

@@ -125,7 +125,7 @@ public final class RoomSubscription: @unchecked Sendable {
     /// - Throws: `RollcallError`, for example `ERR_NOT_IN_ROOM` for an observer.
     @discardableResult
     public func updateState(_ fields: JSONObject) async throws(RollcallError) -> RollcallAcknowledgement {
-        try await self.acknowledged("state", fields.entries.map { ($0.key, $0.value) })
+        try await self.acknowledged(.state, fields.entries.map { ($0.key, $0.value) })
     }
 
     /// Mutes or unmutes the microphone.
@@ -202,7 +202,7 @@ public final class RoomSubscription: @unchecked Sendable {
     /// - Throws: `RollcallError` when the client is not connected.
     public func reportSpeaking(_ speaking: Bool) throws(RollcallError) {
         guard let client = self.client, let uid = client.uid else { throw RollcallError(.notConnected) }
-        try client.sendUnanswered("speaker", [("room", .string(self.room)), ("uid", speaking ? .string(uid) : .null)])
+        try client.sendUnanswered(.speaker, [("room", .string(self.room)), ("uid", speaking ? .string(uid) : .null)])
     }
 
     /// Reports who speaks, for a bot with the `speaker` capability: anyone in the call, or nil for nobody.
@@ -214,7 +214,7 @@ public final class RoomSubscription: @unchecked Sendable {
     public func reportActiveSpeaker(_ uid: String?) throws(RollcallError) {
         guard let client = self.client else { throw RollcallError(.notConnected) }
         try client.sendUnanswered(
-            "speaker", [("room", .string(self.room)), ("uid", uid.map(JSONValue.string) ?? .null)])
+            .speaker, [("room", .string(self.room)), ("uid", uid.map(JSONValue.string) ?? .null)])
     }
 
     /// Starts or stops recording (moderators, or bots with the `record` capability).
@@ -223,7 +223,7 @@ public final class RoomSubscription: @unchecked Sendable {
     ///   - recording: the new state.
     @discardableResult
     public func setRecording(_ recording: Bool) async throws(RollcallError) -> RollcallAcknowledgement {
-        try await self.acknowledged("media", [("recording", .bool(recording))])
+        try await self.acknowledged(.media, [("recording", .bool(recording))])
     }
 
     /// Sets this participant's audio output (its own device's; nobody else's changes).
@@ -232,7 +232,7 @@ public final class RoomSubscription: @unchecked Sendable {
     ///   - mode: `speaker`, `earpiece`, `bluetooth` or `headphones`.
     @discardableResult
     public func setAudioMode(_ mode: String) async throws(RollcallError) -> RollcallAcknowledgement {
-        try await self.acknowledged("media", [("audioMode", .string(mode))])
+        try await self.acknowledged(.media, [("audioMode", .string(mode))])
     }
 
     /// Sets or removes this participant's attributes (a nil value removes the key); keys its token set are the
@@ -242,7 +242,7 @@ public final class RoomSubscription: @unchecked Sendable {
     ///   - changes: the keys to set, and those to remove (nil).
     @discardableResult
     public func setAttributes(_ changes: [String: String?]) async throws(RollcallError) -> RollcallAcknowledgement {
-        try await self.acknowledged("attributes", [("attributes", Self.changes(changes))])
+        try await self.acknowledged(.attributes, [("attributes", Self.changes(changes))])
     }
 
     /// Sets or removes the room's metadata (moderators, bots with the `metadata` capability).
@@ -251,7 +251,7 @@ public final class RoomSubscription: @unchecked Sendable {
     ///   - changes: the keys to set, and those to remove (nil).
     @discardableResult
     public func setMetadata(_ changes: [String: String?]) async throws(RollcallError) -> RollcallAcknowledgement {
-        try await self.acknowledged("metadata", [("metadata", Self.changes(changes))])
+        try await self.acknowledged(.metadata, [("metadata", Self.changes(changes))])
     }
 
     /// Hard-mutes a participant (moderators, bots with `mute`): muted, and unable to unmute itself for `duration`
@@ -270,7 +270,7 @@ public final class RoomSubscription: @unchecked Sendable {
         var fields: [(String, JSONValue)] = [("action", "mute"), ("target", .string(uid)), ("hard", true)]
         if let duration { fields.append(("durationMs", .int(Int64(duration) * 1000))) }
         if let reason { fields.append(("reason", .string(reason))) }
-        return try await self.acknowledged("action", fields)
+        return try await self.acknowledged(.action, fields)
     }
 
     /// Changes a participant's permissions (moderators, bots with `permissions`): the ones given, the others as they
@@ -291,7 +291,7 @@ public final class RoomSubscription: @unchecked Sendable {
             ("meetings", meetings.map(JSONValue.bool)), ("hidden", hidden.map(JSONValue.bool)),
         ].compactMap { key, value in value.map { (key, $0) } }
         return try await self.acknowledged(
-            "permissions", [("uid", .string(uid)), ("permissions", .object(JSONObject(uniqueKeysWithValues: values)))])
+            .permissions, [("uid", .string(uid)), ("permissions", .object(JSONObject(uniqueKeysWithValues: values)))])
     }
 
     private static func changes(_ changes: [String: String?]) -> JSONValue {
@@ -319,7 +319,7 @@ public final class RoomSubscription: @unchecked Sendable {
         var fields: [(String, JSONValue)] = [("action", .string(action))]
         if let target { fields.append(("target", .string(target))) }
         if let reason { fields.append(("reason", .string(reason))) }
-        return try await self.acknowledged("action", fields)
+        return try await self.acknowledged(.action, fields)
     }
 
     /// Switches the roster view without leaving the room; returns once the new view's snapshot is applied.
@@ -329,7 +329,7 @@ public final class RoomSubscription: @unchecked Sendable {
     public func changeView(_ view: RollcallView) async throws(RollcallError) {
         guard let client = self.client else { throw RollcallError(.notConnected) }
         _ = try await client.request(
-            "view", [("room", .string(self.room)), ("view", view.json)], room: self.room, completesOnRoster: true
+            .view, [("room", .string(self.room)), ("view", view.json)], room: self.room, completesOnRoster: true
         )
         self.lock.withLock { self.currentView = view }
     }
@@ -337,13 +337,13 @@ public final class RoomSubscription: @unchecked Sendable {
     /// Leaves the room (a participant leaves the call at once); the subscription ends.
     public func leave() async throws(RollcallError) {
         guard let client = self.client else { throw RollcallError(.notConnected) }
-        _ = try await client.request("leave", [("room", .string(self.room))])
+        _ = try await client.request(.leave, [("room", .string(self.room))])
         client.removeSubscription(self)
         self.end(nil)
     }
 
     private func acknowledged(
-        _ type: String, _ fields: [(String, JSONValue)]
+        _ type: RollcallClientMessageType, _ fields: [(String, JSONValue)]
     ) async throws(RollcallError)
         -> RollcallAcknowledgement
     {

@@ -80,5 +80,5 @@ public struct AttributeLimits: Hashable, Sendable {
 
 extension GatewayError {
     /// A change would pass a documented size limit.
-    static func tooLarge(_ message: String) -> GatewayError { GatewayError("ERR_TOO_LARGE", message) }
+    static func tooLarge(_ message: String) -> GatewayError { GatewayError(.tooLarge, message) }
 }

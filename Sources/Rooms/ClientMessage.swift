@@ -106,12 +106,15 @@ struct ClientMessageDecoder {
             }
         }
         fields.consume("id")
-        let type = try fields.requiredString("type")
+        let typeName = try fields.requiredString("type")
+        guard let type = ClientMessageType(rawValue: typeName) else {
+            throw .badRequest("unknown message type '\(typeName.prefix(32))'")
+        }
         let message: ClientMessage
         switch type {
-        case "auth":
+        case .auth:
             message = .authenticate(token: try fields.requiredString("token", maximumLength: 8192))
-        case "join":
+        case .join:
             let room = try fields.requiredID("room")
             let kindText = try fields.optionalString("as") ?? "participant"
             guard let kind = ClientMessage.SubscriptionKind(rawValue: kindText) else {
@@ -134,13 +137,13 @@ struct ClientMessageDecoder {
                 room: room, kind: kind, deviceID: device, callType: callType, view: view, events: events,
                 resume: resume.map { ClientMessage.Resume(roster: $0, events: resumeEvents ?? $0) }
             )
-        case "view":
+        case .view:
             let room = try fields.requiredID("room")
             guard let view = try fields.optionalView("view") else { throw .badRequest("'view' is required") }
             message = .changeView(room: room, view: view)
-        case "leave":
+        case .leave:
             message = .leave(room: try fields.requiredID("room"))
-        case "state":
+        case .state:
             let room = try fields.requiredID("room")
             var flags: [ParticipantFlag: Bool] = [:]
             for flag in ParticipantFlag.ordered {
@@ -157,7 +160,7 @@ struct ClientMessageDecoder {
             }
             if flags.isEmpty && mid == nil && facing == nil { throw .badRequest("'state' changes nothing") }
             message = .command(room: room, .updateState(flags: flags, mid: mid, cameraFacing: facing))
-        case "speaker":
+        case .speaker:
             let room = try fields.requiredID("room")
             let uid: String?
             if case .null? = object["uid"] {
@@ -167,7 +170,7 @@ struct ClientMessageDecoder {
                 uid = try fields.requiredID("uid")
             }
             message = .command(room: room, .reportSpeaker(uid: uid))
-        case "media":
+        case .media:
             let room = try fields.requiredID("room")
             let recording = try fields.optionalBool("recording")
             let audioMode = try fields.optionalID("audioMode")
@@ -178,15 +181,15 @@ struct ClientMessageDecoder {
             if recording == nil && audioMode == nil { throw .badRequest("'media' changes nothing") }
             if uid != nil && audioMode == nil { throw .badRequest("'uid' names whose 'audioMode' changes") }
             message = .command(room: room, .media(recording: recording, audioMode: audioMode, uid: uid))
-        case "attributes":
+        case .attributes:
             let room = try fields.requiredID("room")
             let changes = try fields.requiredChanges("attributes", limits: .participant)
             let uid = try fields.optionalID("uid")
             message = .command(room: room, .setAttributes(changes: changes, uid: uid))
-        case "metadata":
+        case .metadata:
             let room = try fields.requiredID("room")
             message = .command(room: room, .setMetadata(changes: try fields.requiredChanges("metadata", limits: .room)))
-        case "meeting":
+        case .meeting:
             let group = try fields.requiredID("group")
             let session = try fields.requiredID("sessionId")
             let callType = try fields.optionalString("callType") ?? "video"
@@ -197,7 +200,7 @@ struct ClientMessageDecoder {
             let text = try fields.optionalText("text")
             message = .command(
                 room: group, .publishMeeting(sessionID: session, callType: callType, isActive: active, text: text))
-        case "action":
+        case .action:
             let room = try fields.requiredID("room")
             let name = try fields.requiredString("action")
             guard let action = ModeratorAction(rawValue: name) else {
@@ -214,11 +217,11 @@ struct ClientMessageDecoder {
                 throw .badRequest("'durationMs' goes with \"hard\": true")
             }
             message = .command(room: room, .moderate(action, target: target, reason: reason, hardMute: hardMute))
-        case "permissions":
+        case .permissions:
             let room = try fields.requiredID("room")
             let uid = try fields.requiredID("uid")
             message = .command(room: room, .setPermissions(uid: uid, change: try fields.requiredPermissionChange()))
-        case "query":
+        case .query:
             let what = try fields.requiredString("query")
             switch what {
             case "rooms": message = .query(.rooms)
@@ -243,13 +246,11 @@ struct ClientMessageDecoder {
             default:
                 throw .badRequest("unknown query '\(what.prefix(32))'")
             }
-        case "ping":
+        case .ping:
             message = .ping
-        default:
-            throw .badRequest("unknown message type '\(type.prefix(32))'")
         }
         if let unknown = fields.unconsumed.first {
-            throw .badRequest("unknown field '\(unknown.prefix(32))' in '\(type)'")
+            throw .badRequest("unknown field '\(unknown.prefix(32))' in '\(typeName)'")
         }
         return ClientRequest(id: id, message: message)
     }

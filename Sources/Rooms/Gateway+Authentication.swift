@@ -14,17 +14,19 @@ extension Gateway {
         case .refused(let description):
             if speaks { self.reply(session, ServerMessages.error(id: requestID, .unauthorized(description))) }
             if session.claims == nil {
-                self.closeSessionFromHome(session, code: GatewayCloseCode.unauthorized, reason: "authentication failed")
+                self.closeSessionFromHome(
+                    session, code: GatewayCloseCode.unauthorized.rawValue, reason: "authentication failed")
             }
             return false
         case .tooManyConnections:
             if speaks { self.reply(session, ServerMessages.error(id: requestID, .tooManyConnections)) }
             self.closeSessionFromHome(
-                session, code: GatewayCloseCode.tooManyConnections, reason: "too many connections")
+                session, code: GatewayCloseCode.tooManyConnections.rawValue, reason: "too many connections")
             return false
         case .timedOut:
             // Another shard's home closed the session first; its connection's end follows.
-            self.closeSessionFromHome(session, code: GatewayCloseCode.unauthorized, reason: "authentication timeout")
+            self.closeSessionFromHome(
+                session, code: GatewayCloseCode.unauthorized.rawValue, reason: "authentication timeout")
             return false
         case .accepted(let accepted):
             claims = accepted

@@ -32,12 +32,13 @@ extension Gateway {
             case .awaiting(let deadline) where now >= deadline:
                 // With shards, unless another shard already took its authentication (which is on its way here).
                 if self.shard?.authority.timeOut(session.id) ?? true {
-                    self.closeSession(session, code: GatewayCloseCode.unauthorized, reason: "authentication timeout")
+                    self.closeSession(
+                        session, code: GatewayCloseCode.unauthorized.rawValue, reason: "authentication timeout")
                 }
             // Expired from the same instant the verifier refuses the token: exp + leeway <= now.
             case .authenticated(let claims) where now >= self.tokenExpiry(claims):
-                self.reply(session, ServerMessages.error(id: nil, GatewayError("ERR_TOKEN_EXPIRED", "token expired")))
-                self.closeSession(session, code: GatewayCloseCode.tokenExpired, reason: "token expired")
+                self.reply(session, ServerMessages.error(id: nil, .tokenExpired))
+                self.closeSession(session, code: GatewayCloseCode.tokenExpired.rawValue, reason: "token expired")
             default:
                 break
             }
@@ -45,9 +46,10 @@ extension Gateway {
                 now - since >= self.configuration.slowSubscriberTimeoutMilliseconds
             {
                 self.statistics.slowSubscribersClosed += 1
-                self.closeSession(session, code: GatewayCloseCode.slowConsumer, reason: "not reading")
+                self.closeSession(session, code: GatewayCloseCode.slowConsumer.rawValue, reason: "not reading")
             }
         }
+        self.readStoredRoomsBack()
         // Between rounds of housekeeping only the rooms with a deadline of their own are looked at, so a server that
         // remembers thousands of quiet rooms does not walk them all every tick.
         let housekeeping = now >= self.nextHousekeeping

@@ -182,7 +182,7 @@ extension Gateway {
             .sorted { $0.id.rawValue < $1.id.rawValue }
         for session in sessions {
             self.closeSession(
-                session, code: GatewayCloseCode.disconnected, reason: reason ?? "disconnected by the server")
+                session, code: GatewayCloseCode.disconnected.rawValue, reason: reason ?? "disconnected by the server")
         }
         return sessions.count
     }

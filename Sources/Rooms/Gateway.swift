@@ -57,6 +57,10 @@ public final class Gateway {
     var nextHousekeeping = Int64.min
     /// The room ids in order, kept between housekeeping rounds until a room comes or goes.
     var sortedRoomIDs: [String]?
+    /// With a store: where the reading back of the stored rooms after the start has got to (the last room id read;
+    /// nil before the first), and whether it is done (`Gateway+StoredRoomSweep.swift`).
+    var storedRoomsReadAfter: String?
+    var storedRoomsAllRead = false
     /// How the shown active speaker follows the reports, in log time. A hold counts from when the speaker went out to
     /// subscribers, which is up to one coalescing window after the report was logged.
     var speakerRule: SpeakerRule { Self.speakerRule(self.configuration) }

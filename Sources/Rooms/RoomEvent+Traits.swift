@@ -126,13 +126,15 @@ extension RoomEvent {
         switch self {
         case .participantLeft(let uid, _, .removed):
             return ConnectionClosure(
-                uid: uid, code: GatewayCloseCode.removed, reason: "removed by a moderator", includesObservers: false)
+                uid: uid, code: GatewayCloseCode.removed.rawValue, reason: "removed by a moderator",
+                includesObservers: false)
         case .participantLeft(let uid, _, .banned), .banChanged(let uid, true):
             return ConnectionClosure(
-                uid: uid, code: GatewayCloseCode.banned, reason: "banned by a moderator", includesObservers: true)
+                uid: uid, code: GatewayCloseCode.banned.rawValue, reason: "banned by a moderator",
+                includesObservers: true)
         case .sessionEnded:
             return ConnectionClosure(
-                uid: nil, code: GatewayCloseCode.sessionEnded, reason: "the session was ended",
+                uid: nil, code: GatewayCloseCode.sessionEnded.rawValue, reason: "the session was ended",
                 includesObservers: false)
         default:
             return nil

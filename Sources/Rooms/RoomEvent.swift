@@ -1,5 +1,5 @@
 /// Why a participant's device left.
-public enum LeaveReason: String, Hashable, Sendable {
+public enum LeaveReason: String, Hashable, Sendable, CaseIterable {
     /// The client said so (`leave` message or a clean close).
     case left
     /// The socket dropped and did not come back within the grace period.

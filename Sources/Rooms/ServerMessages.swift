@@ -79,7 +79,7 @@ enum ServerMessages {
         roster: RosterSnapshot? = nil
     ) -> JSONValue {
         var fields: [(String, JSONValue)] = [
-            ("type", .string("snapshot")),
+            ("type", .string(ServerMessageType.snapshot.rawValue)),
             ("room", .string(state.id)),
             ("seq", .int(Int64(roster?.sequence ?? state.sequence))),
             ("state", Self.roomState(state, capacity: capacity)),
@@ -102,7 +102,8 @@ enum ServerMessages {
     static func resumed(room: String, sequence: UInt64) -> JSONValue {
         .object(
             JSONObject([
-                ("type", .string("resumed")), ("room", .string(room)), ("seq", .int(Int64(sequence))),
+                ("type", .string(ServerMessageType.resumed.rawValue)), ("room", .string(room)),
+                ("seq", .int(Int64(sequence))),
                 ("recovered", .bool(true)),
             ]))
     }
@@ -117,7 +118,7 @@ enum ServerMessages {
 
     /// `{"type":"result", ...}`: the answer to a query, its members after `query`.
     static func result(id: JSONValue?, query: String, _ fields: [(String, JSONValue)]) -> JSONValue {
-        var members: [(String, JSONValue)] = [("type", .string("result"))]
+        var members: [(String, JSONValue)] = [("type", .string(ServerMessageType.result.rawValue))]
         if let id { members.append(("id", id)) }
         members.append(("query", .string(query)))
         members.append(contentsOf: fields)
@@ -144,13 +145,13 @@ enum ServerMessages {
 
     /// `{"type":"pong"}`: the answer to the app-level `ping`.
     static func pong(id: JSONValue?) -> JSONValue {
-        .object(JSONObject([("type", .string("pong"))] + (id.map { [("id", $0)] } ?? [])))
+        .object(JSONObject([("type", .string(ServerMessageType.pong.rawValue))] + (id.map { [("id", $0)] } ?? [])))
     }
 
     /// `{"type":"welcome", ...}`: authenticated as the token's user until it expires, with the rooms, groups and
     /// capabilities it gives.
     static func welcome(id: JSONValue?, claims: TokenClaims) -> JSONValue {
-        var fields: [(String, JSONValue)] = [("type", .string("welcome"))]
+        var fields: [(String, JSONValue)] = [("type", .string(ServerMessageType.welcome.rawValue))]
         if let id { fields.append(("id", id)) }
         fields.append(("uid", .string(claims.subject)))
         fields.append(("name", .string(claims.name ?? claims.subject)))
@@ -188,16 +189,16 @@ enum ServerMessages {
     }
 
     static func ack(id: JSONValue?, _ extra: [(String, JSONValue)] = []) -> JSONValue {
-        var fields: [(String, JSONValue)] = [("type", .string("ack"))]
+        var fields: [(String, JSONValue)] = [("type", .string(ServerMessageType.ack.rawValue))]
         if let id { fields.append(("id", id)) }
         fields.append(contentsOf: extra)
         return .object(JSONObject(fields))
     }
 
     static func error(id: JSONValue?, _ error: GatewayError) -> JSONValue {
-        var fields: [(String, JSONValue)] = [("type", .string("error"))]
+        var fields: [(String, JSONValue)] = [("type", .string(ServerMessageType.error.rawValue))]
         if let id { fields.append(("id", id)) }
-        fields.append(("code", .string(error.code)))
+        fields.append(("code", .string(error.code.rawValue)))
         fields.append(("message", .string(error.message)))
         return .object(JSONObject(fields))
     }

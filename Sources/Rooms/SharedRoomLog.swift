@@ -199,8 +199,7 @@ public struct SharedLogStatistics: Hashable, Sendable {
 extension GatewayError {
     /// The shared store of a cluster cannot be reached or did not answer in time; the client may try again.
     public static let unavailable = GatewayError(
-        "ERR_UNAVAILABLE", "the cluster's shared store is unreachable or did not answer; try again"
-    )
+        .unavailable, "the cluster's shared store is unreachable or did not answer; try again")
     /// Too many requests wait for one room on this node.
-    public static let busy = GatewayError("ERR_BUSY", "the room has too many requests waiting; try again")
+    public static let busy = GatewayError(.busy)
 }

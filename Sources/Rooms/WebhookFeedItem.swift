@@ -1,7 +1,7 @@
 /// One committed log entry as webhooks deliver it: the event message exactly as the room's subscribers got it.
 public struct WebhookFeedItem: Hashable, Sendable {
-    /// The entry's place in the feed, for the `Rollcall-Delivery` header: the commit position in the embedded
-    /// store, `room:seq` in a cluster.
+    /// The entry's place in the feed, for the `Rollcall-Delivery` header (which percent-encodes it): the commit
+    /// position in the embedded store, `room:seq` in a cluster.
     public var marker: String
     /// The room it belongs to.
     public var room: String

@@ -116,7 +116,12 @@ public final class InMemoryRoomStore: RoomStore {
                 found.append((id, item))
             }
         }
-        found.sort { ($0.entry.entry.time, $0.room) > ($1.entry.entry.time, $1.room) }
+        // Newest first, and within a millisecond the later entry first, as the SQLite store orders them.
+        found.sort {
+            ($0.entry.entry.time, $0.room, $0.entry.entry.sequence) > (
+                $1.entry.entry.time, $1.room, $1.entry.entry.sequence
+            )
+        }
         return Array(found.prefix(limit))
     }
 

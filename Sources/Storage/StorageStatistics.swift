@@ -6,7 +6,8 @@ public struct StorageStatistics: Hashable, Sendable {
     public var commitFailures = 0
     /// Whether the last commit failed: from then until one succeeds, the store holds writes it could not commit.
     public var isFailing = false
-    /// Log entries and checkpoints written.
+    /// Log entries and checkpoints in committed transactions (a failed commit's are counted once, when their retry
+    /// commits).
     public var entriesWritten = 0
     public var checkpointsWritten = 0
     /// Entries and checkpoints dropped by retention.

@@ -18,10 +18,12 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     public static let notFound = HTTPStatus(code: 404, reasonPhrase: "Not Found")
     public static let methodNotAllowed = HTTPStatus(code: 405, reasonPhrase: "Method Not Allowed")
     public static let requestTimeout = HTTPStatus(code: 408, reasonPhrase: "Request Timeout")
+    public static let conflict = HTTPStatus(code: 409, reasonPhrase: "Conflict")
     public static let lengthRequired = HTTPStatus(code: 411, reasonPhrase: "Length Required")
     public static let payloadTooLarge = HTTPStatus(code: 413, reasonPhrase: "Content Too Large")
     public static let uriTooLong = HTTPStatus(code: 414, reasonPhrase: "URI Too Long")
     public static let upgradeRequired = HTTPStatus(code: 426, reasonPhrase: "Upgrade Required")
+    public static let tooManyRequests = HTTPStatus(code: 429, reasonPhrase: "Too Many Requests")
     public static let requestHeaderFieldsTooLarge = HTTPStatus(
         code: 431,
         reasonPhrase: "Request Header Fields Too Large"
@@ -31,6 +33,20 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     public static let serviceUnavailable = HTTPStatus(code: 503, reasonPhrase: "Service Unavailable")
 
     public var description: String { "\(self.code) \(self.reasonPhrase)" }
+
+    /// The status with `code` and its reason phrase (RFC 9110), for a code the caller has as a number; a code not
+    /// named above gets an empty reason phrase, which HTTP/1.1 allows.
+    ///
+    /// - Parameter code: the numeric code.
+    public init(code: Int) {
+        self = Self.named.first { $0.code == code } ?? HTTPStatus(code: code, reasonPhrase: "")
+    }
+
+    private static let named: [HTTPStatus] = [
+        .ok, .switchingProtocols, .badRequest, .unauthorized, .forbidden, .notFound, .methodNotAllowed,
+        .requestTimeout, .conflict, .lengthRequired, .payloadTooLarge, .uriTooLong, .upgradeRequired, .tooManyRequests,
+        .requestHeaderFieldsTooLarge, .internalServerError, .notImplemented, .serviceUnavailable,
+    ]
 }
 
 /// Writes HTTP/1.1 responses.
@@ -56,6 +72,19 @@ public enum HTTPResponse {
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         return Array(head.utf8) + body
+    }
+
+    /// The response to a `HEAD` request from the response to its `GET`: the status line and header fields, with
+    /// `Content-Length` as the `GET` would have sent it, and no body (RFC 9110, 9.3.2).
+    ///
+    /// - Parameter response: the whole response to the `GET`.
+    public static func withoutBody(_ response: [UInt8]) -> [UInt8] {
+        let end: [UInt8] = [0x0D, 0x0A, 0x0D, 0x0A]
+        guard response.count >= 4 else { return response }
+        for index in 0...(response.count - 4) where response[index..<(index + 4)].elementsEqual(end) {
+            return Array(response[..<(index + 4)])
+        }
+        return response
     }
 
     /// Encodes a plain-text error response that closes the connection.

@@ -169,16 +169,17 @@ final class ServerLoop {
     func dispatchHTTP(_ head: HTTPRequestHead) -> HTTPDispatch {
         let path = head.path
         if let route = self.httpRoutes[path] ?? self.prefixRoutes.first(where: { $0.serves(path) }) {
-            guard route.methods.contains(head.method) else {
+            guard route.answers(head.method) else {
                 return .response(
-                    HTTPResponse.error(.methodNotAllowed, headers: [("Allow", route.methods.joined(separator: ", "))])
+                    HTTPResponse.error(
+                        .methodNotAllowed, headers: [("Allow", route.allowedMethods.joined(separator: ", "))])
                 )
             }
             return .route(route)
         }
         if self.endpoints[path] != nil {
-            guard head.hasMethod("GET") else {
-                return .response(HTTPResponse.error(.methodNotAllowed, headers: [("Allow", "GET")]))
+            guard head.hasMethod("GET") || head.hasMethod("HEAD") else {
+                return .response(HTTPResponse.error(.methodNotAllowed, headers: [("Allow", "GET, HEAD")]))
             }
             return .response(
                 HTTPResponse.error(

@@ -10,7 +10,7 @@ extension WebSocketConnection {
         switch self.server.dispatchHTTP(head) {
         case .response(let response):
             let lingers = head.value(of: "Content-Length") != nil || head.value(of: "Transfer-Encoding") != nil
-            self.respond(response, lingering: lingers)
+            self.respond(head.hasMethod("HEAD") ? HTTPResponse.withoutBody(response) : response, lingering: lingers)
             return
         case .route(let found):
             route = found
@@ -82,8 +82,10 @@ extension WebSocketConnection {
         self.enter(.awaitingResponse(dispatchedAt: self.loop.now))
         let loop = UncheckedBox(self.loop)
         let connection = UncheckedBox(self)
+        // A HEAD request is handled as the GET it stands for, and answered without the body.
+        let isHead = request.head.hasMethod("HEAD")
         let responder = HTTPResponder { response in
-            let bytes = response
+            let bytes = isHead ? HTTPResponse.withoutBody(response) : response
             if loop.value.inEventLoop {
                 connection.value.deliverHTTPResponse(bytes)
             } else {

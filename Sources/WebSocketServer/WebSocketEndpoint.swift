@@ -79,7 +79,7 @@ public struct WebSocketRoute {
 public struct HTTPRoute {
     /// The exact request path, or the path prefix when `matchesSubpaths` is set.
     public var path: String
-    /// The methods it answers; others get 405.
+    /// The methods it answers (and `HEAD` with `GET`); others get 405.
     public var methods: [String]
     /// Whether the route also serves every path below `path` (`/v1/api` serves `/v1/api/rooms`).
     public var matchesSubpaths: Bool
@@ -113,6 +113,18 @@ public struct HTTPRoute {
     ///   - respond: builds the full HTTP response bytes.
     public init(path: String, methods: [String] = ["GET"], respond: @escaping (HTTPRequestHead) -> [UInt8]) {
         self.init(path: path, methods: methods) { request, responder in responder.respond(respond(request.head)) }
+    }
+
+    /// The methods it answers, with `HEAD` wherever it answers `GET`: HTTP asks every resource that answers `GET` to
+    /// answer `HEAD` too, with the same status and fields and no body (RFC 9110, 9.3.2), which the connection
+    /// takes care of.
+    public var allowedMethods: [String] {
+        self.methods.contains("GET") && !self.methods.contains("HEAD") ? self.methods + ["HEAD"] : self.methods
+    }
+
+    /// Whether the route answers `method`.
+    func answers(_ method: String) -> Bool {
+        self.methods.contains(method) || (method == "HEAD" && self.methods.contains("GET"))
     }
 
     /// Whether the route serves `path`.

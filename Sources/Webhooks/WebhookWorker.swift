@@ -1,5 +1,6 @@
 import EventIO
 import Rooms
+import WebSocketCore
 
 #if canImport(Glibc)
 import Glibc
@@ -150,7 +151,10 @@ final class WebhookWorker {
                 WebhookSignature.header(body: delivery.body, secret: self.endpoint.secret, timestamp: now / 1000)
             ),
             ("Rollcall-Endpoint", self.endpoint.name),
-            ("Rollcall-Delivery", "\(self.endpoint.name)-\(first.marker)-\(delivery.consumed.last?.marker ?? "")"),
+            (
+                "Rollcall-Delivery",
+                Self.deliveryID(endpoint: self.endpoint.name, first: first, last: delivery.consumed.last ?? first)
+            ),
         ]
         client.post(self.request(body: delivery.body, headers: headers)) { [weak self] result in
             guard let self, self.isRunning, self.pending != nil else { return }
@@ -249,6 +253,20 @@ final class WebhookWorker {
         head += "User-Agent: rollcall-webhooks\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         return Array((head + "\r\n").utf8) + body
+    }
+
+    /// The `Rollcall-Delivery` header, the same for every try of one delivery: `ENDPOINT/FIRST/LAST`, the endpoint's
+    /// name, the position of the first event sent and of the last entry read (past the last one sent when filters
+    /// skipped entries), each percent-encoded (RFC 3986: every byte but `A-Z a-z 0-9 - . _ ~`), so the value is
+    /// ASCII and splits at its two `/` whatever the name and the room ids hold. A position is the entry's number in
+    /// the embedded store's log, or `ROOM:SEQ` in a cluster (split at its last `:`).
+    ///
+    /// - Parameters:
+    ///   - endpoint: the endpoint's name.
+    ///   - first: the first event sent.
+    ///   - last: the last entry read.
+    static func deliveryID(endpoint: String, first: WebhookFeedItem, last: WebhookFeedItem) -> String {
+        [endpoint, first.marker, last.marker].map(PercentEncoding.encode).joined(separator: "/")
     }
 
     /// Full jitter: a random wait between zero and `base · 2^attempt`, capped.

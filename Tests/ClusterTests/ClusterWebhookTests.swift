@@ -233,6 +233,40 @@ import Webhooks
         }
     }
 
+    @Test func theDeliveryHeaderSplitsIntoTheEndpointAndTheFirstAndLastRoomAndSeqWhateverTheRoomIDsHold() throws {
+        try Self.withSharedLog { redis, harness, log, receiver throws in
+            let rooms = ["team-a:1", "x-y:z-2"]
+            Self.append(6, rooms: rooms, to: log, harness, from: 0)
+            let dispatcher = try Self.dispatcher(node: "A", redis: redis, receiver: receiver)
+            try dispatcher.start()
+            defer { dispatcher.stop() }
+            #expect(waitUntil(seconds: 10) { receiver.events.count >= 6 })
+            for request in receiver.requests {
+                let value = try #require(
+                    request.head.split(separator: "\r\n").first { $0.hasPrefix("Rollcall-Delivery: ") }?
+                        .dropFirst("Rollcall-Delivery: ".count))
+                let parts = value.split(separator: "/", omittingEmptySubsequences: false).map {
+                    String($0).removingPercentEncoding ?? "(not percent-encoded)"
+                }
+                try #require(parts.count == 3, "\(value)")
+                #expect(parts[0] == "crm")
+                // In a cluster a position is ROOM:SEQ, split at its last colon: the first event sent and the last
+                // read (no filters here, so the last sent).
+                let events = try #require(
+                    (try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["events"]
+                        as? [[String: Any]])
+                let sent = events.map { "\($0["room"] as? String ?? ""):\($0["seq"] as? Int ?? 0)" }
+                #expect(parts[1] == sent.first)
+                #expect(parts[2] == sent.last)
+                for part in parts[1...] {
+                    let colon = try #require(part.lastIndex(of: ":"))
+                    #expect(rooms.contains(String(part[..<colon])))
+                    #expect(Int(part[part.index(after: colon)...]) != nil)
+                }
+            }
+        }
+    }
+
     @Test func roomsDroppedFromMemoryAreLoadedAgainAndStillDeliveredInOrder() throws {
         try Self.withSharedLog { redis, harness, log, receiver throws in
             let rooms = ["r1", "r2", "r3"]

@@ -1,14 +1,13 @@
 import Foundation
 import JSONCoding
+import TestSupport
 import Testing
 
 /// The vectors every Rollcall client shares (`Tests/Vectors`): the Swift implementation of the roster checksum and
 /// of merge patches must give exactly what they say, as the JavaScript and Python clients must.
 @Suite struct SharedVectorTests {
     static func vectors(_ name: String) throws -> JSONValue {
-        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        let data = try Data(contentsOf: directory.appendingPathComponent("Vectors").appendingPathComponent(name))
-        return try JSONParser.parse(Array(data), limits: generousLimits)
+        try SharedVectors.load(name, limits: generousLimits)
     }
 
     @Test func everyRosterChecksumVectorMatches() throws {

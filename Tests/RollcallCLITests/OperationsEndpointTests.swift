@@ -105,6 +105,46 @@ struct OperationsEndpointTests {
         #expect(large.status == 413)
     }
 
+    @Test("HEAD answers like GET without a body: the client's files, /healthz and /metrics")
+    func headAnswersLikeGet() throws {
+        let harness = try OperationsHarness(extraRoutes: [WebClientRoutes.client])
+        defer { harness.stop() }
+        for path in ["/client/rollcall.js", "/healthz", "/metrics"] {
+            let get = try harness.http("GET", path, key: nil)
+            let head = try harness.http("HEAD", path, key: nil)
+            #expect(get.status == 200, "\(path)")
+            #expect(head.status == 200, "\(path)")
+            #expect(head.body.isEmpty, "\(path)")
+            let length = { (response: HTTPClient.Response) in
+                response.headers.first { $0.name.lowercased() == "content-length" }?.value
+            }
+            if path != "/metrics" {  // the metrics move between two scrapes
+                #expect(length(head) == length(get), "\(path)")
+                #expect(
+                    head.headers.first { $0.name == "ETag" }?.value == get.headers.first { $0.name == "ETag" }?.value)
+            }
+            #expect(length(head) != nil, "\(path)")
+        }
+        let unknown = try harness.http("HEAD", "/client/nope.js", key: nil)
+        #expect(unknown.status == 404)
+        #expect(unknown.body.isEmpty)
+        let refused = try harness.http("DELETE", "/client/rollcall.js", key: nil)
+        #expect(refused.status == 405)
+        #expect(refused.headers.first { $0.name == "Allow" }?.value == "GET, HEAD")
+    }
+
+    @Test("an API error answers the HTTP status of its code: 413 for metadata past its limits, not 409")
+    func errorStatusOfItsCode() throws {
+        let harness = try OperationsHarness()
+        defer { harness.stop() }
+        _ = try harness.participant("alice", room: "standup")
+        let keys = (0..<33).map { #""k\#($0)":"v""# }.joined(separator: ",")
+        let tooMany = try harness.http(
+            "POST", "/v1/api/rooms/standup/events", body: #"{"type":"metadata","metadata":{"# + keys + "}}")
+        #expect(try harness.json(tooMany)["code"] == .string("ERR_TOO_LARGE"))
+        #expect(tooMany.status == 413)
+    }
+
     @Test("a meeting message from the API reaches a WebSocket subscriber with the next sequence number")
     func publishedMeetingMessage() throws {
         let harness = try OperationsHarness()

@@ -22,6 +22,7 @@ final class OperationsHarness {
     init(
         apiKeys: [APIKey] = [APIKey(name: "ops", secret: OperationsHarness.secret)],
         threads: Int = 1,
+        extraRoutes: [HTTPRoute] = [],
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) throws {
         var rooms = GatewayConfiguration()
@@ -36,7 +37,7 @@ final class OperationsHarness {
         configure(&configuration)
         self.server = Server(
             configuration: configuration, routes: [self.runtime.route],
-            httpRoutes: self.operations.routes)
+            httpRoutes: self.operations.routes + extraRoutes)
         self.operations.attach(self.server)
         self.runtime.start()
         try self.server.start()

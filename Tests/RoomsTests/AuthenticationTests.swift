@@ -136,7 +136,7 @@ import TokenAuth
         let messages = harness.drain(session)
         #expect(messages.errorCodes == ["ERR_UNAUTHORIZED"])
         #expect(messages.first(type: "welcome") == nil)
-        #expect(harness.closeCode(session) == GatewayCloseCode.unauthorized)
+        #expect(harness.closeCode(session) == GatewayCloseCode.unauthorized.rawValue)
         // The session is gone: later messages are ignored.
         harness.send(session, ["type": "join", "room": "r"])
         #expect(harness.drain(session).isEmpty)
@@ -151,7 +151,7 @@ import TokenAuth
         let answer = harness.request(session, ["type": "auth", "id": 1, "token": .string(token)])
         #expect(answer.errorCodes == ["ERR_UNAUTHORIZED"])
         #expect(answer.first?["id"] == 1)
-        #expect(harness.closeCode(session) == GatewayCloseCode.unauthorized)
+        #expect(harness.closeCode(session) == GatewayCloseCode.unauthorized.rawValue)
         #expect(harness.gateway.sessionCount == 0)
     }
 
@@ -163,7 +163,7 @@ import TokenAuth
         #expect(harness.closeCode(late) == nil)
         harness.send(punctual, ["type": "auth", "token": .string(try harness.token("u-bob"))])
         harness.advance(milliseconds: 1_000)
-        #expect(harness.closeCode(late) == GatewayCloseCode.unauthorized)
+        #expect(harness.closeCode(late) == GatewayCloseCode.unauthorized.rawValue)
         #expect(harness.closeCode(punctual) == nil)
         #expect(harness.gateway.sessionCount == 1)
     }
@@ -180,7 +180,7 @@ import TokenAuth
         #expect(harness.closeCode(session) == nil)
         harness.advance(milliseconds: 1_000)
         #expect(harness.drain(session).errorCodes == ["ERR_TOKEN_EXPIRED"])
-        #expect(harness.closeCode(session) == GatewayCloseCode.tokenExpired)
+        #expect(harness.closeCode(session) == GatewayCloseCode.tokenExpired.rawValue)
         #expect(harness.closeCode(watcher) == nil)
         // Like any closed socket, the participant has the grace period to come back with a fresh token.
         #expect(harness.drain(watcher).events(named: "session.connection_closed").first?["data"]?["uid"] == "u-alice")

@@ -66,7 +66,7 @@ import TokenAuth
         #expect(seen.first?["reason"] == "spam")
         let bobSaw = harness.drain(room.bob)
         #expect(bobSaw.eventNames == ["participant.left"])
-        #expect(harness.closeCode(room.bob) == GatewayCloseCode.removed)
+        #expect(harness.closeCode(room.bob) == GatewayCloseCode.removed.rawValue)
         #expect(harness.participant("u-bob", in: "r")?.isJoined == false)
         // The subscription is gone: nothing more reaches Bob, and no second leave is logged.
         let sequence = harness.sequence("r")
@@ -86,7 +86,7 @@ import TokenAuth
         #expect(seen.first?["data"]?["uid"] == "u-bob")
         #expect(seen.last?["data"]?["reason"] == "banned")
         #expect(seen.allSatisfy { $0["reason"] == "abuse" })
-        #expect(harness.closeCode(room.bob) == GatewayCloseCode.banned)
+        #expect(harness.closeCode(room.bob) == GatewayCloseCode.banned.rawValue)
         let bob = try harness.connect("u-bob", rooms: ["r": .participant])
         #expect(harness.request(bob, ["type": "join", "room": "r"]).errorCodes == ["ERR_BANNED"])
         let banned = harness.request(room.alice, ["type": "query", "query": "banned", "room": "r"])
@@ -139,7 +139,7 @@ import TokenAuth
         #expect(harness.sequence("r") == before)
         #expect(harness.closeCode(admin) == nil)
         #expect(harness.request(admin, self.action("remove", target: "u-mod")).first(type: "ack") != nil)
-        #expect(harness.closeCode(mod) == GatewayCloseCode.removed)
+        #expect(harness.closeCode(mod) == GatewayCloseCode.removed.rawValue)
     }
 
     @Test func endSessionEndsTheCallForEveryoneWith4005() throws {
@@ -155,8 +155,8 @@ import TokenAuth
         #expect(seen.eventNames == ["session.ended"])
         #expect(seen.first?["reason"] == "time is up")
         #expect(harness.drain(room.bob).eventNames == ["session.ended"])
-        #expect(harness.closeCode(room.bob) == GatewayCloseCode.sessionEnded)
-        #expect(harness.closeCode(room.alice) == GatewayCloseCode.sessionEnded)
+        #expect(harness.closeCode(room.bob) == GatewayCloseCode.sessionEnded.rawValue)
+        #expect(harness.closeCode(room.alice) == GatewayCloseCode.sessionEnded.rawValue)
         // An observer watched without joining: it sees the end and stays connected.
         #expect(harness.drain(watcher).eventNames == ["session.ended"])
         #expect(harness.closeCode(watcher) == nil)

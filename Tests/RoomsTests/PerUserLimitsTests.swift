@@ -12,7 +12,7 @@ import TokenAuth
         var sessions = try (0..<3).map { _ in try harness.connect("u-ann", rooms: ["r": .participant]) }
         let fourth = harness.open(token: try harness.token("u-ann", rooms: ["r": .participant]))
         #expect(harness.drain(fourth).first?["code"] == "ERR_TOO_MANY_CONNECTIONS")
-        #expect(harness.closeCode(fourth) == GatewayCloseCode.tooManyConnections)
+        #expect(harness.closeCode(fourth) == GatewayCloseCode.tooManyConnections.rawValue)
         // Another user is not affected, and a closed connection frees its place.
         _ = try harness.connect("u-bob", rooms: ["r": .participant])
         harness.close(sessions.removeLast(), cleanly: true)

@@ -85,7 +85,7 @@ import TokenAuth
         // Shard 1 came first and took the second session; both shards agree, and each session hears once.
         #expect(shards.drain(second).map { $0["type"] } == ["welcome"])
         #expect(shards.drain(first).errorCodes == ["ERR_TOO_MANY_CONNECTIONS"])
-        #expect(shards.transport.closes[first]?.code == GatewayCloseCode.tooManyConnections)
+        #expect(shards.transport.closes[first]?.code == GatewayCloseCode.tooManyConnections.rawValue)
         #expect(shards.transport.closes[second] == nil)
         #expect(shards.gateways.allSatisfy { $0.sessions[first] == nil && $0.sessions[second]?.claims != nil })
         #expect(shards.authority.connections(of: "u-alice") == 1)
@@ -159,7 +159,7 @@ import TokenAuth
         shards.runAll()
         shards.advance(milliseconds: GatewayConfiguration().authenticationTimeoutMilliseconds + 1)
         let home = shards.placement.home(of: late)
-        #expect(shards.transport.closes[late]?.code == GatewayCloseCode.unauthorized)
+        #expect(shards.transport.closes[late]?.code == GatewayCloseCode.unauthorized.rawValue)
         #expect(shards.gateways[home].sessions[late] == nil)
         shards.send(late, ["type": "auth", "token": .string(try shards.token("u-alice"))])
         shards.runAll()

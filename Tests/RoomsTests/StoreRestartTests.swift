@@ -107,6 +107,28 @@ import Testing
         #expect(restarted.gateway.roomState("r")?.joinedParticipants.isEmpty == true)
     }
 
+    @Test func devicesOfStoredRoomsNobodyUsesAfterTheRestartStillLeaveAfterTheGracePeriod() throws {
+        let call = try Call()
+        // More rooms than one round of the restart's sweep reads, each with a participant connected at the end.
+        let others = (0..<70).map { "room-\($0)" }
+        for room in others {
+            let participant = try call.harness.connect("u-\(room)", rooms: [room: .participant])
+            try call.harness.join(participant, room)
+        }
+        let restarted = try call.restart()
+        #expect(restarted.gateway.roomState("r") == nil)
+        // Nobody joins, queries or calls the API: the stored rooms are read back in the first ticks anyway.
+        for _ in 0..<5 { restarted.advance(milliseconds: 10) }
+        restarted.advance(milliseconds: GatewayConfiguration().reconnectGraceMilliseconds + 10)
+        let names = call.store.committedEntries(of: "r").map(\.eventName)
+        #expect(names.filter { $0 == "session.connection_lost" }.count == 2)
+        #expect(names.filter { $0 == "session.timed_out" }.count == 2)
+        for room in others {
+            #expect(call.store.committedEntries(of: room).last?.eventName == "session.timed_out", "\(room)")
+        }
+        #expect(restarted.gateway.statistics.roomsLoaded == others.count + 1)
+    }
+
     @Test func aStoreThatCannotBeReadAnswersUnavailableRatherThanAnEmptyRoom() throws {
         let call = try Call()
         call.harness.send(call.alice, ["type": "action", "room": "r", "action": "promote", "target": "u-bob"])
@@ -120,6 +142,18 @@ import Testing
         call.store.failLoads = nil
         try restarted.join(alice, "r")
         #expect(restarted.gateway.roomState("r")?.operators.contains("u-bob") == true)
+    }
+
+    @Test func aStoreThatCannotBeReadIsCalledTheRoomStoreNotTheClustersSharedStore() throws {
+        let call = try Call()
+        let restarted = try call.restart()
+        call.store.failLoads = RoomStoreError("disk gone")
+        let alice = try restarted.connect("u-alice", rooms: ["r": .moderator])
+        let answer = restarted.request(alice, ["type": "join", "room": "r"])
+        #expect(answer.first?["code"] == "ERR_UNAVAILABLE")
+        let message = answer.first?["message"]?.stringValue ?? ""
+        #expect(!message.contains("cluster"), "\(message)")
+        #expect(message.contains("store"), "\(message)")
     }
 
     @Test func meetingMessagesOutliveRosterChurnInTheHistory() throws {
@@ -158,6 +192,18 @@ import Testing
         #expect(actions.first?["actor"] == "u-alice")
         #expect(actions.first?["target"] == "u-bob")
         #expect(actions.first?["reason"] == "noise")
+    }
+}
+
+extension StoreRestartTests {
+    @Test func theAuditListsABanTwiceNewestFirstWithTheLeaveItCaused() throws {
+        let call = try Call()
+        call.harness.send(
+            call.alice, ["type": "action", "room": "r", "action": "ban", "target": "u-bob", "reason": "spam"])
+        let actions = try call.harness.gateway.auditLog(room: "r", before: nil, limit: 10)
+        #expect(actions.map { $0["action"]?.stringValue } == ["participant.left", "moderation.banned"])
+        #expect(actions.allSatisfy { $0["actor"] == "u-alice" && $0["target"] == "u-bob" && $0["reason"] == "spam" })
+        #expect(actions.first?["seq"]?.intValue == (actions.last?["seq"]?.intValue ?? 0) + 1)
     }
 }
 

@@ -44,6 +44,29 @@ def test_the_description_is_valid_openapi_3_1_and_names_every_documented_resourc
     assert described - documented == {("GET", "/v1/api/openapi.json")}, sorted(described - documented)
 
 
+def test_every_error_code_the_description_names_is_under_its_status_of_the_shared_table():
+    """The statuses of Tests/Vectors/protocol.json (the gateway's one table of error codes, which the server's tests
+    check) are the ones the description gives each code it names."""
+    description = json.loads(DESCRIPTION.read_text())
+    table = json.loads((PROJECT_ROOT / "Tests" / "Vectors" / "protocol.json").read_text())
+    status_of = {row["code"]: row["httpStatus"] for row in table["errorCodes"]}
+    responses = description["components"]["responses"]
+    named = set()
+    for path, item in description["paths"].items():
+        for method, operation in item.items():
+            if not isinstance(operation, dict):
+                continue
+            for status, response in operation["responses"].items():
+                text = responses[response["$ref"].rsplit("/", 1)[1]]["description"] if "$ref" in response else ""
+                for code in re.findall(r"`(ERR_[A-Z_]+)`", text):
+                    assert status_of.get(code) == int(status), (method, path, status, code)
+                    named.add(code)
+    # Every code the server API can answer is described (the WebSocket-only ones may be too).
+    api_codes = {"ERR_BAD_REQUEST", "ERR_UNAUTHORIZED", "ERR_FORBIDDEN", "ERR_NOT_FOUND", "ERR_METHOD_NOT_ALLOWED",
+                 "ERR_TOO_LARGE", "ERR_UNAVAILABLE", "ERR_BUSY"}
+    assert api_codes <= named, sorted(api_codes - named)
+
+
 def test_the_gateway_serves_the_description_as_it_is_in_the_repository(rollcall):
     server = rollcall(**{"api.keys": f"fuzz:{SECRET}"})
     status, headers, body = get(f"{http_origin(server)}/v1/api/openapi.json")
@@ -61,7 +84,7 @@ def test_the_gateway_serves_the_description_as_it_is_in_the_repository(rollcall)
         urllib.request.urlopen(request, timeout=10)
         raise AssertionError("POST was accepted")
     except urllib.error.HTTPError as refused:
-        assert refused.code == 405 and refused.headers["Allow"] == "GET"
+        assert refused.code == 405 and refused.headers["Allow"] == "GET, HEAD"
         assert json.loads(refused.read())["code"] == "ERR_METHOD_NOT_ALLOWED"
 
 
@@ -93,10 +116,11 @@ def test_schemathesis_finds_no_failure_against_a_live_gateway(rollcall, tmp_path
 def test_another_method_is_refused_with_the_documented_error_and_an_allow_header_naming_the_resources_own(rollcall):
     server = rollcall(**{"api.keys": f"fuzz:{SECRET}"})
     origin = http_origin(server)
-    cases = [("POST", "/v1/api/rooms", "GET"), ("POST", "/v1/api/rooms/standup", "GET"),
+    # A resource that answers GET answers HEAD too (RFC 9110), so its Allow names both.
+    cases = [("POST", "/v1/api/rooms", "GET, HEAD"), ("POST", "/v1/api/rooms/standup", "GET, HEAD"),
              ("OPTIONS", "/v1/api/rooms/standup/actions", "POST"), ("PUT", "/v1/api/rooms/standup/meeting", "POST"),
-             ("DELETE", "/v1/api/users/bob/disconnect", "POST"), ("PATCH", "/v1/api/audit", "GET"),
-             ("TRACE", "/v1/api/rooms/standup/history", "GET")]
+             ("DELETE", "/v1/api/users/bob/disconnect", "POST"), ("PATCH", "/v1/api/audit", "GET, HEAD"),
+             ("TRACE", "/v1/api/rooms/standup/history", "GET, HEAD"), ("HEAD", "/v1/api/rooms/standup/meeting", "POST")]
     for method, path, allowed in cases:
         request = urllib.request.Request(f"{origin}{path}", method=method, data=b"{}" if method != "TRACE" else None,
                                          headers={"Authorization": f"Bearer {SECRET}"})
@@ -107,7 +131,16 @@ def test_another_method_is_refused_with_the_documented_error_and_an_allow_header
             assert refused.code == 405, (method, path, refused.code)
             assert refused.headers["Allow"] == allowed, (method, path, refused.headers["Allow"])
             assert refused.headers["Content-Type"] == "application/json", (method, path)
-            assert json.loads(refused.read())["code"] == "ERR_METHOD_NOT_ALLOWED", (method, path)
+            body = refused.read()
+            if method == "HEAD":
+                assert body == b"", (method, path)  # an answer to HEAD has no body
+            else:
+                assert json.loads(body)["code"] == "ERR_METHOD_NOT_ALLOWED", (method, path)
+    # HEAD on a GET resource answers as GET does, without the body.
+    head = urllib.request.Request(f"{origin}/v1/api/rooms", method="HEAD", headers={"Authorization": f"Bearer {SECRET}"})
+    with urllib.request.urlopen(head, timeout=10) as answer:
+        assert answer.status == 200 and answer.headers["Content-Type"] == "application/json"
+        assert int(answer.headers["Content-Length"]) > 0 and answer.read() == b""
 
 
 def test_an_id_in_the_path_that_no_room_or_user_can_have_is_a_bad_request(rollcall):

@@ -60,6 +60,8 @@ def test_every_filter_sort_offset_and_limit_selects_what_the_protocol_says(rollc
             await alice.mute("dave", hard=True, duration=600)
             await alice.ban("hank")
             await rooms["frank"].set_state(hand_raised=True)
+            # raisedAt is in milliseconds and equal times keep join order (Bob's first): Bob raises a little later.
+            await asyncio.sleep(0.01)
             await rooms["bob"].set_state(hand_raised=True)
             await rooms["erin"].set_state(presenting=True)
             await rooms["erin"].report_speaking(True)

@@ -1,5 +1,5 @@
-/** Close codes after which the client does not reconnect: the session is over (docs/PROTOCOL.md, "Close codes"). */
-export const FINAL_CLOSE_CODES = [4001, 4002, 4003, 4004, 4005];
+import { FINAL_CLOSE_CODES } from "./constants.js";
+export { FINAL_CLOSE_CODES } from "./constants.js";
 /**
  * Why a client operation failed. Server refusals carry the protocol's code in `serverCode`
  * (`ERR_NOT_GROUP_MEMBER`, `ERR_FORBIDDEN`, ...); closed connections the close code in `closeCode`.

@@ -8,7 +8,8 @@
 export { Rollcall } from "./client.js";
 export { RoomSubscription } from "./room.js";
 export { RosterStore } from "./roster-store.js";
-export { RollcallError, FINAL_CLOSE_CODES } from "./errors.js";
+export { RollcallError } from "./errors.js";
+export { CLIENT_MESSAGE_TYPES, CLOSE_CODES, EVENT_NAMES, FINAL_CLOSE_CODES, PARTICIPANT_FLAGS, SERVER_ERROR_CODES, SERVER_MESSAGE_TYPES, VIEW_FILTERS, } from "./constants.js";
 export { ReconnectPolicy } from "./reconnect-policy.js";
 export { applyMergePatch, diffMergePatch } from "./merge-patch.js";
 export { canonicalJson, compareUtf8, rosterChecksum } from "./checksum.js";

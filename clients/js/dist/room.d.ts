@@ -1,3 +1,4 @@
+import type { ClientMessageType } from "./constants.js";
 import { RollcallError } from "./errors.js";
 import type { JsonObject } from "./json.js";
 import type { Acknowledgement, EventMode, ModeratorAction, QueryName, RoomEvent, RoomRights, RosterView, ServerMessage } from "./protocol.js";
@@ -6,9 +7,9 @@ import { RosterStore } from "./roster-store.js";
 /** How a room subscription reaches the gateway: the client behind it. */
 export interface RoomChannel {
     /** Sends a request and resolves with its answer. */
-    request(type: string, fields: JsonObject, options?: RequestOptions): Promise<ServerMessage>;
+    request(type: ClientMessageType, fields: JsonObject, options?: RequestOptions): Promise<ServerMessage>;
     /** Sends a message that gets no answer. */
-    send(type: string, fields: JsonObject): void;
+    send(type: ClientMessageType, fields: JsonObject): void;
     /** The authenticated user's uid, once welcomed. */
     readonly uid: string | undefined;
     /** The subscription ended: forget it. */

@@ -1,4 +1,5 @@
 import { Connection } from "./connection.js";
+import type { ClientMessageType } from "./constants.js";
 import type { CloseInfo, WebSocketConstructor } from "./connection.js";
 import { Emitter } from "./emitter.js";
 import { FINAL_CLOSE_CODES, RollcallError } from "./errors.js";
@@ -278,7 +279,7 @@ export class Rollcall {
 
     // Requests
 
-    private request(type: string, fields: JsonObject, options: RequestOptions = {}): Promise<ServerMessage> {
+    private request(type: ClientMessageType, fields: JsonObject, options: RequestOptions = {}): Promise<ServerMessage> {
         const connection = this.connection;
         if (connection === undefined || !this.welcomed) {
             return Promise.reject(new RollcallError("not-connected", `not connected: cannot send ${type}`));
@@ -290,7 +291,7 @@ export class Rollcall {
         return answer;
     }
 
-    private send(type: string, fields: JsonObject): void {
+    private send(type: ClientMessageType, fields: JsonObject): void {
         if (this.connection === undefined || !this.welcomed || !this.connection.send({ type, ...fields })) {
             throw new RollcallError("not-connected", `not connected: cannot send ${type}`);
         }

@@ -1,18 +1,8 @@
-/** The error codes the gateway answers with (docs/PROTOCOL.md, "ack, result, error, welcome, pong"). */
-export type ServerErrorCode =
-    | "ERR_BAD_REQUEST"
-    | "ERR_UNAUTHORIZED"
-    | "ERR_TOKEN_EXPIRED"
-    | "ERR_NOT_GROUP_MEMBER"
-    | "ERR_CALL_FULL"
-    | "ERR_BANNED"
-    | "ERR_FORBIDDEN"
-    | "ERR_NOT_IN_ROOM"
-    | "ERR_NOT_FOUND"
-    | "ERR_TOO_MANY_ROOMS"
-    | "ERR_ROOM_FULL"
-    | "ERR_UNAVAILABLE"
-    | "ERR_BUSY";
+import { FINAL_CLOSE_CODES } from "./constants.js";
+import type { ServerErrorCode } from "./constants.js";
+
+export { FINAL_CLOSE_CODES } from "./constants.js";
+export type { ServerErrorCode } from "./constants.js";
 
 /** What kind of failure a `RollcallError` is. */
 export type RollcallErrorKind =
@@ -30,9 +20,6 @@ export type RollcallErrorKind =
     | "protocol"
     /** The `getToken` callback failed. */
     | "token";
-
-/** Close codes after which the client does not reconnect: the session is over (docs/PROTOCOL.md, "Close codes"). */
-export const FINAL_CLOSE_CODES: readonly number[] = [4001, 4002, 4003, 4004, 4005];
 
 /**
  * Why a client operation failed. Server refusals carry the protocol's code in `serverCode`

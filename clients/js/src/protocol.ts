@@ -1,20 +1,9 @@
+import type { RoomEventName, ViewFilter } from "./constants.js";
 import type { JsonObject, JsonValue } from "./json.js";
 
-/** The wire forms of docs/PROTOCOL.md that the client reads and writes. */
+export type { ViewFilter } from "./constants.js";
 
-/** Roster view filters (docs/PROTOCOL.md, "Roster views"). */
-export type ViewFilter =
-    | "all"
-    | "operators"
-    | "muted"
-    | "moderator_muted"
-    | "restricted"
-    | "banned"
-    | "raised_hands"
-    | "presenters"
-    | "speakers"
-    | "left"
-    | "search";
+/** The wire forms of docs/PROTOCOL.md that the client reads and writes. */
 
 /** Which part of a room's roster a subscription mirrors. */
 export interface RosterView {
@@ -146,8 +135,9 @@ export interface RoomEvent {
     readonly room: string;
     /** Its sequence number in the room's log. */
     readonly seq: number;
-    /** The event name, such as `participant.audio_muted` or `meeting.message`. */
-    readonly event: string;
+    /** The event name, such as `participant.audio_muted` or `meeting.message`; a name this client does not know is
+     * passed through. */
+    readonly event: RoomEventName | (string & {});
     /** Milliseconds since the epoch. */
     readonly time: number;
     /** Who caused it; null for the gateway itself. */

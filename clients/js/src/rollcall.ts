@@ -11,8 +11,25 @@ export { RoomSubscription } from "./room.js";
 export type { FollowUp, JoinOptions, ParticipantStateUpdate, RoomChannel, RoomSubscriptionEvents } from "./room.js";
 export { RosterStore } from "./roster-store.js";
 export type { ApplyOutcome, ParticipantChange, ParticipantListener, RosterListener, RosterSnapshot } from "./roster-store.js";
-export { RollcallError, FINAL_CLOSE_CODES } from "./errors.js";
-export type { RollcallErrorKind, ServerErrorCode } from "./errors.js";
+export { RollcallError } from "./errors.js";
+export type { RollcallErrorKind } from "./errors.js";
+export {
+    CLIENT_MESSAGE_TYPES,
+    CLOSE_CODES,
+    EVENT_NAMES,
+    FINAL_CLOSE_CODES,
+    PARTICIPANT_FLAGS,
+    SERVER_ERROR_CODES,
+    SERVER_MESSAGE_TYPES,
+    VIEW_FILTERS,
+} from "./constants.js";
+export type {
+    ClientMessageType,
+    ParticipantFlag,
+    RoomEventName,
+    ServerErrorCode,
+    ServerMessageType,
+} from "./constants.js";
 export { ReconnectPolicy } from "./reconnect-policy.js";
 export type { ReconnectOptions } from "./reconnect-policy.js";
 export { applyMergePatch, diffMergePatch } from "./merge-patch.js";

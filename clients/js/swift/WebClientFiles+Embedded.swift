@@ -10,6 +10,8 @@ extension WebClientFiles {
         ("client.js", PackageResources.client_js),
         ("connection.d.ts", PackageResources.connection_d_ts),
         ("connection.js", PackageResources.connection_js),
+        ("constants.d.ts", PackageResources.constants_d_ts),
+        ("constants.js", PackageResources.constants_js),
         ("emitter.d.ts", PackageResources.emitter_d_ts),
         ("emitter.js", PackageResources.emitter_js),
         ("endpoint.d.ts", PackageResources.endpoint_d_ts),

@@ -1,9 +1,25 @@
 // The vectors every Rollcall client shares (Tests/Vectors): the JavaScript checksum and merge patch must give
-// exactly what they say, as the Swift implementation must (Tests/JSONCodingTests/SharedVectorTests.swift).
+// exactly what they say, as the Swift implementation must (Tests/JSONCodingTests/SharedVectorTests.swift), and the
+// client's protocol constants must be the ones the server checks itself against (Tests/RoomsTests/ProtocolVectorTests.swift).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { applyMergePatch, canonicalJson, compareUtf8, diffMergePatch, parseJson, rosterChecksum } from "../dist/rollcall.js";
+import {
+    CLIENT_MESSAGE_TYPES,
+    CLOSE_CODES,
+    EVENT_NAMES,
+    FINAL_CLOSE_CODES,
+    PARTICIPANT_FLAGS,
+    SERVER_ERROR_CODES,
+    SERVER_MESSAGE_TYPES,
+    VIEW_FILTERS,
+    applyMergePatch,
+    canonicalJson,
+    compareUtf8,
+    diffMergePatch,
+    parseJson,
+    rosterChecksum,
+} from "../dist/rollcall.js";
 
 const vectors = (name) => parseJson(readFileSync(new URL(`../../../Tests/Vectors/${name}`, import.meta.url), "utf8"));
 
@@ -88,3 +104,29 @@ test("integers beyond 2^53 keep every digit", () => {
     assert.throws(() => parseJson('{"a":12345678901234567 x}'), SyntaxError);
     assert.throws(() => parseJson('[1234567890123456789,]'), SyntaxError);
 });
+
+test("the client's protocol constants are the shared vectors' (Tests/Vectors/protocol.json)", () => {
+    const protocol = vectors("protocol.json");
+    assert.deepEqual([...CLIENT_MESSAGE_TYPES].sort(), [...protocol.messageTypes.client].sort());
+    assert.deepEqual([...SERVER_MESSAGE_TYPES].sort(), [...protocol.messageTypes.server].sort());
+    assert.deepEqual([...EVENT_NAMES].sort(), [...protocol.events].sort());
+    assert.deepEqual([...SERVER_ERROR_CODES].sort(), protocol.errorCodes.map((row) => row.code).sort());
+    const closeCodes = Object.entries(CLOSE_CODES).map(([name, code]) => [snakeCase(name), code]);
+    assert.deepEqual(
+        closeCodes.sort(),
+        protocol.closeCodes.map((row) => [row.name, row.code]).sort(),
+    );
+    assert.deepEqual(
+        [...FINAL_CLOSE_CODES].sort(),
+        protocol.closeCodes.filter((row) => row.final).map((row) => row.code).sort(),
+    );
+    assert.deepEqual(
+        Object.entries(PARTICIPANT_FLAGS).map(([name, events]) => ({ name, on: events.on, off: events.off })),
+        protocol.participantFlags,
+    );
+    assert.deepEqual([...VIEW_FILTERS], protocol.viewFilters);
+});
+
+function snakeCase(name) {
+    return name.replace(/[A-Z]/g, (letter) => "_" + letter.toLowerCase());
+}

@@ -1,4 +1,5 @@
-"""The shared vectors (Tests/Vectors): the checksum and merge patches agree with the server and the other clients."""
+"""The shared vectors (Tests/Vectors): the checksum, merge patches and protocol constants agree with the server and the
+other clients."""
 
 from __future__ import annotations
 
@@ -6,7 +7,23 @@ import copy
 
 from conftest import load_vectors
 
-from rollcall import RosterStore, apply_merge_patch, canonical_json, merge_patch_diff, roster_checksum
+from rollcall import (
+    CLIENT_MESSAGE_TYPES,
+    EVENT_NAMES,
+    FINAL_CLOSE_CODES,
+    PARTICIPANT_FLAGS,
+    SERVER_MESSAGE_TYPES,
+    VIEW_FILTERS,
+    CloseCode,
+    Participant,
+    RosterStore,
+    ServerError,
+    apply_merge_patch,
+    canonical_json,
+    merge_patch_diff,
+    roster_checksum,
+    server_error,
+)
 
 
 def test_every_roster_checksum_vector_matches() -> None:
@@ -45,3 +62,35 @@ def test_canonical_form_sorts_keys_by_code_point_not_utf16_units() -> None:
 def test_canonical_form_escapes_only_quote_backslash_and_control_characters() -> None:
     text = canonical_json({"s": 'a"b\\c/d\n\x07\x7f\u00e9'})
     assert text == '{"s":"a\\"b\\\\c/d\\n\\u0007\x7f\u00e9"}'
+
+
+def test_the_clients_protocol_constants_are_the_shared_vectors() -> None:
+    protocol = load_vectors("protocol.json")
+    assert set(CLIENT_MESSAGE_TYPES) == set(protocol["messageTypes"]["client"])
+    assert len(CLIENT_MESSAGE_TYPES) == len(protocol["messageTypes"]["client"])
+    assert set(SERVER_MESSAGE_TYPES) == set(protocol["messageTypes"]["server"])
+    assert sorted(EVENT_NAMES) == sorted(protocol["events"])
+    assert list(VIEW_FILTERS) == protocol["viewFilters"]
+    assert [(name, on, off) for name, (on, off) in PARTICIPANT_FLAGS.items()] == [
+        (flag["name"], flag["on"], flag["off"]) for flag in protocol["participantFlags"]
+    ]
+    assert [(code.name.lower(), code.value) for code in CloseCode] == [
+        (row["name"], row["code"]) for row in protocol["closeCodes"]
+    ]
+    assert {row["code"] for row in protocol["closeCodes"] if row["final"]} == FINAL_CLOSE_CODES
+
+
+def test_every_error_code_has_its_class_with_its_http_status() -> None:
+    for row in load_vectors("protocol.json")["errorCodes"]:
+        error = server_error(row["code"], "words")
+        assert type(error) is not ServerError, row["code"]
+        assert row["code"] == error.CODE
+        assert row["httpStatus"] == error.HTTP_STATUS, row["code"]
+    assert type(server_error("ERR_FROM_A_NEWER_GATEWAY")) is ServerError
+
+
+def test_a_participant_reads_every_flag_of_its_entry() -> None:
+    for flag in load_vectors("protocol.json")["participantFlags"]:
+        attribute = "".join("_" + letter.lower() if letter.isupper() else letter for letter in flag["name"])
+        assert getattr(Participant.from_entry("u", {flag["name"]: True}), attribute) is True, flag["name"]
+        assert getattr(Participant.from_entry("u", {}), attribute) is False, flag["name"]

@@ -10,7 +10,6 @@ from .checksum import canonical_json, roster_checksum
 from .client import Client
 from .connection import AuthMode, Connection
 from .errors import (
-    FINAL_CLOSE_CODES,
     BadRequestError,
     BannedError,
     BusyError,
@@ -19,6 +18,7 @@ from .errors import (
     ConnectionClosed,
     ForbiddenError,
     HTTPError,
+    MethodNotAllowedError,
     NotConnected,
     NotFoundError,
     NotGroupMemberError,
@@ -56,6 +56,19 @@ from .events import (
 from .merge_patch import apply_merge_patch, merge_patch_diff
 from .mirror import Rejoin, RoomMirror
 from .participant import Participant
+from .protocol import (
+    CLIENT_MESSAGE_TYPES,
+    EVENT_NAMES,
+    FINAL_CLOSE_CODES,
+    PARTICIPANT_FLAGS,
+    SERVER_MESSAGE_TYPES,
+    VIEW_FILTERS,
+    ClientMessageType,
+    CloseCode,
+    EventName,
+    ServerMessageType,
+    ViewFilter,
+)
 from .reconnect import NEVER, ReconnectPolicy
 from .room import Room
 from .roster import PatchOutcome, RosterDrift, RosterStore
@@ -63,11 +76,16 @@ from .server_api import AsyncServerAPI, ServerAPI
 from .session import Status
 from .tokens import TokenClaims, TokenKey, mint_token, sign_claims, verify_token
 from .tokensource import TokenProvider
-from .views import EventMode, JoinAs, View, ViewFilter, ViewSort
+from .views import EventMode, JoinAs, View, ViewSort
 
 __all__ = [
+    "CLIENT_MESSAGE_TYPES",
+    "EVENT_NAMES",
     "FINAL_CLOSE_CODES",
     "NEVER",
+    "PARTICIPANT_FLAGS",
+    "SERVER_MESSAGE_TYPES",
+    "VIEW_FILTERS",
     "Ack",
     "AsyncServerAPI",
     "AuthMode",
@@ -76,6 +94,8 @@ __all__ = [
     "BusyError",
     "CallFullError",
     "Client",
+    "ClientMessageType",
+    "CloseCode",
     "ConnectError",
     "Connection",
     "ConnectionClosed",
@@ -84,10 +104,12 @@ __all__ = [
     "Ended",
     "Event",
     "EventMode",
+    "EventName",
     "EventReceived",
     "ForbiddenError",
     "HTTPError",
     "JoinAs",
+    "MethodNotAllowedError",
     "NotConnected",
     "NotFoundError",
     "NotGroupMemberError",
@@ -112,6 +134,7 @@ __all__ = [
     "RosterStore",
     "ServerAPI",
     "ServerError",
+    "ServerMessageType",
     "SnapshotReplaced",
     "Status",
     "TokenClaims",

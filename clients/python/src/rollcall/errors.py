@@ -6,8 +6,7 @@ so a bot can write `except CallFullError:`; every such class is a `ServerError` 
 
 from __future__ import annotations
 
-FINAL_CLOSE_CODES = frozenset({4001, 4002, 4003, 4004, 4005})
-"""Close codes that end a session for good: authentication failed, token expired, removed, banned, ended."""
+from .protocol import FINAL_CLOSE_CODES
 
 
 class RollcallError(Exception):
@@ -17,6 +16,8 @@ class RollcallError(Exception):
 class ServerError(RollcallError):
     """The gateway refused a request; `code` is the protocol's code (`ERR_FORBIDDEN`, ...).
 
+    Each code's class has its `CODE` and `HTTP_STATUS`, the status the server API answers it with.
+
     Attributes:
         code: the error code.
         message: the gateway's explanation.
@@ -24,6 +25,7 @@ class ServerError(RollcallError):
     """
 
     CODE = ""
+    HTTP_STATUS = 0
 
     def __init__(self, code: str, message: str = "", status: int | None = None) -> None:
         super().__init__(f"{code}: {message}" if message else code)
@@ -36,96 +38,120 @@ class BadRequestError(ServerError):
     """`ERR_BAD_REQUEST`: malformed JSON, an unknown type or field, a wrong type, a value too long."""
 
     CODE = "ERR_BAD_REQUEST"
+    HTTP_STATUS = 400
 
 
 class UnauthorizedError(ServerError):
     """`ERR_UNAUTHORIZED`: not authenticated yet, or the token (or API key) failed verification."""
 
     CODE = "ERR_UNAUTHORIZED"
+    HTTP_STATUS = 401
 
 
 class TokenExpiredError(ServerError):
     """`ERR_TOKEN_EXPIRED`: the token expired without a refresh; the connection closes with 4002."""
 
     CODE = "ERR_TOKEN_EXPIRED"
+    HTTP_STATUS = 401
 
 
 class NotGroupMemberError(ServerError):
     """`ERR_NOT_GROUP_MEMBER`: the token gives no access to this room or group."""
 
     CODE = "ERR_NOT_GROUP_MEMBER"
+    HTTP_STATUS = 403
 
 
 class CallFullError(ServerError):
     """`ERR_CALL_FULL`: no seat left for this role."""
 
     CODE = "ERR_CALL_FULL"
+    HTTP_STATUS = 429
 
 
 class BannedError(ServerError):
     """`ERR_BANNED`: the user is banned from this room."""
 
     CODE = "ERR_BANNED"
+    HTTP_STATUS = 403
 
 
 class ForbiddenError(ServerError):
     """`ERR_FORBIDDEN`: the request needs a moderator or a bot capability."""
 
     CODE = "ERR_FORBIDDEN"
+    HTTP_STATUS = 403
 
 
 class NotInRoomError(ServerError):
     """`ERR_NOT_IN_ROOM`: the request needs the client to have joined the room."""
 
     CODE = "ERR_NOT_IN_ROOM"
+    HTTP_STATUS = 409
 
 
 class NotFoundError(ServerError):
     """`ERR_NOT_FOUND`: the target is not in the call, or the room does not exist."""
 
     CODE = "ERR_NOT_FOUND"
+    HTTP_STATUS = 404
+
+
+class MethodNotAllowedError(ServerError):
+    """`ERR_METHOD_NOT_ALLOWED`: the server API's resource does not take that method."""
+
+    CODE = "ERR_METHOD_NOT_ALLOWED"
+    HTTP_STATUS = 405
 
 
 class TooManyRoomsError(ServerError):
     """`ERR_TOO_MANY_ROOMS`: this connection is in too many rooms."""
 
     CODE = "ERR_TOO_MANY_ROOMS"
+    HTTP_STATUS = 429
 
 
 class RoomFullError(ServerError):
     """`ERR_ROOM_FULL`: the room has as many participants and observers as it takes."""
 
     CODE = "ERR_ROOM_FULL"
+    HTTP_STATUS = 429
 
 
 class TooManyConnectionsError(ServerError):
     """`ERR_TOO_MANY_CONNECTIONS`: the user has as many connections open as allowed; this one closes with 4010."""
 
     CODE = "ERR_TOO_MANY_CONNECTIONS"
+    HTTP_STATUS = 429
 
 
 class TooManySubscriptionsError(ServerError):
     """`ERR_TOO_MANY_SUBSCRIPTIONS`: the user is in this room from as many connections as allowed."""
 
     CODE = "ERR_TOO_MANY_SUBSCRIPTIONS"
+    HTTP_STATUS = 429
 
 
 class TooLargeError(ServerError):
     """`ERR_TOO_LARGE`: attributes or metadata past their limits (the message names the limit)."""
 
     CODE = "ERR_TOO_LARGE"
+    HTTP_STATUS = 413
 
 
 class UnavailableError(ServerError):
-    """`ERR_UNAVAILABLE`: cluster mode, the shared store did not answer; the change may or may not be made."""
+    """`ERR_UNAVAILABLE`: the room's store (the embedded one, or the cluster's shared store) could not be read or did
+    not answer; try again (in a cluster the change may or may not have been made)."""
 
     CODE = "ERR_UNAVAILABLE"
+    HTTP_STATUS = 503
 
 
 class BusyError(ServerError):
     """`ERR_BUSY`: cluster mode, too many requests wait for the same room; try again."""
 
     CODE = "ERR_BUSY"
+    HTTP_STATUS = 503
 
 
 _BY_CODE: dict[str, type[ServerError]] = {
@@ -140,6 +166,7 @@ _BY_CODE: dict[str, type[ServerError]] = {
         ForbiddenError,
         NotInRoomError,
         NotFoundError,
+        MethodNotAllowedError,
         TooManyRoomsError,
         RoomFullError,
         TooManyConnectionsError,

@@ -5,23 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from .protocol import ViewFilter
+
 EventMode = Literal["all", "notable", "none"]
 """Which room events a subscription receives besides roster patches (docs/PROTOCOL.md, "join")."""
-
-ViewFilter = Literal[
-    "all",
-    "operators",
-    "muted",
-    "moderator_muted",
-    "restricted",
-    "banned",
-    "raised_hands",
-    "presenters",
-    "speakers",
-    "left",
-    "search",
-]
-"""The roster view filters (docs/PROTOCOL.md, "Roster views")."""
 
 ViewSort = Literal["join", "name", "raised_hand", "recent_speaking"]
 """The orders of a roster view: join order (the default; the hand queue for `raised_hands`), name, the hand queue,

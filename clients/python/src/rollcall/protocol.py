@@ -1,0 +1,130 @@
+"""The protocol's constants (docs/PROTOCOL.md), one definition each.
+
+The tests check every one against the shared vectors (Tests/Vectors/protocol.json), as the server and the other
+clients do, so a code, an event or a flag the gateway adds fails them until it is here too.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Literal, get_args
+
+ClientMessageType = Literal[
+    "auth",
+    "join",
+    "view",
+    "leave",
+    "state",
+    "speaker",
+    "media",
+    "attributes",
+    "metadata",
+    "meeting",
+    "action",
+    "permissions",
+    "query",
+    "ping",
+]
+"""The `type` of a message a client sends."""
+
+CLIENT_MESSAGE_TYPES: tuple[str, ...] = get_args(ClientMessageType)
+
+ServerMessageType = Literal["welcome", "snapshot", "patch", "event", "resumed", "ack", "result", "error", "pong"]
+"""The `type` of a message the gateway sends."""
+
+SERVER_MESSAGE_TYPES: tuple[str, ...] = get_args(ServerMessageType)
+
+EventName = Literal[
+    "participant.joined",
+    "participant.left",
+    "participant.audio_muted",
+    "participant.audio_unmuted",
+    "participant.video_paused",
+    "participant.video_resumed",
+    "participant.screen_share_started",
+    "participant.screen_share_stopped",
+    "participant.hand_raised",
+    "participant.hand_lowered",
+    "participant.pinned",
+    "participant.unpinned",
+    "participant.media_id_changed",
+    "participant.active_speaker_changed",
+    "participant.speaker_stopped",
+    "participant.active_speaker_shown",
+    "participant.attributes_changed",
+    "session.connection_lost",
+    "session.connection_closed",
+    "session.connection_restored",
+    "session.timed_out",
+    "session.ended",
+    "media.recording_started",
+    "media.recording_stopped",
+    "media.audio_mode_changed",
+    "media.camera_facing_changed",
+    "moderation.muted",
+    "moderation.promoted",
+    "moderation.demoted",
+    "moderation.banned",
+    "moderation.unbanned",
+    "moderation.permissions_changed",
+    "moderation.unmute_requested",
+    "room.metadata_changed",
+    "meeting.message",
+]
+"""The name of a room event (docs/PROTOCOL.md, "event")."""
+
+EVENT_NAMES: tuple[str, ...] = get_args(EventName)
+
+ViewFilter = Literal[
+    "all",
+    "operators",
+    "muted",
+    "moderator_muted",
+    "restricted",
+    "banned",
+    "raised_hands",
+    "presenters",
+    "speakers",
+    "left",
+    "search",
+]
+"""A roster view filter (docs/PROTOCOL.md, "Roster views")."""
+
+VIEW_FILTERS: tuple[str, ...] = get_args(ViewFilter)
+
+PARTICIPANT_FLAGS: dict[str, tuple[str, str]] = {
+    "audioMuted": ("participant.audio_muted", "participant.audio_unmuted"),
+    "videoPaused": ("participant.video_paused", "participant.video_resumed"),
+    "presenting": ("participant.screen_share_started", "participant.screen_share_stopped"),
+    "handRaised": ("participant.hand_raised", "participant.hand_lowered"),
+    "pinned": ("participant.pinned", "participant.unpinned"),
+}
+"""The boolean flags of a roster entry (as the entry names them), with the events of each turning on and off;
+`Participant` has each as a snake_case attribute (`audio_muted`, ...)."""
+
+
+class CloseCode(IntEnum):
+    """The gateway's close codes (docs/PROTOCOL.md, "Close codes")."""
+
+    UNAUTHORIZED = 4001
+    """Authentication failed or timed out."""
+    TOKEN_EXPIRED = 4002
+    """The token expired without a refresh."""
+    REMOVED = 4003
+    """A moderator removed the participant."""
+    BANNED = 4004
+    """A moderator banned the participant."""
+    SESSION_ENDED = 4005
+    """The session was ended for everyone."""
+    SLOW_CONSUMER = 4008
+    """The client did not read its messages."""
+    DISCONNECTED = 4009
+    """The server API disconnected the user; the client may reconnect."""
+    TOO_MANY_CONNECTIONS = 4010
+    """The user has as many connections open as it may."""
+
+
+FINAL_CLOSE_CODES = frozenset(
+    {CloseCode.UNAUTHORIZED, CloseCode.TOKEN_EXPIRED, CloseCode.REMOVED, CloseCode.BANNED, CloseCode.SESSION_ENDED}
+)
+"""Close codes that end a session for good: authentication failed, token expired, removed, banned, ended."""
