@@ -68,12 +68,15 @@ import Testing
         #expect(listed == served)
     }
 
-    @Test func theParticipantFlagsAreTheServersWithTheirEventNames() throws {
+    @Test func theParticipantFlagsAreTheServersWithTheirEventNamesAndWhoSetsThem() throws {
         let rows = try #require(try Self.vectors()["participantFlags"]?.arrayValue)
         let listed = rows.map { row in
             [row["name"], row["on"], row["off"]].map { $0?.stringValue ?? "" }
+                + ["\(row["setByParticipant"]?.boolValue.map(String.init) ?? "missing")"]
         }
-        let served = ParticipantFlag.allCases.map { [$0.rawValue, $0.eventNames.on, $0.eventNames.off] }
+        let served = ParticipantFlag.allCases.map {
+            [$0.rawValue, $0.eventNames.on, $0.eventNames.off, "\($0.isSetByParticipant)"]
+        }
         #expect(listed == served)
     }
 

@@ -26,6 +26,7 @@ export {
 export type {
     ClientMessageType,
     ParticipantFlag,
+    ParticipantStateFlag,
     RoomEventName,
     ServerErrorCode,
     ServerMessageType,
