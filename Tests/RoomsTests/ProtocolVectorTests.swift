@@ -97,6 +97,17 @@ extension ProtocolVectorTests {
             #expect(list.contains("`\(action.rawValue)`"), "docs/API.md's action list lacks \(action.rawValue)")
         }
     }
+
+    @Test func theServerAPIsDescriptionListsEveryModeratorActionAndNoOther() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let description = try JSONParser.parse(
+            Array(try Data(contentsOf: directory.appendingPathComponent("api/openapi.json"))))
+        let listed = Self.strings(
+            description["components"]?["schemas"]?["ActionBody"]?["properties"]?["action"]?["enum"])
+        #expect(Set(listed) == Set(ModeratorAction.allCases.map(\.rawValue)))
+        #expect(listed.count == ModeratorAction.allCases.count)
+    }
 }
 
 /// One event of every shape that has a name of its own, for the names the server gives them. `variants(of:)`
