@@ -28,17 +28,20 @@ let package = Package(
         ),
         // A thin C shim over Debian's libsqlite3: SQLITE_TRANSIENT, a macro the importer cannot see.
         .target(name: "CSQLite", path: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
-        // RFC 6455 without I/O: HTTP head parsing, both sides of the handshake, framing, masking, UTF-8, close codes,
-        // the inbound frame processor and the session state machine shared by the server and the clients.
-        .target(name: "WebSocketCore"),
+        // HTTP/1.1 without I/O: incremental request and response head parsers, statuses and responses,
+        // percent-encoding.
+        .target(name: "HTTPCore"),
+        // RFC 6455 without I/O: both sides of the handshake, framing, masking, UTF-8, close codes, the inbound frame
+        // processor and the session state machine shared by the server and the clients.
+        .target(name: "WebSocketCore", dependencies: ["HTTPCore"]),
         // RFC 7692 permessage-deflate over zlib: offer negotiation, per-message inflate and deflate.
-        .target(name: "WebSocketDeflate", dependencies: ["WebSocketCore", "CWebSocket"]),
+        .target(name: "WebSocketDeflate", dependencies: ["HTTPCore", "WebSocketCore", "CWebSocket"]),
         // epoll event loops, sockets, timers, TLS through OpenSSL, bounded write queues.
         .target(name: "EventIO", dependencies: ["CWebSocket"], swiftSettings: hotPathSettings),
         // Listeners and connections: HTTP upgrade, WebSocket sessions over EventIO, routes, the echo endpoint.
         .target(
             name: "WebSocketServer",
-            dependencies: ["WebSocketCore", "WebSocketDeflate", "EventIO"],
+            dependencies: ["HTTPCore", "WebSocketCore", "WebSocketDeflate", "EventIO"],
             swiftSettings: hotPathSettings
         ),
         // JSON values: a bounded parser and a deterministic writer, for the wire protocol and tokens.
@@ -49,9 +52,14 @@ let package = Package(
         .target(name: "Rooms", dependencies: ["JSONCoding", "TokenAuth"]),
         // The embedded store of a single process: rooms' logs, checkpoints and webhook cursors in SQLite (WAL).
         .target(name: "Storage", dependencies: ["CSQLite", "Rooms", "JSONCoding"]),
+        // An HTTP/1.1 client of one origin on an EventIO loop, over EventIO's stream connection: kept connections,
+        // TLS, timeouts, bounded answers; the webhooks and `rollcall ctl` use it.
+        .target(name: "HTTPClient", dependencies: ["EventIO", "HTTPCore"]),
         // Signed, ordered webhook deliveries read from the store's log, with cursors, retries and dead letters.
         .target(
-            name: "Webhooks", dependencies: ["Storage", "Rooms", "JSONCoding", "TokenAuth", "EventIO", "WebSocketCore"]),
+            name: "Webhooks",
+            dependencies: ["Storage", "Rooms", "JSONCoding", "TokenAuth", "EventIO", "HTTPCore", "HTTPClient"]
+        ),
         // The browser client and the dashboard built on it (TypeScript in clients/js, compiled output committed),
         // embedded in the binary so the gateway serves them at /client/ and /dashboard.
         .target(
@@ -69,7 +77,7 @@ let package = Package(
         .target(
             name: "GatewayWebSocket",
             dependencies: [
-                "Rooms", "WebSocketServer", "EventIO", "WebSocketCore", "WebSocketDeflate", "TokenAuth",
+                "Rooms", "WebSocketServer", "EventIO", "HTTPCore", "WebSocketCore", "WebSocketDeflate", "TokenAuth",
                 "RollcallWebClient", "Storage", "Webhooks", "RollcallAPIDescription",
             ]
         ),
@@ -80,7 +88,7 @@ let package = Package(
         .target(
             name: "RollcallClient",
             dependencies: [
-                "JSONCoding", "WebSocketCore",
+                "JSONCoding", "HTTPCore", "WebSocketCore",
                 .target(name: "WebSocketDeflate", condition: .when(platforms: [.linux])),
                 .target(name: "EventIO", condition: .when(platforms: [.linux])),
             ],
@@ -90,20 +98,21 @@ let package = Package(
         .target(
             name: "RollcallBench",
             dependencies: [
-                "EventIO", "WebSocketCore", "WebSocketDeflate", "TokenAuth", "JSONCoding", "RollcallClient", "Rooms",
+                "EventIO", "HTTPCore", "WebSocketCore", "WebSocketDeflate", "TokenAuth", "JSONCoding", "RollcallClient",
+                "Rooms",
             ]
         ),
         // The command line: subcommands and configuration loading (file, environment, flags).
         .target(
             name: "RollcallCLI",
             dependencies: [
-                "WebSocketServer", "WebSocketDeflate", "EventIO", "WebSocketCore", "Rooms", "GatewayWebSocket",
+                "WebSocketServer", "WebSocketDeflate", "EventIO", "HTTPCore", "HTTPClient", "Rooms", "GatewayWebSocket",
                 "TokenAuth", "RollcallBench", "JSONCoding", "Cluster", "ClusterCore", "Redis", "Storage", "Webhooks",
             ]
         ),
         // A Redis client: the RESP wire format (a bounded incremental parser and an encoder) and a client on an
         // EventIO loop (pipelining, deadlines, reconnects with backoff, pub/sub). Knows nothing of rooms.
-        .target(name: "Redis", dependencies: ["EventIO", "WebSocketCore"]),
+        .target(name: "Redis", dependencies: ["EventIO", "HTTPCore"]),
         // Cluster mode without I/O: how a node follows a shared room log (entries in order, gaps, reloads, epochs,
         // checkpoints, leases), the shared records' forms and seat claims, and a room's entries rendered for webhooks;
         // used by the Redis adapter and by the in-memory shared log of RoomsTesting.
@@ -119,9 +128,10 @@ let package = Package(
         // and restarted on demand; a scripted stand-in server, an event loop on a thread of its own, and a webhook
         // receiver (plain or TLS) whose answers a test scripts.
         .target(name: "ClusterTesting", dependencies: ["EventIO"]),
-        // Helpers shared by the test targets: a seeded random generator, and the ways a byte stream is cut into
-        // reads for the incremental parsers (frames, HTTP heads, RESP).
-        .target(name: "TestSupport", dependencies: ["JSONCoding"]),
+        // Helpers shared by the test targets: a seeded random generator, the ways a byte stream is cut into reads
+        // for the incremental parsers (frames, HTTP heads, RESP), sample HTTP heads fed to the parsers, and the
+        // reader of the shared vectors.
+        .target(name: "TestSupport", dependencies: ["HTTPCore", "JSONCoding"]),
         .testTarget(
             name: "RoomsTests",
             dependencies: [
@@ -131,28 +141,29 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "Storage", "Webhooks", "Rooms", "RoomsTesting", "JSONCoding", "TokenAuth", "TestSupport", "EventIO",
+                "Storage", "Webhooks", "HTTPClient", "Rooms", "RoomsTesting", "JSONCoding", "TokenAuth", "TestSupport",
+                "EventIO",
             ]
         ),
         .testTarget(
             name: "WebhooksTests",
-            dependencies: [
-                "Webhooks", "Rooms", "RoomsTesting", "EventIO", "ClusterTesting", "WebSocketCore", "Storage",
-            ]
+            dependencies: ["Webhooks", "HTTPClient", "Rooms", "RoomsTesting", "EventIO", "ClusterTesting", "Storage"]
         ),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "ClusterTesting", "EventIO", "TestSupport"]),
         .testTarget(
             name: "ClusterTests",
             dependencies: [
                 "Cluster", "ClusterCore", "Redis", "ClusterTesting", "EventIO", "Rooms", "RoomsTesting", "TokenAuth",
-                "Webhooks",
+                "Webhooks", "HTTPClient",
             ]
         ),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding", "TestSupport"]),
         .testTarget(name: "TokenAuthTests", dependencies: ["TokenAuth", "JSONCoding"]),
-        .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore", "TestSupport"]),
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "TestSupport"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "HTTPCore", "EventIO", "ClusterTesting"]),
+        .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore", "HTTPCore", "TestSupport"]),
         .testTarget(name: "WebSocketDeflateTests", dependencies: ["WebSocketDeflate", "WebSocketCore", "TestSupport"]),
-        .testTarget(name: "EventIOTests", dependencies: ["EventIO"]),
+        .testTarget(name: "EventIOTests", dependencies: ["EventIO", "ClusterTesting"]),
         .testTarget(
             name: "RollcallBenchTests",
             dependencies: [
@@ -170,15 +181,16 @@ let package = Package(
         .testTarget(
             name: "RollcallCLITests",
             dependencies: [
-                "RollcallCLI", "GatewayWebSocket", "Rooms", "WebSocketServer", "WebSocketCore", "EventIO",
-                "TokenAuth", "JSONCoding", "Cluster", "Redis", "RollcallWebClient",
+                "RollcallCLI", "GatewayWebSocket", "Rooms", "WebSocketServer", "EventIO", "HTTPCore", "HTTPClient",
+                "TokenAuth",
+                "JSONCoding", "Cluster", "Redis", "RollcallWebClient",
             ]
         ),
         .testTarget(
             name: "WebSocketServerTests",
             dependencies: [
-                "WebSocketServer", "WebSocketCore", "WebSocketDeflate", "EventIO", "Rooms", "GatewayWebSocket",
-                "TokenAuth", "JSONCoding", "Storage",
+                "WebSocketServer", "HTTPCore", "WebSocketCore", "WebSocketDeflate", "EventIO", "Rooms",
+                "GatewayWebSocket", "TokenAuth", "JSONCoding", "Storage",
             ]
         ),
     ],

@@ -20,9 +20,9 @@ TARGETS=(http-upgrade frame-decoder deflate-inflater json jwt protocol)
 # The Swift modules each target needs, in dependency order (a module's dependencies come first).
 modules_for() {
     case "$1" in
-        http-upgrade) echo "WebSocketCore WebSocketDeflate" ;;
-        frame-decoder) echo "WebSocketCore" ;;
-        deflate-inflater) echo "WebSocketCore WebSocketDeflate" ;;
+        http-upgrade) echo "HTTPCore WebSocketCore WebSocketDeflate" ;;
+        frame-decoder) echo "HTTPCore WebSocketCore" ;;
+        deflate-inflater) echo "HTTPCore WebSocketCore WebSocketDeflate" ;;
         json) echo "JSONCoding" ;;
         jwt) echo "JSONCoding TokenAuth" ;;
         protocol) echo "JSONCoding TokenAuth Rooms ClusterCore RoomsTesting" ;;

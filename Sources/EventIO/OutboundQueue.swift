@@ -126,6 +126,30 @@ public struct OutboundQueue {
         self.reserveOwned(count)
         let start = self.owned.unsafelyUnwrapped.count
         body(UnsafeMutableRawBufferPointer(start: self.owned.unsafelyUnwrapped.base + start, count: count))
+        self.commitOwned(from: start, count: count)
+    }
+
+    /// Queues up to `maximumCount` bytes written in place by `body` into the queue's own buffer, keeping as many as
+    /// `body` says it wrote (for a source that may give fewer bytes than it announced).
+    ///
+    /// - Parameters:
+    ///   - maximumCount: the most bytes `body` may write.
+    ///   - body: writes into the buffer it is given and returns how many bytes it wrote, from the start; it must not
+    ///     touch this queue.
+    public mutating func appendBytes(upTo maximumCount: Int, _ body: (UnsafeMutableRawBufferPointer) -> Int) {
+        guard maximumCount > 0 else { return }
+        self.reserveOwned(maximumCount)
+        let start = self.owned.unsafelyUnwrapped.count
+        let written = body(
+            UnsafeMutableRawBufferPointer(start: self.owned.unsafelyUnwrapped.base + start, count: maximumCount))
+        precondition(written >= 0 && written <= maximumCount, "wrote more bytes than there was room for")
+        guard written > 0 else { return }
+        self.commitOwned(from: start, count: written)
+    }
+
+    /// Queues the `count` bytes just written at `start` of the queue's own buffer.
+    @inline(__always)
+    private mutating func commitOwned(from start: Int, count: Int) {
         self.owned.unsafelyUnwrapped.count = start + count
         self.byteCount += count
         // Copied bytes always end the buffer, so they extend the last chunk when it is copied bytes too.

@@ -109,43 +109,6 @@ public enum Socket {
         return fd
     }
 
-    /// Connects a blocking socket, for the small clients that wait on each step (the `ctl` command, the soak run's
-    /// clients): every later send and receive on it waits at most `timeoutSeconds` (SO_SNDTIMEO, SO_RCVTIMEO).
-    ///
-    /// - Parameters:
-    ///   - address: the peer.
-    ///   - timeoutSeconds: the longest any send or receive may wait, in seconds.
-    /// - Returns: the connected, blocking descriptor; the caller closes it.
-    /// - Throws: `IOError` when the socket cannot be made or the connect fails.
-    public static func connectBlocking(to address: SocketAddress, timeoutSeconds: Double) throws(IOError) -> Int32 {
-        let family = address.isIPv6 ? AF_INET6 : AF_INET
-        let fd = try blockingSystemCall("socket") {
-            socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        }
-        let whole = timeoutSeconds.rounded(.down)
-        var timeout = timeval(tv_sec: Int(whole), tv_usec: Int((timeoutSeconds - whole) * 1e6))
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        do {
-            try address.withSockAddr { pointer, length throws(IOError) in
-                // Not retried on EINTR: a connect under way cannot be started again.
-                if Glibc.connect(fd, pointer, length) < 0 { throw IOError(errnoCode: errno, function: "connect") }
-            }
-        } catch {
-            close(fd)
-            throw error
-        }
-        return fd
-    }
-
-    /// Binds a socket that is about to connect to a local address (to spread clients over 127.0.0.x sources).
-    public static func bindLocal(_ fd: Int32, to address: SocketAddress) throws(IOError) {
-        try Self.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
-        try address.withSockAddr { pointer, length throws(IOError) in
-            try blockingSystemCall("bind") { bind(fd, pointer, length) }
-        }
-    }
-
     /// The error of a finished non-blocking connect, or 0.
     public static func pendingError(_ fd: Int32) -> Int32 {
         var value: Int32 = 0
@@ -195,6 +158,13 @@ public enum Socket {
         try blockingSystemCall("setsockopt") {
             setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<Int32>.size))
         }
+    }
+
+    /// Makes the next `close` of `fd` end the connection with a reset (RST) instead of a FIN (SO_LINGER with a zero
+    /// timeout), as when a peer vanishes from the network.
+    public static func setResetOnClose(_ fd: Int32) {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
     }
 
     /// Shuts down the sending side (sends FIN) while still reading.

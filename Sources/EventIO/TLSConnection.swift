@@ -240,6 +240,27 @@ public final class TLSConnection {
         return taken
     }
 
+    /// Appends all pending ciphertext to a write queue's own buffer, for the loop to write to the socket; the
+    /// buffer is reused once drained, so steady traffic costs no allocation here.
+    ///
+    /// - Parameters:
+    ///   - queue: the connection's write queue.
+    /// - Returns: The number of bytes appended.
+    @discardableResult
+    public func takeCiphertext(into queue: inout OutboundQueue) -> Int {
+        let pending = BIO_ctrl_pending(self.outbound)
+        guard pending > 0 else {
+            return 0
+        }
+        var taken = 0
+        queue.appendBytes(upTo: pending) { bytes in
+            taken = max(Int(BIO_read(self.outbound, bytes.baseAddress, Int32(clamping: pending))), 0)
+            return taken
+        }
+        self.compactOutbound()
+        return taken
+    }
+
     /// Queues close_notify for the peer. Collect it with ``takeCiphertext(into:)`` and write it before closing.
     ///
     /// Does nothing before the handshake has completed or after a failure: the socket is simply closed then.

@@ -1,5 +1,5 @@
+import HTTPCore
 import Rooms
-import WebSocketCore
 
 /// The query parameters of a server API request (`?after=10&types=meeting.message&limit=50`), decoded.
 struct APIQuery: Sendable {

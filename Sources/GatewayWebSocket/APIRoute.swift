@@ -1,6 +1,6 @@
+import HTTPCore
 import JSONCoding
 import Rooms
-import WebSocketCore
 
 /// One resource of the server API, from the method and the path below `/v1/api/`.
 enum APIRoute: Sendable {

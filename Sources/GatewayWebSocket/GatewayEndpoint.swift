@@ -1,4 +1,5 @@
 import EventIO
+import HTTPCore
 import Rooms
 import WebSocketCore
 import WebSocketServer

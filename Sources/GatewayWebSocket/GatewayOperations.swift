@@ -1,8 +1,8 @@
+import HTTPCore
 import JSONCoding
 import RollcallAPIDescription
 import Rooms
 import Synchronization
-import WebSocketCore
 import WebSocketServer
 
 /// The operator's HTTP endpoints on the gateway's port: `/healthz`, `/readyz`, `/metrics`, and the server API under

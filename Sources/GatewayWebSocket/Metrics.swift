@@ -109,8 +109,8 @@ enum Metrics {
             \.statistics.roomsLoaded, when: \.hasStore),
         counter(
             "rollcall_store_read_failures_total",
-            "Store reads that failed (the request was answered ERR_UNAVAILABLE).", \.statistics.storeFailures,
-            when: \.hasStore),
+            "Store reads that failed (the request was answered ERR_UNAVAILABLE, a resume with a fresh snapshot).",
+            \.statistics.storeFailures, when: \.hasStore),
     ]
 
     /// The webhooks' families, one sample per endpoint, shown with at least one endpoint.

@@ -1,5 +1,5 @@
+import HTTPCore
 import RollcallWebClient
-import WebSocketCore
 import WebSocketServer
 
 /// The browser client and the dashboard as HTTP routes of the gateway.

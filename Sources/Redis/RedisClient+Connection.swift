@@ -19,7 +19,7 @@ extension RedisClient {
             self.connectionAttemptFailed(error)
             return
         }
-        let connection = RedisConnection(loop: self.loop, maximumBulkLength: self.configuration.maximumReplyBulkBytes)
+        let connection = RedisConnection(loop: self.loop, configuration: self.configuration)
         connection.client = self
         do {
             try connection.start(to: address)

@@ -1,4 +1,4 @@
-import WebSocketCore
+import HTTPCore
 
 #if canImport(Glibc)
 internal import Glibc

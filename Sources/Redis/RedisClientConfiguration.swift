@@ -25,6 +25,9 @@ public struct RedisClientConfiguration: Sendable {
     public var maximumOutputBytes: Int = 64 * 1024 * 1024
     /// The longest bulk string accepted in a reply.
     public var maximumReplyBulkBytes: Int = 64 * 1024 * 1024
+    /// The largest reply held while its bytes arrive (an array of many bulk strings may pass one bulk's bound);
+    /// a larger one is a protocol error and resets the connection.
+    public var maximumReplyBytes: Int = 256 * 1024 * 1024
 
     /// The defaults: `127.0.0.1:6379`, database 0, no password.
     public init() {}

@@ -1,41 +1,36 @@
 import EventIO
+import HTTPCore
 import WebSocketCore
 import WebSocketDeflate
 
 extension BenchConnection {
-    // MARK: Events
+    // MARK: The stream's events
 
-    /// Called by the event loop when the socket is ready.
-    func handleEvents(_ events: EventSet) {
-        if self.state == .connecting {
-            guard !events.isDisjoint(with: [.writable, .error, .hangup]) else { return }
-            let error = Socket.pendingError(self.fd)
-            guard error == 0 else {
-                self.fail("connect: \(IOError(errnoCode: error, function: "connect"))")
-                return
-            }
-            self.watchingWritable = true
-            if let context = self.tlsContext {
-                do {
-                    self.tls = try TLSConnection(context: context, serverName: self.target.address.host)
-                    self.state = .tlsHandshake
-                    _ = try self.tls!.advanceHandshake()
-                } catch {
-                    self.fail("TLS: \(error)")
-                    return
-                }
-                self.writePending()
+    /// Connected (over `wss://`, the TLS handshake done): the upgrade request goes out.
+    func streamConnectionDidOpen(_ connection: StreamConnection) {
+        self.sendUpgradeRequest()
+    }
+
+    /// Received bytes: the HTTP answer first, then frames, decoded in place; returns the bytes used (the stream
+    /// keeps the rest of a partial head or frame for the next read).
+    func streamConnection(_ connection: StreamConnection, didReceive bytes: UnsafeMutableRawBufferPointer) -> Int {
+        if self.state == .upgrading {
+            return self.processUpgrade(bytes)
+        }
+        guard self.state == .open || self.state == .closing else { return bytes.count }
+        return self.decodeFrames(bytes)
+    }
+
+    func streamConnection(_ connection: StreamConnection, didEndWith ending: StreamConnectionEnding) {
+        switch ending {
+        case .closedByPeer:
+            if self.state == .closing {
+                self.finish(error: nil)
             } else {
-                self.sendUpgradeRequest()
+                self.fail("the server closed the connection")
             }
-            return
-        }
-        if events.contains(.writable) {
-            self.writePending()
-            if self.state == .closed { return }
-        }
-        if !events.isDisjoint(with: [.readable, .readHangup, .hangup, .error]) {
-            self.readAvailable()
+        case .failed(let error):
+            self.fail(error.description)
         }
     }
 
@@ -52,134 +47,48 @@ extension BenchConnection {
         let request =
             (try? handshake.request(target: self.requestPath, host: self.target.hostHeader, extensions: extensions))
             ?? []
-        self.output.append(contentsOf: request)
         self.state = .upgrading
-        self.writePending()
+        self.stream.write(request)
     }
 
-    func readAvailable() {
-        let buffer = self.loop.receiveBuffer
-        // A bounded number of reads per wakeup keeps one busy connection from starving the others.
-        for _ in 0..<4 {
-            guard self.fd >= 0 else { return }
-            let result: IOResult<Int>
-            do {
-                result = try Socket.read(self.fd, into: buffer)
-            } catch {
-                self.fail("read: \(error)")
-                return
-            }
-            guard case .processed(let count) = result else { return }
-            self.counters.add(.bytesReceived, count)
-            if count == 0 {
-                if self.state == .closing {
-                    self.finish(error: nil)
-                } else {
-                    self.fail("the server closed the connection")
-                }
-                return
-            }
-            let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
-            if let tls = self.tls {
-                tls.receiveCiphertext(UnsafeRawBufferPointer(bytes))
-                self.readPlaintext(tls)
-            } else {
-                self.process(bytes)
-            }
-            if count < buffer.count { return }
+    /// Reads the upgrade answer: nothing is used until its head is complete (the parser reads it from its start);
+    /// then the head is checked, and the frames behind it are decoded.
+    func processUpgrade(_ bytes: UnsafeMutableRawBufferPointer) -> Int {
+        let head: HTTPResponseHead
+        switch self.responseParser.parse(UnsafeRawBufferPointer(bytes)) {
+        case .incomplete:
+            return 0
+        case .failure(let error):
+            self.fail("upgrade response: \(error)")
+            return bytes.count
+        case .complete(let complete):
+            head = complete
         }
-    }
-
-    func readPlaintext(_ tls: TLSConnection) {
-        do {
-            if !tls.isHandshakeComplete {
-                let progress = try tls.advanceHandshake()
-                if progress == .complete && self.state == .tlsHandshake {
-                    self.sendUpgradeRequest()
-                } else {
-                    self.writePending()
-                }
-                if progress != .complete { return }
-            }
-            let scratch = self.loop.scratchBuffer
-            while self.state != .closed {
-                switch try tls.readPlaintext(into: scratch) {
-                case .bytes(let count):
-                    self.process(UnsafeMutableRawBufferPointer(rebasing: scratch[0..<count]))
-                case .wouldBlock:
-                    if tls.hasPendingCiphertext { self.writePending() }
-                    return
-                case .closed:
-                    if self.state == .closing { self.finish(error: nil) } else { self.fail("TLS closed by the server") }
-                    return
-                }
-            }
+        do throws(BenchError) {
+            self.compression = try Self.checkUpgradeResponse(
+                head,
+                expectedAccept: self.expectedAccept,
+                offeredCompression: self.offersCompression
+            )
         } catch {
-            self.fail("TLS: \(error)")
+            self.fail(error.description)
+            return bytes.count
         }
-    }
-
-    /// Handles received plaintext: the HTTP answer first, then frames.
-    func process(_ bytes: UnsafeMutableRawBufferPointer) {
-        if self.state == .upgrading {
-            self.input.append(contentsOf: bytes)
-            let head: HTTPResponseHead
-            switch self.input.withUnsafeBytes({ self.responseParser.parse($0) }) {
-            case .incomplete:
-                return
-            case .failure(let error):
-                self.fail("upgrade response: \(error)")
-                return
-            case .complete(let complete):
-                head = complete
-            }
-            do throws(BenchError) {
-                self.compression = try Self.checkUpgradeResponse(
-                    head,
-                    expectedAccept: self.expectedAccept,
-                    offeredCompression: self.offersCompression
-                )
-            } catch {
-                self.fail(error.description)
-                return
-            }
-            self.session = WebSocketSessionStateMachine(
-                role: .client, timeouts: Self.timeouts, now: Self.milliseconds())
-            if let compression = self.compression {
-                self.inflater = compression.makeInflater()
-                self.deflater = compression.makeDeflater(
-                    compressionLevel: Self.compressionLevel,
-                    memoryLevel: Self.compressionMemoryLevel
-                )
-                self.counters.add(.compressionAgreed)
-            }
-            self.input.removeSubrange(0..<head.size)
-            self.state = .open
-            self.openedAt = EventLoop.monotonicNow()
-            self.delegate?.connectionDidOpen(self)
-            guard self.state == .open || self.state == .closing, !self.input.isEmpty else { return }
-            self.decodeBuffered()
-            return
+        self.session = WebSocketSessionStateMachine(role: .client, timeouts: Self.timeouts, now: Self.milliseconds())
+        if let compression = self.compression {
+            self.inflater = compression.makeInflater()
+            self.deflater = compression.makeDeflater(
+                compressionLevel: Self.compressionLevel,
+                memoryLevel: Self.compressionMemoryLevel
+            )
+            self.counters.add(.compressionAgreed)
         }
-        guard self.state == .open || self.state == .closing else { return }
-        if self.input.isEmpty {
-            let consumed = self.decodeFrames(bytes)
-            if consumed < bytes.count && self.state != .closed {
-                self.input.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[consumed...]))
-            }
-        } else {
-            self.input.append(contentsOf: bytes)
-            self.decodeBuffered()
-        }
-    }
-
-    func decodeBuffered() {
-        var buffered = self.input
-        self.input = []
-        let consumed = buffered.withUnsafeMutableBytes { self.decodeFrames($0) }
-        guard self.state != .closed else { return }
-        buffered.removeSubrange(0..<consumed)
-        self.input = buffered
+        self.state = .open
+        self.openedAt = EventLoop.monotonicNow()
+        self.delegate?.connectionDidOpen(self)
+        guard self.state == .open || self.state == .closing else { return bytes.count }
+        let frames = UnsafeMutableRawBufferPointer(rebasing: bytes[head.size...])
+        return head.size + self.decodeFrames(frames)
     }
 
     /// Decodes and handles whole frames from the start of `buffer`; returns how many bytes they took.
@@ -242,8 +151,9 @@ extension BenchConnection {
                 self.session.receivedClose(code: code.map(WebSocketCloseCode.init(rawValue:)), now: Self.milliseconds())
             )
             if !wasClosing {
+                self.noteServerClose(code)
                 self.state = .closing
-                self.flush()
+                self.stream.flush()
                 self.finish(error: "the server closed with \(code.map(String.init) ?? "1005")")
             }
         default:

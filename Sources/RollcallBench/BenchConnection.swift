@@ -1,10 +1,7 @@
 import EventIO
+import HTTPCore
 import WebSocketCore
 import WebSocketDeflate
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What a scenario does with a connection's events. Every call happens on the connection's loop.
 protocol BenchConnectionDelegate: AnyObject {
@@ -18,21 +15,21 @@ protocol BenchConnectionDelegate: AnyObject {
     func connection(_ connection: BenchConnection, didCloseWith error: String?)
 }
 
-/// One client WebSocket connection on a non-blocking socket, driven by an event loop.
+/// One client WebSocket connection on a `StreamConnection`, driven by an event loop.
 ///
 /// It connects (binding a source address first when given), runs TLS when asked, sends the HTTP upgrade and checks
-/// the 101 answer and `Sec-WebSocket-Accept`, then masks outgoing frames in place in its write buffer and decodes
-/// server frames in place in the loop's read buffer. Its buffers keep their capacity, so steady traffic allocates
-/// nothing per message.
+/// the 101 answer and `Sec-WebSocket-Accept`, then masks outgoing frames in place in the stream's write queue and
+/// decodes server frames in place in the loop's read buffer. Its buffers keep their capacity, so steady traffic
+/// allocates nothing per message.
 ///
 /// With compression on it offers permessage-deflate (RFC 7692) and checks the server's answer. When the server
 /// agrees, compressed server messages are inflated into the loop's shared `BenchCompressionBuffers`, and outgoing
 /// text and binary messages of at least `minimumCompressedMessageSize` bytes are compressed (through the same
 /// buffers) and sent with RSV1. A server that declines leaves the connection uncompressed.
-final class BenchConnection: EventLoopHandler, EventLoopFlushable {
+final class BenchConnection: StreamConnectionDelegate {
     enum State {
+        /// The TCP connect and, for `wss://`, the TLS handshake.
         case connecting
-        case tlsHandshake
         case upgrading
         case open
         case closing
@@ -51,6 +48,8 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
     /// What the server agreed to for permessage-deflate; nil until the upgrade, and when it declined or none was
     /// offered.
     var compression: PerMessageDeflateClientParameters?
+    /// The code of the Close frame the server sent first, if it did.
+    private(set) var serverCloseCode: UInt16?
 
     /// The largest frame payload accepted from the server, and the largest compressed message after inflation.
     static let maximumMessageSize = 64 << 20
@@ -69,19 +68,9 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
     let loop: EventLoop
     let target: BenchTarget
     let requestPath: String
-    var fd: Int32 = -1
-    var tls: TLSConnection?
+    /// The socket, TLS and the write queue.
+    let stream: StreamConnection
     let tlsContext: TLSContext?
-    /// Bytes waiting for the socket (plaintext; over TLS, bytes not yet accepted by the engine).
-    var output: [UInt8] = []
-    private var outputStart = 0
-    /// Ciphertext waiting for the socket.
-    private var ciphertext: [UInt8] = []
-    private var ciphertextStart = 0
-    /// Received bytes of an incomplete HTTP head or frame.
-    var input: [UInt8] = []
-    private var flushScheduled = false
-    var watchingWritable = false
     /// The upgrade request's key and the answer it calls for; set when the request goes out.
     var expectedAccept = ""
     /// Reads the upgrade response as it arrives.
@@ -108,7 +97,7 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
     ///   - path: the request target; nil: the target's path.
     ///   - tlsContext: the TLS client context for `wss://`, or nil.
     ///   - offersCompression: whether to offer permessage-deflate.
-    ///   - counters: the loop's counters, for the compression counts.
+    ///   - counters: the loop's counters, for the compression counts and the bytes on the wire.
     ///   - compressionBuffers: the loop's buffers for compressed messages.
     init(
         index: Int,
@@ -129,20 +118,26 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
         self.counters = counters
         self.compressionBuffers = compressionBuffers
         self.maskState = 0x9E37_79B9_7F4A_7C15 &* UInt64(index &+ 1) ^ loop.now
+        // Four reads per wakeup keep one busy connection from starving the others; a whole message of the largest
+        // size may wait for its last bytes; a server that stops reading ends the connection, not the generator's
+        // memory.
+        self.stream = StreamConnection(
+            loop: loop,
+            options: StreamConnectionOptions(
+                readsPerWakeup: 4, maximumBufferedBytes: Self.maximumMessageSize + 64 * 1024,
+                maximumQueuedBytes: 4 * Self.maximumMessageSize, statistics: counters.wire))
+        self.stream.delegate = self
     }
 
     /// Starts connecting.
     func start(from source: SocketAddress?) {
         self.startedAt = EventLoop.monotonicNow()
         do {
-            self.fd = try Socket.connect(to: self.target.address, from: source)
-            Socket.setNoDelay(self.fd)
-            try self.loop.register(self.fd, for: [.writable, .readable], handler: self)
-        } catch {
-            if self.fd >= 0 {
-                Socket.close(self.fd)
-                self.fd = -1
+            let tls = try self.tlsContext.map { context throws(TLSError) in
+                try TLSConnection(context: context, serverName: self.target.address.host)
             }
+            try self.stream.connect(to: self.target.address, from: source, tls: tls)
+        } catch {
             self.fail("connect: \(error)")
         }
     }
@@ -150,7 +145,7 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
     // MARK: Sending
 
     /// Sends one frame whose payload `fill` writes (it gets the unmasked payload, all `payloadCount` bytes of it).
-    /// The payload is masked in place in the write buffer.
+    /// The payload is masked in place in the write queue.
     ///
     /// When compression was agreed, a text or binary message of at least `minimumCompressedMessageSize` bytes is
     /// written into the loop's compression buffer instead, compressed, and sent with RSV1.
@@ -167,7 +162,6 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
         let key = self.nextMaskingKey()
         let header = WebSocketFrameHeader(opcode: opcode, maskingKey: key, payloadLength: payloadCount)
         self.appendFrame(header, key: key, fill)
-        self.scheduleFlush()
     }
 
     /// Compresses the message `fill` writes and sends it as one frame with RSV1.
@@ -198,10 +192,9 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
         self.counters.add(.compressedSentWireBytes, compressed.count)
         self.compressionBuffers.message = message
         self.compressionBuffers.compressed = compressed
-        self.scheduleFlush()
     }
 
-    /// Appends one frame to the write buffer, masked with `key` (the header's key); `fill` writes the unmasked
+    /// Appends one frame to the write queue, masked with `key` (the header's key); `fill` writes the unmasked
     /// payload in place.
     @inline(__always)
     private func appendFrame(
@@ -211,12 +204,9 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
     ) {
         let payloadCount = header.payloadLength
         let headerSize = header.encodedSize
-        let start = self.output.count
-        self.output.append(contentsOf: repeatElement(0, count: headerSize + payloadCount))
-        self.output.withUnsafeMutableBytes { buffer in
-            WebSocketFrameEncoder.writeHeader(header, into: buffer, endingAt: start + headerSize)
-            let payload = UnsafeMutableRawBufferPointer(
-                rebasing: buffer[(start + headerSize)..<(start + headerSize + payloadCount)])
+        self.stream.write(count: headerSize + payloadCount) { buffer in
+            WebSocketFrameEncoder.writeHeader(header, into: buffer, endingAt: headerSize)
+            let payload = UnsafeMutableRawBufferPointer(rebasing: buffer[headerSize..<(headerSize + payloadCount)])
             fill(payload)
             key.apply(to: payload)
         }
@@ -236,7 +226,7 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
             self.perform(self.session.close(code: .normalClosure, reason: "", now: Self.milliseconds()))
             self.state = .closing
             self.scheduleCloseTimer()
-        case .connecting, .tlsHandshake, .upgrading:
+        case .connecting, .upgrading:
             self.finish(error: "closed before the upgrade completed")
         case .closing, .closed:
             break
@@ -244,9 +234,13 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
     }
 
     /// Closes the socket at once, reporting `reason` as an error (nil: not an error).
-    func abort(_ reason: String?) {
+    ///
+    /// - Parameters:
+    ///   - reason: what to report, or nil.
+    ///   - reset: whether to end the TCP connection with a reset, as a client that lost its network would.
+    func abort(_ reason: String?, reset: Bool = false) {
         guard self.state != .closed else { return }
-        self.finish(error: reason)
+        self.finish(error: reason, reset: reset)
     }
 
     /// Sends the frame an action of the session state machine calls for.
@@ -256,8 +250,7 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
             self.send(.pong, payload: payload)
         case .sendClose(let code, let reason):
             let frame = WebSocketFrameEncoder.encodeClose(code: code, reason: reason, maskingKey: self.nextMaskingKey())
-            self.output.append(contentsOf: frame.bytes)
-            self.scheduleFlush()
+            self.stream.write(frame.bytes)
         case .closeSocket:
             self.finish(error: nil)
         case .sendPing, .doNothing:
@@ -289,89 +282,20 @@ final class BenchConnection: EventLoopHandler, EventLoopFlushable {
         return WebSocketMaskingKey(word: UInt32(truncatingIfNeeded: (self.maskState &* 0x2545_F491_4F6C_DD1D) >> 32))
     }
 
-    func scheduleFlush() {
-        guard !self.flushScheduled, !self.watchingWritable else { return }
-        self.flushScheduled = true
-        self.loop.scheduleFlush(self)
-    }
-
-    func flush() {
-        self.flushScheduled = false
-        guard self.fd >= 0 else { return }
-        self.writePending()
-    }
-
-    func writePending() {
-        do {
-            if let tls = self.tls {
-                if tls.isHandshakeComplete && self.outputStart < self.output.count {
-                    let accepted = try self.output.withUnsafeBytes { bytes throws(TLSError) in
-                        try tls.writePlaintext(UnsafeRawBufferPointer(rebasing: bytes[self.outputStart...]))
-                    }
-                    self.outputStart += accepted
-                    self.compactOutput()
-                }
-                if tls.hasPendingCiphertext { tls.takeCiphertext(into: &self.ciphertext) }
-                let drained = try Self.write(self.fd, &self.ciphertext, &self.ciphertextStart, counters: self.counters)
-                self.watchWritable(!drained || (tls.isHandshakeComplete && self.outputStart < self.output.count))
-            } else {
-                let drained = try Self.write(self.fd, &self.output, &self.outputStart, counters: self.counters)
-                self.watchWritable(!drained)
-            }
-        } catch {
-            self.fail("write: \(error)")
-        }
-    }
-
-    private func compactOutput() {
-        if self.outputStart == self.output.count {
-            self.output.removeAll(keepingCapacity: true)
-            self.outputStart = 0
-        }
-    }
-
-    /// Writes `buffer[start...]`, counting the bytes written; returns whether everything was written.
-    private static func write(
-        _ fd: Int32,
-        _ buffer: inout [UInt8],
-        _ start: inout Int,
-        counters: BenchCounters
-    ) throws -> Bool {
-        while start < buffer.count {
-            let result = try buffer.withUnsafeBytes { bytes throws(IOError) in
-                try Socket.write(fd, UnsafeRawBufferPointer(rebasing: bytes[start...]))
-            }
-            guard case .processed(let written) = result else { return false }
-            start += written
-            counters.add(.bytesSent, written)
-        }
-        buffer.removeAll(keepingCapacity: true)
-        start = 0
-        return true
-    }
-
-    func watchWritable(_ watch: Bool) {
-        guard watch != self.watchingWritable, self.fd >= 0 else { return }
-        self.watchingWritable = watch
-        self.loop.modify(self.fd, for: watch ? [.readable, .writable] : [.readable])
-    }
-
     func fail(_ message: String) {
         self.finish(error: message)
     }
 
-    func finish(error: String?) {
+    /// Notes the code of a Close frame the server sent first.
+    func noteServerClose(_ code: UInt16?) {
+        self.serverCloseCode = code ?? 1005
+    }
+
+    func finish(error: String?, reset: Bool = false) {
         guard self.state != .closed else { return }
         self.state = .closed
         if let timer = self.closeTimer { self.loop.cancelTimer(timer) }
-        if self.fd >= 0 {
-            self.loop.deregister(self.fd)
-            Socket.close(self.fd)
-            self.fd = -1
-        }
-        self.output = []
-        self.ciphertext = []
-        self.tls = nil
+        self.stream.close(reset: reset)
         self.inflater = nil
         self.deflater = nil
         self.delegate?.connection(self, didCloseWith: error)

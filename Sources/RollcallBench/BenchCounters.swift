@@ -1,3 +1,4 @@
+import EventIO
 import Synchronization
 
 /// One client loop's counters, written on the loop's thread and read by the runner for progress.
@@ -44,9 +45,9 @@ final class BenchCounters: Sendable {
     let compressedSentOriginalBytes = Atomic<Int>(0)
     /// Their payload bytes as sent (frame headers excluded).
     let compressedSentWireBytes = Atomic<Int>(0)
-    /// Bytes written to and read from the sockets (TLS: ciphertext), HTTP upgrades included.
-    let bytesSent = Atomic<Int>(0)
-    let bytesReceived = Atomic<Int>(0)
+    /// Bytes written to and read from the sockets (TLS: ciphertext), HTTP upgrades included, counted by the
+    /// connections' streams.
+    let wire = StreamConnectionStatistics()
 
     /// Names the counters for `add`.
     enum Counter {
@@ -54,7 +55,6 @@ final class BenchCounters: Sendable {
         case acknowledged, caughtUp
         case compressionAgreed, compressedReceived, compressedReceivedWireBytes, compressedReceivedInflatedBytes
         case compressedSent, compressedSentOriginalBytes, compressedSentWireBytes
-        case bytesSent, bytesReceived
     }
 
     @inline(__always)
@@ -81,8 +81,6 @@ final class BenchCounters: Sendable {
         case .compressedSent: self.compressedSent.wrappingAdd(amount, ordering: .relaxed)
         case .compressedSentOriginalBytes: self.compressedSentOriginalBytes.wrappingAdd(amount, ordering: .relaxed)
         case .compressedSentWireBytes: self.compressedSentWireBytes.wrappingAdd(amount, ordering: .relaxed)
-        case .bytesSent: self.bytesSent.wrappingAdd(amount, ordering: .relaxed)
-        case .bytesReceived: self.bytesReceived.wrappingAdd(amount, ordering: .relaxed)
         }
     }
 
@@ -111,8 +109,8 @@ final class BenchCounters: Sendable {
             compressedSent: self.compressedSent.load(ordering: .relaxed),
             compressedSentOriginalBytes: self.compressedSentOriginalBytes.load(ordering: .relaxed),
             compressedSentWireBytes: self.compressedSentWireBytes.load(ordering: .relaxed),
-            bytesSent: self.bytesSent.load(ordering: .relaxed),
-            bytesReceived: self.bytesReceived.load(ordering: .relaxed)
+            bytesSent: self.wire.bytesSent,
+            bytesReceived: self.wire.bytesReceived
         )
     }
 }

@@ -257,62 +257,6 @@ public enum BenchRunner {
         )
     }
 
-    /// Compares the observers' final rosters with each other and with what the participants last asked for.
-    ///
-    /// The reference is the roster most observers hold at the highest sequence number; an observer converged when
-    /// it holds a roster at that sequence number with the same checksum, and the reference itself is checked
-    /// against every participant's last requested flags and `mid`.
-    static func convergence(_ drivers: [RosterDriver]) -> BenchReport.Convergence {
-        var result = BenchReport.Convergence()
-        // Checksums are computed once per distinct roster value on each loop.
-        var finals: [(sequence: UInt64, checksum: String)?] = []
-        var rosters: [String: (count: Int, store: RosterStore)] = [:]
-        for driver in drivers {
-            var checksums: [Int: String] = [:]
-            for observer in driver.observers {
-                guard let store = observer.store else {
-                    finals.append(nil)
-                    continue
-                }
-                let checksum = checksums[observer.stateID] ?? store.checksum
-                checksums[observer.stateID] = checksum
-                finals.append((store.sequence, checksum))
-                rosters[checksum, default: (0, store)].count += 1
-            }
-        }
-        guard
-            let reference = rosters.values.max(by: { ($0.store.sequence, $0.count) < ($1.store.sequence, $1.count) })?
-                .store
-        else {
-            result.divergent = finals.count
-            return result
-        }
-        let referenceChecksum = reference.checksum
-        result.sequence = reference.sequence
-        result.checksum = referenceChecksum
-        for final in finals {
-            if let final, final.sequence == reference.sequence, final.checksum == referenceChecksum {
-                result.converged += 1
-            } else {
-                result.divergent += 1
-            }
-        }
-        result.distinctRosters = rosters.count
-        for driver in drivers {
-            for intended in driver.intendedStates {
-                guard let mirrored = reference[intended.uid] else {
-                    result.stateMismatches += 1
-                    continue
-                }
-                let flags = [mirrored.audioMuted, mirrored.handRaised, mirrored.videoPaused, mirrored.presenting]
-                if flags != intended.flags || (intended.mid != nil && mirrored.mid != intended.mid) {
-                    result.stateMismatches += 1
-                }
-            }
-        }
-        return result
-    }
-
     /// The roster room's tokens: participants get the room as `participant`, observers as `viewer`.
     static func rosterSpec(_ options: BenchOptions) throws(BenchError) -> RosterDriver.Spec {
         let signer = try Self.signer(options)
@@ -407,46 +351,5 @@ public enum BenchRunner {
             return Int(String(digits)).map { $0 * 1024 }
         }
         return nil
-    }
-}
-
-/// Prints a status line about once a second.
-struct ProgressReporter {
-    let scenario: BenchOptions.Scenario
-    let sink: ((String) -> Void)?
-    private let start = EventLoop.monotonicNow()
-    private var lastTime = EventLoop.monotonicNow()
-    private var lastReceived = 0
-
-    init(scenario: BenchOptions.Scenario, sink: ((String) -> Void)?) {
-        self.scenario = scenario
-        self.sink = sink
-    }
-
-    mutating func tick(_ values: BenchCounterValues) {
-        guard let sink = self.sink else { return }
-        let now = EventLoop.monotonicNow()
-        guard now - self.lastTime >= 1_000_000_000 else { return }
-        let rate = Double(values.received - self.lastReceived) * 1e9 / Double(now - self.lastTime)
-        self.lastTime = now
-        self.lastReceived = values.received
-        let unit: String
-        switch self.scenario {
-        case .echo: unit = "msgs/s"
-        case .fanout, .pubsub: unit = "deliveries/s"
-        case .roster: unit = "patches/s"
-        case .connect: unit = "handshakes/s"
-        case .idle: unit = "-"
-        }
-        let seconds = Int((Double(now - self.start) / 1e9).rounded())
-        var line = "[\(seconds)s] open \(values.open)"
-        if self.scenario == .idle {
-            line += ", opened \(values.opened)"
-        } else {
-            line += ", \(Int(rate.rounded())) \(unit)"
-        }
-        line += ", errors \(values.errors + values.connectFailures)"
-        if values.lost > 0 { line += ", lost \(values.lost)" }
-        sink(line)
     }
 }

@@ -1,5 +1,4 @@
 import EventIO
-import WebSocketCore
 
 /// `idle`: opens connections, upgrades them and leaves them idle (answering pings) until closed.
 final class IdleDriver: BenchDriver {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import JSONCoding
 
 /// `rollcall ctl`: drives a running gateway through its server API.
@@ -24,7 +25,7 @@ enum CtlCommand {
           disconnect UID                 close every connection of a user (close code 4009); they may reconnect
 
         OPTIONS:
-          --url URL            the gateway, http://IP:PORT or http://localhost:PORT (default http://127.0.0.1:8080)
+          --url URL            the gateway, http://HOST:PORT[/PREFIX] (default http://127.0.0.1:8080)
           --api-key KEY        the API key's secret (default: the ROLLCALL_API_KEY environment variable)
           --session-id ID      meeting: the call session the meeting runs in (required)
           --call-type TYPE     meeting: audio or video (default video)
@@ -91,7 +92,7 @@ enum CtlCommand {
         case .failure(let message): return CommandRunner.fail("\(message)\n\n\(Self.help)")
         }
         do {
-            let client = try HTTPClient(url: url)
+            let client = try BlockingHTTPClient(url: url)
             let response = try client.send(
                 request.method,
                 request.path,
@@ -119,11 +120,7 @@ enum CtlCommand {
     static func request(_ positional: [String], options: [String: String], flags: Set<String>) -> Built {
         guard let command = positional.first else { return .failure("missing COMMAND") }
         let arguments = Array(positional.dropFirst())
-        func segment(_ text: String) -> String {
-            text.addingPercentEncoding(
-                withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/")))
-                ?? text
-        }
+        func segment(_ text: String) -> String { PercentEncoding.encode(text) }
         func object(_ pairs: [(String, JSONValue?)]) -> JSONValue {
             .object(JSONObject(uniqueKeysWithValues: pairs.compactMap { key, value in value.map { (key, $0) } }))
         }

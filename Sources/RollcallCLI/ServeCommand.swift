@@ -3,7 +3,6 @@ import Foundation
 import GatewayWebSocket
 import Storage
 import TokenAuth
-import WebSocketCore
 import WebSocketServer
 import Webhooks
 

@@ -2,7 +2,6 @@ import EventIO
 import GatewayWebSocket
 import Rooms
 import Storage
-import WebSocketCore
 import WebSocketDeflate
 import WebSocketServer
 

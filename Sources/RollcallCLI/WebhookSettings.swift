@@ -1,3 +1,4 @@
+import HTTPClient
 import Webhooks
 
 /// Webhook endpoints and delivery rules as configured: each endpoint one block of keys (`webhooks.endpoint.NAME.*`),
@@ -51,9 +52,9 @@ extension RollcallConfiguration {
             guard !block.url.isEmpty else {
                 throw ConfigError("\(key).url: the endpoint has no URL (set \(key).url = http(s)://host[:port]/path)")
             }
-            let url: WebhookURL
+            let url: HTTPURL
             do {
-                url = try WebhookURL(block.url)
+                url = try HTTPURL(block.url)
             } catch {
                 throw ConfigError("\(key).url: \(error.description)")
             }

@@ -1,6 +1,6 @@
 import Foundation
+import HTTPCore
 import JSONCoding
-import WebSocketCore
 
 /// The client's thread: the connection loop over the transport, what arrives from the gateway, the deadlines and
 /// reconnects.

@@ -12,9 +12,9 @@ import JSONCoding
 /// ```
 ///
 /// Reconnecting: when the connection drops, the client reconnects with the backoff of its `reconnect` policy and
-/// rejoins every subscription with `resume` (the roster's sequence number) and `resumeEvents` (the last event's),
-/// so each either replays exactly what it missed or receives a fresh snapshot; `RoomChange.resumed(recovered:)`
-/// says which. Close codes that end the session (4001–4005) do not reconnect.
+/// rejoins every subscription with `resume` (the roster's sequence number) and `resumeEvents` (the highest one it
+/// received on any message of the room), so each either replays exactly what it missed or receives a fresh
+/// snapshot; `RoomChange.resumed(recovered:)` says which. Close codes that end the session (4001–4005) do not reconnect.
 ///
 /// Threading: the client runs one thread of its own, which does all network I/O, applies every message, and calls
 /// every callback (`onChange`, `onStatusChange`, …) in order; keep callbacks short. `AsyncStream`s are fed from that

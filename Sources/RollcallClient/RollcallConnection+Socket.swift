@@ -2,7 +2,7 @@
 #if canImport(EventIO)
 
 import EventIO
-import WebSocketCore
+import HTTPCore
 
 #if canImport(Glibc)
 import Glibc

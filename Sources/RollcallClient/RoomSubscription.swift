@@ -4,8 +4,10 @@ import JSONCoding
 /// A room a client joined (or watches): a live mirror of its roster view, its events, and the requests about it.
 ///
 /// The subscription applies the snapshot and every patch to a `RosterStore`, verifies each checksum, and keeps two
-/// positions: the roster's sequence number (its last snapshot or patch) and the last event's. After a reconnect the
-/// client rejoins with both (`resume`, `resumeEvents`) and reports whether everything missed was replayed.
+/// positions: the roster's sequence number (its last snapshot or patch) and the highest sequence number received on
+/// any message of the room (the gateway sends them in log order, so the subscription has every event it takes up to
+/// there). After a reconnect the client rejoins with both (`resume`, `resumeEvents`) and reports whether everything
+/// missed was replayed.
 ///
 /// Threading: changes are applied and published on the client's thread; every property and method is safe from
 /// any thread (a lock guards the state, and readers get copies).
@@ -76,7 +78,8 @@ public final class RoomSubscription: @unchecked Sendable {
     /// The sequence number the roster is at (its last snapshot or patch); 0 before the first snapshot.
     public var rosterSequence: UInt64 { self.lock.withLock { self.store?.sequence ?? 0 } }
 
-    /// The sequence number of the last event received (or covered by a snapshot or a resume).
+    /// The sequence number up to which the subscription has every event it takes: its last event's, or a later
+    /// snapshot's, patch's or resume's (messages arrive in log order). A rejoin sends it as `resumeEvents`.
     public var lastEventSequence: UInt64 { self.lock.withLock { self.lastEvent } }
 
     /// Whether the last resume replayed everything missed (true), fell back to a fresh snapshot (false), or no
@@ -441,6 +444,7 @@ public final class RoomSubscription: @unchecked Sendable {
             guard store.sequence != before else { return .ignored }
             self.store = store
             self.driftStreak = 0
+            self.lastEvent = max(self.lastEvent, store.sequence)
             var changes: [RoomChange] = []
             if message["patch"]?["room"] != nil { changes.append(.roomUpdated) }
             for (uid, value) in message["patch"]?["participants"]?.objectValue?.entries ?? [] {

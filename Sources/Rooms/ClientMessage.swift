@@ -19,13 +19,6 @@ enum ClientMessage: Hashable {
         case history(room: String, after: UInt64, limit: Int)
     }
 
-    /// Where a reconnecting client left off: the `seq` of the last snapshot or patch it applied, and of the last
-    /// event it received (the same number when it does not track events separately).
-    struct Resume: Hashable {
-        var roster: UInt64
-        var events: UInt64
-    }
-
     case authenticate(token: String)
     case join(
         room: String,

@@ -172,7 +172,7 @@ extension Gateway {
                     ("changed", .bool(!alreadySubscribed)), ("rights", ServerMessages.rights(rights)),
                 ]))
         let subscription = session.subscriptions[roomID]!
-        if let resume, self.publisher.resume(session, room: room, subscription: subscription, from: resume) {
+        if let resume, self.resume(session, room: room, subscription: subscription, from: resume) {
             self.statistics.resumesRecovered += 1
             return
         }

@@ -26,13 +26,21 @@ public struct RoomLog: Sendable {
     public private(set) var lastSequence: UInt64 = 0
     /// How many entries, and how old, the log keeps for history and resume.
     public let retention: HistoryRetention
+    /// The newest sequence number of a dropped entry that subscribers in the `notable` event mode may have been
+    /// sent (`EventMode.mayDeliver`); the log's start while it has dropped none of them.
+    private var lastDroppedNotable: UInt64
+    /// The same for the `none` event mode (meeting messages and unmute requests).
+    private var lastDroppedQuiet: UInt64
 
     /// - Parameters:
     ///   - retention: how much to keep.
     ///   - sequence: the sequence number of the last entry before this log (a checkpoint's), 0 for a new room.
+    ///     What came before it counts as dropped, for every event mode.
     public init(retention: HistoryRetention, after sequence: UInt64 = 0) {
         self.retention = retention
         self.lastSequence = sequence
+        self.lastDroppedNotable = sequence
+        self.lastDroppedQuiet = sequence
     }
 
     /// Appends an event and returns its entry (`trim` drops what is no longer retained).
@@ -80,7 +88,23 @@ public struct RoomLog: Sendable {
     ///   - dropped: called with each dropped entry, oldest first.
     public mutating func trim(now: Int64, dropped: (RoomLogEntry) -> Void = { _ in }) {
         while self.isOverRetention(now: now), let oldest = self.entries.popFirst() {
+            if EventMode.notable.mayDeliver(oldest.event) { self.lastDroppedNotable = oldest.sequence }
+            if EventMode.none.mayDeliver(oldest.event) { self.lastDroppedQuiet = oldest.sequence }
             dropped(oldest)
+        }
+    }
+
+    /// The newest sequence number up to which a subscriber in `mode` may have been sent an entry that the log no
+    /// longer holds (everything before the log's start counts): every entry after it that the mode takes is
+    /// retained. For `all` it is the entry before the first retained one; the other modes take fewer events, so a
+    /// subscriber that takes few can resume from further back than the retained entries reach.
+    ///
+    /// - Parameter mode: the subscriber's event mode.
+    public func droppedThrough(takenBy mode: EventMode) -> UInt64 {
+        switch mode {
+        case .all: return self.firstSequence - 1
+        case .notable: return self.lastDroppedNotable
+        case .none: return self.lastDroppedQuiet
         }
     }
 

@@ -47,6 +47,17 @@ public protocol RoomStore: AnyObject {
         room: String, after: UInt64, eventNames: Set<String>?, limit: Int
     ) throws(RoomStoreError) -> [StoredLogEntry]
 
+    /// The newest committed checkpoint of a room at or before a sequence number, for rebuilding the room as it was
+    /// then (an exact resume from before what memory holds).
+    ///
+    /// - Parameters:
+    ///   - room: the room id.
+    ///   - sequence: the checkpoint's sequence number must not be after this one.
+    /// - Returns: the replica at the checkpoint; nil when the store keeps no such checkpoint (the room is then
+    ///   rebuilt from its first entry, if the store still holds it).
+    /// - Throws: `RoomStoreError` when the store cannot be read.
+    func checkpoint(room: String, atOrBefore sequence: UInt64) throws(RoomStoreError) -> RoomReplica?
+
     /// Committed moderation entries (`RoomLogEntry.retentionClass == .moderation`), newest first.
     ///
     /// - Parameters:

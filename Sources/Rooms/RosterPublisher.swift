@@ -190,32 +190,22 @@ final class RosterPublisher {
         self.transport.send(bytes, to: [session.id])
     }
 
-    /// Sends exactly what a resuming subscriber missed (the roster patches of its view since `resume.roster` and
-    /// the events after `resume.events`, in log order) and the `resumed` answer, or returns false when not all of it
-    /// is retained (never a partial recovery: the caller sends a fresh snapshot).
-    func resume(
-        _ session: GatewaySession,
-        room: GatewayRoom,
-        subscription: GatewaySession.Subscription,
-        from resume: ClientMessage.Resume
-    ) -> Bool {
-        guard resume.roster <= room.state.sequence, resume.events <= room.state.sequence,
-            let channel = room.channels[subscription.view], let entries = room.log.entries(after: resume.events)
-        else { return false }
-        let patches: [(to: UInt64, message: [UInt8])]
-        if let sent = channel.patches(after: resume.roster) {
-            patches = sent.map { ($0.to, $0.message) }
-        } else if let rebuilt = self.patch(of: channel, in: room, since: resume.roster) {
-            // The view's patches since then were not sent from here (another node, or before this node loaded the
-            // room): one patch from the view as it was then, rebuilt from the log, to the view as last sent.
-            patches = [(channel.sequence, rebuilt)]
-        } else {
-            return false
-        }
-        let events = entries.filter { entry in
-            subscription.events.includes(entry.event) && !(entry.event.isSpeakerReport && self.speakerRule.isStable)
-        }
-        // Both are in sequence order: interleave them so the client sees the log's order.
+    /// Sends a resuming subscriber what it missed, each message marked recovered, in log order (a patch goes out
+    /// after the events its roster change follows), then the `resumed` answer. The caller has found all of it
+    /// (`Gateway+Resume.swift`): nothing is sent before everything is known, so a recovery is never partial.
+    ///
+    /// - Parameters:
+    ///   - patches: the view's patches since the subscriber's roster, oldest first, with the sequence number each
+    ///     brings the roster to.
+    ///   - events: the events its subscription takes since its position, oldest first, as they were sent live.
+    ///   - session: the subscriber.
+    ///   - room: the room.
+    func replay(
+        patches: [(to: UInt64, message: [UInt8])],
+        events: [(sequence: UInt64, message: [UInt8])],
+        to session: GatewaySession,
+        in room: GatewayRoom
+    ) {
         var patchIndex = 0
         var eventIndex = 0
         while patchIndex < patches.count || eventIndex < events.count {
@@ -226,17 +216,13 @@ final class RosterPublisher {
                 self.transport.send(ServerMessages.markedRecovered(patches[patchIndex].message), to: [session.id])
                 patchIndex += 1
             } else {
-                let entry = events[eventIndex]
-                let live =
-                    room.messages[entry.sequence] ?? ServerMessages.event(entry, room: room.state)
-                self.transport.send(ServerMessages.markedRecovered(live), to: [session.id])
+                self.transport.send(ServerMessages.markedRecovered(events[eventIndex].message), to: [session.id])
                 eventIndex += 1
             }
         }
         self.transport.send(
             JSONWriter.bytes(ServerMessages.resumed(room: room.state.id, sequence: room.state.sequence)),
             to: [session.id])
-        return true
     }
 
     /// The roster view `spec` of a room as a snapshot rendered now would carry it, with the held active speaker.
@@ -336,12 +322,14 @@ final class RosterPublisher {
         room.roomDirty = false
     }
 
-    /// The patch from a view as it was right after `sequence` to the view as the channel last sent it, rebuilt
-    /// from the room's base and retained log; nil when that point is not retained.
-    private func patch(of channel: ViewChannel, in room: GatewayRoom, since sequence: UInt64) -> [UInt8]? {
-        guard sequence < channel.sequence, let past = room.replica(at: sequence, speakerRule: self.speakerRule) else {
-            return nil
-        }
+    /// The patch from a view as it was in `past` (the room right after `past.state.sequence`, rebuilt from the log
+    /// or the store) to the view as the channel last sent it.
+    ///
+    /// - Parameters:
+    ///   - channel: the view.
+    ///   - room: the room.
+    ///   - past: the room's replica at the subscriber's roster sequence number, before the channel's.
+    func patch(of channel: ViewChannel, in room: GatewayRoom, from past: RoomReplica) -> [UInt8] {
         let old = RosterView.render(
             past.state, spec: channel.spec, speaker: past.heldSpeaker, capacity: self.configuration.roomCapacity)
         let new = channel.view
@@ -359,7 +347,8 @@ final class RosterPublisher {
         }
         if !participants.isEmpty { patch["participants"] = .object(participants) }
         return ServerMessages.patchMessage(
-            room: room.state.id, from: sequence, to: channel.sequence, patch: patch, checksum: channel.checksum)
+            room: room.state.id, from: past.state.sequence, to: channel.sequence, patch: patch,
+            checksum: channel.checksum)
     }
 }
 

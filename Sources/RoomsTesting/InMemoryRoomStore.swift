@@ -16,6 +16,8 @@ public final class InMemoryRoomStore: RoomStore {
     public var failNextCommit: RoomStoreError?
     /// When set, every `loadRoom` fails with this error.
     public var failLoads: RoomStoreError?
+    /// When set, every `history` and `checkpoint` read fails with this error.
+    public var failReads: RoomStoreError?
     /// Commits that wrote something.
     public private(set) var commits = 0
 
@@ -101,9 +103,15 @@ public final class InMemoryRoomStore: RoomStore {
     public func history(
         room: String, after: UInt64, eventNames: Set<String>?, limit: Int
     ) throws(RoomStoreError) -> [StoredLogEntry] {
+        if let failReads { throw failReads }
         let entries = self.committed[room]?.entries ?? []
         return Array(
             entries.filter { $0.entry.sequence > after && (eventNames?.contains($0.eventName) ?? true) }.prefix(limit))
+    }
+
+    public func checkpoint(room: String, atOrBefore sequence: UInt64) throws(RoomStoreError) -> RoomReplica? {
+        if let failReads { throw failReads }
+        return self.committed[room]?.checkpoints.last { $0.state.sequence <= sequence }
     }
 
     public func audit(

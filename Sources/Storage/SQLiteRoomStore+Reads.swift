@@ -55,6 +55,18 @@ extension SQLiteRoomStore {
         }
     }
 
+    public func checkpoint(room: String, atOrBefore sequence: UInt64) throws(RoomStoreError) -> RoomReplica? {
+        do {
+            return try self.checkpoint(
+                "SELECT rowid, seq, body, checksum FROM checkpoints WHERE room = ? AND seq <= ? ORDER BY seq DESC LIMIT 1",
+                room: room, [.integer(Int64(min(sequence, UInt64(Int64.max))))])
+        } catch let error as SQLiteError {
+            throw RoomStoreError("\(self.configuration.path): checkpoint of '\(room)': \(SQLiteSchema.explain(error))")
+        } catch {
+            throw RoomStoreError("\(self.configuration.path): checkpoint of '\(room)' cannot be read: \(error)")
+        }
+    }
+
     /// The checkpoint a query (columns rowid, seq, body, checksum; the room as its first parameter) finds, once
     /// its checksum matches.
     private func checkpoint(_ sql: String, room: String, _ bindings: [SQLiteValue]) throws -> RoomReplica? {

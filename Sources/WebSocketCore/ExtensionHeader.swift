@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// One extension offered in a `Sec-WebSocket-Extensions` header (RFC 6455 §9.1), with its parameters in order.
 ///
 /// Use `parse(_:)` to read a header value: the parser runs in one pass over the bytes and keeps at most

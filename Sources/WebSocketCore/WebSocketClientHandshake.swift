@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// The client side of the opening handshake (RFC 6455 §4.1): the upgrade request, and the check of the server's
 /// answer (101, `Upgrade`, `Connection`, `Sec-WebSocket-Accept` against the key, the subprotocol).
 ///

@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// The server side of the opening handshake (RFC 6455 §4.2).
 public enum WebSocketHandshake {
     /// The GUID appended to the client's key before hashing (§1.3).

@@ -1,5 +1,5 @@
 import EventIO
-import WebSocketCore
+import HTTPCore
 
 /// A complete plain HTTP request: its head and its body (read up to `Content-Length`).
 public struct HTTPRequest: Sendable {

@@ -1,6 +1,6 @@
 import EventIO
+import HTTPCore
 import Synchronization
-import WebSocketCore
 
 /// Completes one HTTP request. It may be called from any thread: the response is handed to the connection's event
 /// loop, which writes it and closes the connection. Only the first response counts; later calls are ignored, and

@@ -1,6 +1,5 @@
 import EventIO
 import Synchronization
-import WebSocketCore
 
 #if canImport(Glibc)
 import Glibc

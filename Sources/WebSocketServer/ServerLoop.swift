@@ -1,6 +1,6 @@
 import EventIO
+import HTTPCore
 import Synchronization
-import WebSocketCore
 
 /// The part of the server that lives on one event loop: its listeners, its connections, its endpoints and the
 /// periodic sweep that runs their timers.

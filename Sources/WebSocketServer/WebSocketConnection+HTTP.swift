@@ -1,5 +1,5 @@
 import EventIO
-import WebSocketCore
+import HTTPCore
 
 extension WebSocketConnection {
     // MARK: Plain HTTP requests

@@ -1,5 +1,5 @@
 import EventIO
-import WebSocketCore
+import HTTPCore
 
 extension WebSocketConnection {
     // MARK: Timers (called by the loop's sweep)

@@ -1,3 +1,4 @@
+import HTTPCore
 import WebSocketCore
 
 /// The application side of a WebSocket route: what runs when clients connect to its path.

@@ -1,4 +1,5 @@
 import EventIO
+import HTTPClient
 import Rooms
 import Storage
 import Synchronization
@@ -33,7 +34,7 @@ public final class WebhookDispatcher: @unchecked Sendable {
     private final class Parts {
         var feed: (any WebhookFeed)?
         var workers: [WebhookWorker] = []
-        var resolver: WebhookResolver?
+        var resolver: HostResolver?
     }
 
     /// - Parameters:
@@ -51,7 +52,7 @@ public final class WebhookDispatcher: @unchecked Sendable {
         self.makeFeed = feed
         self.log = log
         self.statistics = configuration.endpoints.map { WebhookStatistics(endpoint: $0.name) }
-        if configuration.endpoints.contains(where: \.url.isSecure) {
+        if configuration.endpoints.contains(where: \.url.origin.isSecure) {
             do {
                 self.tlsContext = try TLSContext.makeClient(
                     verifyPeer: true, trustedCertificatePath: configuration.trustedCertificatesPath)
@@ -108,13 +109,13 @@ public final class WebhookDispatcher: @unchecked Sendable {
         let log = self.log
         loop.execute {
             let feed = makeFeed(loop)
-            let resolver = WebhookResolver(loop: loop)
+            let resolver = HostResolver(loop: loop)
             parts.feed = feed
             parts.resolver = resolver
             feed.start()
             for (index, endpoint) in configuration.endpoints.enumerated() {
                 let client = WebhookClient(
-                    url: endpoint.url, loop: loop, tlsContext: endpoint.url.isSecure ? tlsContext : nil,
+                    url: endpoint.url, loop: loop, tlsContext: endpoint.url.origin.isSecure ? tlsContext : nil,
                     resolver: resolver, configuration: configuration, statistics: statistics[index])
                 let worker = WebhookWorker(
                     endpoint: endpoint, configuration: configuration, statistics: statistics[index], feed: feed,

@@ -1,10 +1,12 @@
+import HTTPClient
+
 /// One configured receiver of webhooks: where deliveries go, the secret they are signed with, and which events of
 /// which rooms it wants.
 public struct WebhookEndpoint: Hashable, Sendable {
     /// The endpoint's name: its cursor's key in the store, and the `Rollcall-Endpoint` header.
     public var name: String
     /// Where deliveries are posted.
-    public var url: WebhookURL
+    public var url: HTTPURL
     /// The HMAC-SHA256 key of `Rollcall-Signature`.
     public var secret: [UInt8]
     /// Only these event names (`participant.joined`, `meeting.message`, ...); nil for every event.
@@ -19,7 +21,7 @@ public struct WebhookEndpoint: Hashable, Sendable {
     ///   - eventNames: the event names it wants; nil for all.
     ///   - roomPatterns: the rooms it wants (`id` or `prefix*`); nil for all.
     public init(
-        name: String, url: WebhookURL, secret: [UInt8], eventNames: Set<String>? = nil, roomPatterns: [String]? = nil
+        name: String, url: HTTPURL, secret: [UInt8], eventNames: Set<String>? = nil, roomPatterns: [String]? = nil
     ) {
         self.name = name
         self.url = url

@@ -1,6 +1,7 @@
 import EventIO
+import HTTPClient
+import HTTPCore
 import Rooms
-import WebSocketCore
 
 #if canImport(Glibc)
 import Glibc
@@ -145,7 +146,7 @@ final class WebhookWorker {
         let now = Self.now()
         let first = delivery.batch[0]
         self.statistics.lagMilliseconds.store(Int(max(0, now - first.time)), ordering: .relaxed)
-        let headers = [
+        let headers: [(name: String, value: String)] = [
             (
                 WebhookSignature.headerName,
                 WebhookSignature.header(body: delivery.body, secret: self.endpoint.secret, timestamp: now / 1000)
@@ -246,13 +247,11 @@ final class WebhookWorker {
         }
     }
 
-    /// The request's bytes: an HTTP/1.1 `POST` kept alive, with the delivery's headers and body.
-    private func request(body: [UInt8], headers: [(String, String)]) -> [UInt8] {
-        let url = self.endpoint.url
-        var head = "POST \(url.path) HTTP/1.1\r\nHost: \(url.authority)\r\n"
-        head += "User-Agent: rollcall-webhooks\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        return Array((head + "\r\n").utf8) + body
+    /// The request: a `POST` to the endpoint's path, kept alive, with the delivery's headers and body.
+    private func request(body: [UInt8], headers: [(name: String, value: String)]) -> HTTPClientRequest {
+        HTTPClientRequest(
+            method: "POST", target: self.endpoint.url.path,
+            headers: [("User-Agent", "rollcall-webhooks"), ("Content-Type", "application/json")] + headers, body: body)
     }
 
     /// The `Rollcall-Delivery` header, the same for every try of one delivery: `ENDPOINT/FIRST/LAST`, the endpoint's

@@ -2,6 +2,7 @@ import ClusterCore
 import ClusterTesting
 import EventIO
 import Foundation
+import HTTPClient
 import Redis
 import Rooms
 import RoomsTesting
@@ -81,7 +82,7 @@ import Webhooks
         var cluster = ClusterConfiguration(redis: redis, nodeID: node)
         cluster.leaseMilliseconds = leaseMilliseconds
         let endpoint = WebhookEndpoint(
-            name: "crm", url: try WebhookURL("http://127.0.0.1:\(receiver.port)/hooks"),
+            name: "crm", url: try HTTPURL("http://127.0.0.1:\(receiver.port)/hooks"),
             secret: Array("0123456789abcdef".utf8))
         let configuration = WebhookConfiguration(
             endpoints: [endpoint], maximumBatch: 4, timeoutMilliseconds: 2_000, retryBaseMilliseconds: 20,

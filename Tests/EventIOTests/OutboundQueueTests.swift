@@ -54,6 +54,21 @@ private struct SocketPair {
         #expect(String(decoding: pair.readAvailable(), as: UTF8.self) == "one two shared three four")
     }
 
+    @Test func bytesWrittenInPlaceUpToABoundKeepOnlyWhatWasWritten() throws {
+        let pair = SocketPair()
+        defer { pair.close() }
+        var queue = OutboundQueue()
+        queue.appendBytes(upTo: 16) { buffer in
+            for (index, byte) in "four".utf8.enumerated() { buffer[index] = byte }
+            return 4
+        }
+        queue.appendBytes(upTo: 8) { _ in 0 }
+        Array(" more".utf8).withUnsafeBytes { queue.append(copying: $0) }
+        #expect(queue.byteCount == 9)
+        #expect(try queue.write(to: pair.writer) == .drained)
+        #expect(String(decoding: pair.readAvailable(), as: UTF8.self) == "four more")
+    }
+
     @Test func reusesItsBufferAfterDraining() throws {
         let pair = SocketPair()
         defer { pair.close() }

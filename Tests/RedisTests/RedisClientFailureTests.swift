@@ -40,6 +40,29 @@ import Glibc
         #expect(waitUntil { probe.connectCount >= 2 && server.acceptedCount >= 2 })
     }
 
+    @Test func aReplyLargerThanTheBoundFailsTheCommandAndResetsTheConnection() throws {
+        // An array of bulk strings each within the bulk bound, together over the reply bound, and never finished.
+        let server = try ScriptedServer { fd in
+            let ping = "*1\r\n$4\r\nPING\r\n"
+            guard ScriptedServer.read(fd, atLeast: ping.utf8.count) == Array(ping.utf8) else { return }
+            let bulk = "$300\r\n" + String(repeating: "x", count: 300) + "\r\n"
+            ScriptedServer.write(fd, "*10\r\n" + String(repeating: bulk, count: 4))
+            _ = ScriptedServer.read(fd, atLeast: Int.max)
+        }
+        defer { server.close() }
+        let harness = try LoopHarness()
+        defer { harness.shutDown() }
+        var configuration = Self.configuration(port: server.port)
+        configuration.maximumReplyBytes = 1000
+        let probe = ClientProbe(harness, configuration)
+        defer { probe.stop() }
+        #expect(probe.startAndWaitUntilConnected())
+
+        let error = try #require(probe.request(["PING"])?.error)
+        #expect(error.description == "Redis protocol error: more than 1000 bytes received and not yet used")
+        #expect(error.isConnectionFailure)
+    }
+
     @Test func aReplyThatNoCommandWaitedForResetsTheConnection() throws {
         let server = try ScriptedServer { fd in
             ScriptedServer.write(fd, "+OK\r\n")

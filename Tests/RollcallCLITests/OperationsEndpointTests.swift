@@ -1,5 +1,6 @@
 import Foundation
 import GatewayWebSocket
+import HTTPCore
 import JSONCoding
 import Rooms
 import Testing
@@ -115,7 +116,7 @@ struct OperationsEndpointTests {
             #expect(get.status == 200, "\(path)")
             #expect(head.status == 200, "\(path)")
             #expect(head.body.isEmpty, "\(path)")
-            let length = { (response: HTTPClient.Response) in
+            let length = { (response: BlockingHTTPClient.Response) in
                 response.headers.first { $0.name.lowercased() == "content-length" }?.value
             }
             if path != "/metrics" {  // the metrics move between two scrapes
@@ -228,6 +229,16 @@ struct OperationsEndpointTests {
             return
         }
         #expect(meeting.method == "POST" && meeting.path == "/v1/api/rooms/a%20b/meeting")
+        // A room id is one path segment whatever it holds, read back as it was by the API (`+` is itself there).
+        for room in ["team/7", "a+b", "café", "100%"] {
+            guard case .success(let read) = CtlCommand.request(["room", room], options: [:], flags: []) else {
+                Issue.record("room \(room) refused")
+                continue
+            }
+            let segment = read.path.dropFirst("/v1/api/rooms/".count)
+            #expect(!segment.contains("/") && !segment.contains("+"), "\(room)")
+            #expect(PercentEncoding.decode(segment, plus: .literal) == room)
+        }
         #expect(meeting.body.map(JSONWriter.string) == #"{"sessionId":"s1","active":false,"text":"hi"}"#)
         guard
             case .success(let action) = CtlCommand.request(

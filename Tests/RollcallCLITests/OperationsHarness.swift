@@ -61,15 +61,15 @@ final class OperationsHarness {
         _ path: String,
         key: String? = OperationsHarness.secret,
         body: String? = nil
-    ) throws -> HTTPClient.Response {
-        let client = try HTTPClient(url: "http://\(self.address)")
+    ) throws -> BlockingHTTPClient.Response {
+        let client = try BlockingHTTPClient(url: "http://\(self.address)")
         return try client.send(
             method, path, headers: key.map { [("Authorization", "Bearer \($0)")] } ?? [],
             body: body.map { Array($0.utf8) })
     }
 
     /// The JSON body of a response.
-    func json(_ response: HTTPClient.Response) throws -> JSONObject {
+    func json(_ response: BlockingHTTPClient.Response) throws -> JSONObject {
         guard case .object(let object) = try JSONParser.parse(response.body) else { throw ConfigError("not an object") }
         return object
     }

@@ -1,6 +1,5 @@
 import RollcallWebClient
 import Testing
-import WebSocketCore
 
 @testable import GatewayWebSocket
 

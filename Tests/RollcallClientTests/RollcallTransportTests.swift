@@ -79,7 +79,7 @@ final class RollcallTransportTests: XCTestCase {
         XCTAssertEqual(log.all[1].request.url, "wss://rollcall.example.com/v1/ws?token=second-token")
         let rejoin = try XCTUnwrap(log.all[1].sent.first)
         XCTAssertEqual(rejoin["resume"], 6)
-        XCTAssertEqual(rejoin["resumeEvents"], 4, "the last event came with the snapshot; patches are no events")
+        XCTAssertEqual(rejoin["resumeEvents"], 6, "a patch at 6 means every event up to 6 arrived before it")
 
         // A removal (4003) ends the client without another transport.
         log.all[1].closeFromServer(code: 4003, reason: "removed")

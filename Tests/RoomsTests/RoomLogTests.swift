@@ -86,6 +86,29 @@ struct RoomLogTests {
         #expect(fromFourteen == Array(log.entries))
     }
 
+    @Test(
+        "Each event mode keeps the newest dropped entry it may take, so a mode that takes few resumes from further back"
+    )
+    func droppedEntriesPerEventMode() {
+        var log = RoomLog(retention: HistoryRetention(maximumEntries: 4, maximumAgeMilliseconds: .max))
+        let meeting = RoomEvent.meetingMessage(
+            MeetingMessage(sessionID: "s", callType: "audio", sender: "u-a", text: "hi", isActive: true))
+        let events: [RoomEvent] =
+            [meeting, .mutedByModerator(uid: "u-b"), .unmuteRequested(uid: "u-c")] + (0..<8).map(Self.event)
+        for (index, event) in events.enumerated() {
+            _ = log.append(event, time: Int64(index), actor: "u-a")
+            log.trim(now: Int64(index))
+        }
+        // Retained: 8...11 (hands). Dropped: the meeting message (1), a mute (2), an unmute request (3), hands.
+        #expect(log.firstSequence == 8)
+        #expect(log.droppedThrough(takenBy: .all) == 7)
+        #expect(log.droppedThrough(takenBy: .notable) == 3)
+        #expect(log.droppedThrough(takenBy: .none) == 3, "an unmute request goes to its target in any mode")
+        // A log that starts after a checkpoint knows nothing of what came before it, in any mode.
+        let loaded = RoomLog(retention: HistoryRetention(), after: 50)
+        #expect([EventMode.all, .notable, .none].map { loaded.droppedThrough(takenBy: $0) } == [50, 50, 50])
+    }
+
     @Test("A copy of the log keeps its entries while the original goes on trimming")
     func copiesAreValues() {
         var log = RoomLog(retention: HistoryRetention(maximumEntries: 4, maximumAgeMilliseconds: .max))

@@ -70,7 +70,12 @@ final class RandomRosterCall {
     static let advances: [Int64] = [5, 20, 49, 50, 51, 120, 499, 500, 501, 800, 1_600, 2_500]
 
     let seed: UInt64
-    let harness: GatewayHarness
+    /// The gateway; a restart replaces it with a new one on the same store and clock.
+    var harness: GatewayHarness
+    /// The configuration, for a restarted gateway.
+    let configure: (inout GatewayConfiguration) -> Void
+    /// Every event sent, and the store when the call plays restarts (`RosterPropertyTests+Resume.swift`).
+    let ledger: ResumeLedger
     var generator: SplitMix64
     /// Participant sessions by "uid/device".
     var devices: [String: SessionID] = [:]
@@ -82,13 +87,16 @@ final class RandomRosterCall {
     var recoveredResumes = 0
     var snapshotResumes = 0
 
-    init(seed: UInt64) throws {
+    /// - Parameters:
+    ///   - seed: the seed of every random choice.
+    ///   - resumeFocus: a short history, a store in every other call, and bursts and restarts more often.
+    init(seed: UInt64, resumeFocus: Bool = false) throws {
         var generator = SplitMix64(seed: seed)
         let window: Int64 = generator.next() % 2 == 0 ? 0 : 50
         let immediateLeaves = generator.next() % 2 == 0
-        let shortHistory = generator.next() % 3 == 0
+        let shortHistory = generator.next() % 3 == 0 || resumeFocus
         self.seed = seed
-        self.harness = try GatewayHarness {
+        self.configure = {
             $0.patchWindowMilliseconds = window
             $0.immediateLeaves = immediateLeaves
             $0.reconnectGraceMilliseconds = 1_500
@@ -96,6 +104,11 @@ final class RandomRosterCall {
             $0.roomCapacity = 20
             if shortHistory { $0.history = HistoryRetention(maximumEntries: 12) }
         }
+        self.ledger = ResumeLedger(
+            store: generator.next() % (resumeFocus ? 2 : 4) == 0 ? InMemoryRoomStore() : nil,
+            storeCheckpointInterval: 5 + generator.next() % 20, resumeFocus: resumeFocus)
+        self.harness = try GatewayHarness(store: self.ledger.store, configure: self.configure)
+        self.harness.gateway.storeCheckpointInterval = self.ledger.storeCheckpointInterval
         let count = 3 + Int(generator.next() % 3)
         for index in 0..<count {
             let view = Self.views[Int(generator.next() % UInt64(Self.views.count))]
@@ -103,6 +116,7 @@ final class RandomRosterCall {
             self.observers.append(RosterObserver(uid: "o-\(index)", view: view.json, spec: view.spec, events: events))
         }
         self.generator = generator
+        try self.startRecorder()
     }
 
     func fail(_ text: String) -> RosterCallFailure {
@@ -135,6 +149,7 @@ final class RandomRosterCall {
     }
 
     private func playStep() throws {
+        if try self.playResumeStep() { return }
         switch self.random(20) {
         case 0, 1, 2:
             try self.joinDevice()
@@ -167,7 +182,7 @@ final class RandomRosterCall {
         }
     }
 
-    private func pickDevice() -> SessionID? {
+    func pickDevice() -> SessionID? {
         self.devices.keys.sorted().randomElement(using: &self.generator).flatMap { self.devices[$0] }
     }
 
@@ -275,16 +290,12 @@ final class RandomRosterCall {
             ("events", .string(observer.events.rawValue)),
         ]
         let resuming = observer.store != nil && self.random(4) != 0
-        if resuming, let store = observer.store {
-            fields.append(("resume", .int(Int64(store.sequence))))
-            fields.append(("resumeEvents", .int(Int64(observer.lastEvent))))
+        if resuming {
+            fields += self.resumeFields(for: index)
         } else {
             self.observers[index].store = nil
         }
-        // What a complete recovery must replay: every event after the last one seen that the mode takes.
-        // (Under the stable speaker rule the reports of who speaks are not sent, only the switches they cause.)
-        let missedEvents = self.harness.gateway.roomLog("r")?.entries(after: observer.lastEvent)?
-            .filter { observer.events.includes($0.event) && !$0.event.isSpeakerReport }.map(\.sequence)
+        let expectation = self.resumeExpectation(for: index, resuming: resuming)
         self.observers[index].session = session
         self.harness.send(session, .object(JSONObject(uniqueKeysWithValues: fields)))
         let answer = self.harness.drainWithPatches(session)
@@ -293,27 +304,26 @@ final class RandomRosterCall {
         }
         let rest = Array(answer.dropFirst())
         if let resumed = rest.last, resumed["type"] == "resumed" {
-            guard resuming, resumed["recovered"] == true else { throw self.fail("unexpected resumed: \(answer)") }
+            guard let expectation, resumed["recovered"] == true else {
+                throw self.fail("unexpected resumed: \(answer)")
+            }
             let replayed = Array(rest.dropLast())
             guard replayed.allSatisfy({ $0["recovered"] == true && $0["type"] != "snapshot" }) else {
                 throw self.fail("a recovery mixed with other messages: \(answer)")
             }
-            let eventSequences = replayed.filter { $0["type"] == "event" }.compactMap { $0["seq"]?.intValue }
-            guard let missedEvents else { throw self.fail("recovered although events were trimmed: \(answer)") }
-            if eventSequences.map(UInt64.init) != missedEvents {
-                throw self.fail("recovered events \(eventSequences), missed \(missedEvents)")
-            }
             let order = replayed.compactMap { $0["seq"]?.intValue }
             if order != order.sorted() { throw self.fail("recovered messages out of log order: \(order)") }
+            // Each replayed event is checked against the ledger as it is applied: none skipped, none twice.
             try self.apply(replayed, to: index)
-            self.observers[index].lastEvent = UInt64(resumed["seq"]?.intValue ?? 0)
+            try self.finishRecovery(index, resumedAt: UInt64(resumed["seq"]?.intValue ?? 0), expectation)
             self.recoveredResumes += 1
         } else {
             guard rest.count == 1, rest[0]["type"] == "snapshot" else {
                 throw self.fail("expected one snapshot after the ack: \(answer)")
             }
-            if resuming {
+            if let expectation {
                 guard rest[0]["recovered"] == false else { throw self.fail("resume snapshot not marked: \(rest[0])") }
+                try self.acceptFreshSnapshot(index, expectation, answer: answer)
                 self.snapshotResumes += 1
             }
             try self.apply(rest, to: index)
@@ -332,7 +342,8 @@ final class RandomRosterCall {
     // MARK: Mirrors
 
     /// Drains every session; observers feed their stores.
-    private func deliver() throws {
+    func deliver() throws {
+        try self.recordEvents()
         for session in self.devices.values { _ = self.harness.drainWithPatches(session) }
         for (key, session) in self.devices where self.harness.closeCode(session) != nil {
             self.devices[key] = nil
@@ -341,6 +352,7 @@ final class RandomRosterCall {
             guard let session = self.observers[index].session else { continue }
             try self.apply(self.harness.drainWithPatches(session), to: index)
         }
+        try self.checkObserversCaughtUp()
     }
 
     private func apply(_ messages: [JSONValue], to index: Int) throws {
@@ -374,6 +386,7 @@ final class RandomRosterCall {
                 guard sequence > self.observers[index].lastEvent else {
                     throw self.fail("\(self.observers[index].uid) got event \(sequence) again")
                 }
+                try self.checkNothingSkipped(index, before: sequence)
                 self.observers[index].lastEvent = sequence
             case "ack", "resumed":
                 break

@@ -1,12 +1,13 @@
 import EventIO
 import Foundation
+import HTTPClient
 import Rooms
 import Storage
 import Testing
 
 @testable import Webhooks
 
-/// Signing, URLs, filters, backoff and cursors of the webhooks.
+/// Signing, filters, backoff and cursors of the webhooks.
 @Suite struct WebhookTests {
     @Test func theSignatureIsHMACSHA256OfTheTimestampADotAndTheBody() throws {
         let body = Array(#"{"events":[]}"#.utf8)
@@ -29,28 +30,9 @@ import Testing
         #expect(!WebhookSignature.verify(header: "t=1000", body: body, secret: secret, now: 1000))
     }
 
-    @Test(arguments: [
-        ("http://127.0.0.1:9000/hooks", false, "127.0.0.1", UInt16(9000), "/hooks"),
-        ("https://example.com/a?b=c", true, "example.com", UInt16(443), "/a?b=c"),
-        ("http://[::1]:81", false, "::1", UInt16(81), "/"),
-    ])
-    func urlsAreReadIntoSchemeHostPortAndPath(
-        text: String, secure: Bool, host: String, port: UInt16, path: String
-    )
-        throws
-    {
-        let url = try WebhookURL(text)
-        #expect(url.isSecure == secure && url.host == host && url.port == port && url.path == path)
-    }
-
-    @Test(arguments: ["ftp://x/", "http://", "http://user@host/", "http://host:99999/"])
-    func badURLsAreRefused(text: String) {
-        #expect(throws: WebhookConfigurationError.self) { try WebhookURL(text) }
-    }
-
     @Test func filtersSelectEventNamesAndRoomsByIdOrPrefix() throws {
         let endpoint = WebhookEndpoint(
-            name: "a", url: try WebhookURL("http://127.0.0.1/"), secret: [1], eventNames: ["meeting.message"],
+            name: "a", url: try HTTPURL("http://127.0.0.1/"), secret: [1], eventNames: ["meeting.message"],
             roomPatterns: ["team-*", "standup"])
         #expect(endpoint.accepts(room: "team-7", eventName: "meeting.message"))
         #expect(endpoint.accepts(room: "standup", eventName: "meeting.message"))
@@ -63,7 +45,7 @@ import Testing
             endpoints: [], retryBaseMilliseconds: 100, retryMaximumMilliseconds: 1000)
         let loop = try EventLoop()
         let worker = WebhookWorker(
-            endpoint: WebhookEndpoint(name: "a", url: try WebhookURL("http://127.0.0.1/"), secret: [1]),
+            endpoint: WebhookEndpoint(name: "a", url: try HTTPURL("http://127.0.0.1/"), secret: [1]),
             configuration: configuration, statistics: WebhookStatistics(endpoint: "a"),
             feed: SQLiteWebhookFeed(path: "", committedPosition: { 0 }, execute: { _ in }), client: nil, loop: loop,
             log: { _, _ in })

@@ -1,3 +1,4 @@
+import HTTPCore
 import TestSupport
 import Testing
 import WebSocketCore
@@ -7,35 +8,12 @@ private let sampleKey = "dGhlIHNhbXBsZSBub25jZQ=="
 private let sampleAccept = "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
 
 /// A 101 answer with the sample accept value, and `extra` lines before the blank line.
-private func answer(_ extra: [String] = [], status: String = "HTTP/1.1 101 Switching Protocols") -> [UInt8] {
-    let lines =
-        [status, "Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Accept: \(sampleAccept)"] + extra
-    return Array((lines.map { $0 + "\r\n" }.joined() + "\r\n").utf8)
-}
-
-/// Feeds `bytes` to a response parser in the reads `mode` describes, as a client does: each call sees every byte
-/// received so far. Returns the final result and how many calls were incomplete.
-private func feed(
-    _ bytes: [UInt8], mode: FeedingMode, parser initial: HTTPResponseParser = HTTPResponseParser()
-) -> (
-    result: HTTPResponseParser.Result, incompleteCalls: Int
-) {
-    var parser = initial
-    var received: [UInt8] = []
-    var incomplete = 0
-    var start = 0
-    for size in mode.chunkSizes(for: bytes.count) {
-        received += bytes[start..<(start + size)]
-        start += size
-        let result = received.withUnsafeBytes { parser.parse($0) }
-        guard case .incomplete = result else { return (result, incomplete) }
-        incomplete += 1
-    }
-    return (.incomplete, incomplete)
+private func answer(_ extra: [String] = []) -> [UInt8] {
+    sampleAnswer(extra)
 }
 
 private func parsedHead(_ bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> HTTPResponseHead? {
-    guard case .complete(let head) = feed(bytes, mode: .whole).result else {
+    guard case .complete(let head) = feedResponse(bytes, mode: .whole).result else {
         Issue.record("the response did not parse", sourceLocation: sourceLocation)
         return nil
     }
@@ -161,7 +139,7 @@ struct ClientHandshakeTests {
         ])
     func partialBytesWait(mode: FeedingMode) throws {
         let bytes = answer(["Sec-WebSocket-Extensions: permessage-deflate"])
-        let (result, incompleteCalls) = feed(bytes, mode: mode)
+        let (result, incompleteCalls) = feedResponse(bytes, mode: mode)
         guard case .complete(let head) = result else {
             Issue.record("the response did not complete")
             return
@@ -169,49 +147,5 @@ struct ClientHandshakeTests {
         #expect(incompleteCalls == mode.chunkSizes(for: bytes.count).count - 1)
         #expect(head.size == bytes.count)
         #expect(try WebSocketClientHandshake(key: sampleKey).validate(head).extensions == "permessage-deflate")
-    }
-
-    @Test("A head over the size limit is refused without waiting for its end")
-    func oversizeHeadIsRefused() {
-        let bytes = answer((0..<20).map { "X-Padding-\($0): \(String(repeating: "x", count: 20))" })
-        let (result, _) = feed(bytes, mode: .byteByByte, parser: HTTPResponseParser(maximumHeadSize: 256))
-        guard case .failure(let error) = result else {
-            Issue.record("an oversize head was not refused")
-            return
-        }
-        #expect(error.description == "the response head is larger than 256 bytes")
-    }
-
-    @Test("A head with too many fields is refused")
-    func tooManyFieldsAreRefused() {
-        let bytes = answer((0..<10).map { "X-\($0): y" })
-        let (result, _) = feed(bytes, mode: .whole, parser: HTTPResponseParser(maximumHeaderCount: 8))
-        guard case .failure = result else {
-            Issue.record("too many fields were not refused")
-            return
-        }
-    }
-
-    @Test(
-        "Malformed status lines and field lines are refused",
-        arguments: [
-            "HTTP/2 101 Switching Protocols\r\n\r\n", "HTTP/1.1 1O1 Switching Protocols\r\n\r\n",
-            "HTTP/1.1 1011 Switching Protocols\r\n\r\n", "ICY 200 OK\r\n\r\n",
-            "HTTP/1.1 101 OK\r\nUpgrade websocket\r\n\r\n", "HTTP/1.1 101 OK\r\n folded: value\r\n\r\n",
-            "HTTP/1.1 101 OK\r\nName : value\r\n\r\n",
-        ])
-    func malformedHeadsAreRefused(text: String) {
-        guard case .failure = feed(Array(text.utf8), mode: .whole).result else {
-            Issue.record("accepted: \(text.debugDescription)")
-            return
-        }
-    }
-
-    @Test("A status line without a reason phrase is read")
-    func statusWithoutReason() throws {
-        let head = try #require(parsedHead(Array("HTTP/1.1 101\r\nUpgrade: websocket\r\n\r\n".utf8)))
-        #expect(head.status == 101)
-        #expect(head.reason == "")
-        #expect(head.value(of: "Upgrade") == "websocket")
     }
 }

@@ -1,3 +1,5 @@
+import HTTPCore
+import TestSupport
 import Testing
 import WebSocketCore
 

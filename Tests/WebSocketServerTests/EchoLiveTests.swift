@@ -1,7 +1,6 @@
 import EventIO
 import Foundation
 import Testing
-import WebSocketCore
 import WebSocketServer
 
 /// The echo endpoint served over real sockets: messages, control frames, plain HTTP answers, listeners, limits and

@@ -1,8 +1,8 @@
 import EventIO
 import Foundation
 import Glibc
+import HTTPCore
 import Testing
-import WebSocketCore
 import WebSocketServer
 
 /// Plain HTTP requests with bodies, answered by asynchronous routes.

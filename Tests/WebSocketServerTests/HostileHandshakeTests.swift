@@ -1,8 +1,8 @@
 import EventIO
 import Foundation
 import Glibc
+import HTTPCore
 import Testing
-import WebSocketCore
 import WebSocketServer
 
 /// Upgrade requests built to fail or to cost the server, and crowds of connections: each gets its exact status or

@@ -2,7 +2,6 @@ import EventIO
 import Foundation
 import Glibc
 import Testing
-import WebSocketCore
 import WebSocketDeflate
 import WebSocketServer
 

@@ -7,7 +7,6 @@ import Rooms
 import Storage
 import Testing
 import TokenAuth
-import WebSocketCore
 import WebSocketDeflate
 import WebSocketServer
 

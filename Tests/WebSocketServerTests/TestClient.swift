@@ -1,6 +1,7 @@
 import EventIO
 import Foundation
 import Glibc
+import HTTPCore
 import WebSocketCore
 import WebSocketServer
 

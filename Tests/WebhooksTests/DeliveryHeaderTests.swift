@@ -1,5 +1,6 @@
 import ClusterTesting
 import Foundation
+import HTTPClient
 import Rooms
 import Storage
 import Testing
@@ -41,7 +42,7 @@ import Testing
         let receiver = try WebhookReceiver { _ in .answer(200) }
         defer { receiver.close() }
         let endpoint = WebhookEndpoint(
-            name: "crm-eu", url: try WebhookURL("http://127.0.0.1:\(receiver.port)/hooks"),
+            name: "crm-eu", url: try HTTPURL("http://127.0.0.1:\(receiver.port)/hooks"),
             secret: Array("0123456789abcdef".utf8))
         let configuration = WebhookConfiguration(
             endpoints: [endpoint], maximumBatch: 4, timeoutMilliseconds: 2_000, retryBaseMilliseconds: 20,

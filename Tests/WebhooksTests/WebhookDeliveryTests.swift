@@ -1,6 +1,7 @@
 import ClusterTesting
 import EventIO
 import Foundation
+import HTTPClient
 import Rooms
 import RoomsTesting
 import Testing
@@ -15,7 +16,7 @@ import Testing
         _ records: InMemoryWebhookRecords, url: String, node: String = "A", leaseMilliseconds: Int64 = 1_000,
         _ adjust: (inout WebhookConfiguration) -> Void = { _ in }
     ) throws -> WebhookDispatcher {
-        let endpoint = WebhookEndpoint(name: "a", url: try WebhookURL(url), secret: Array("0123456789abcdef".utf8))
+        let endpoint = WebhookEndpoint(name: "a", url: try HTTPURL(url), secret: Array("0123456789abcdef".utf8))
         var configuration = WebhookConfiguration(
             endpoints: [endpoint], maximumBatch: 10, timeoutMilliseconds: 2_000, retryBaseMilliseconds: 20,
             retryMaximumMilliseconds: 100)

@@ -75,7 +75,7 @@ def test_the_client_module_compiles_without_its_linux_transport(tmp_path):
     # Type-check the module with only the portable modules it depends on in sight: `canImport(EventIO)` is false,
     # so the Linux transport drops out as it does on Apple platforms.
     built = BINARY.parent / "Modules" if (BINARY.parent / "Modules").is_dir() else BINARY.parent
-    for module in ("JSONCoding", "WebSocketCore"):
+    for module in ("JSONCoding", "HTTPCore", "WebSocketCore"):
         source = built / f"{module}.swiftmodule"
         (shutil.copytree if source.is_dir() else shutil.copyfile)(source, tmp_path / source.name)
     assert not (tmp_path / "EventIO.swiftmodule").exists()

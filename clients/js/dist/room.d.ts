@@ -64,8 +64,9 @@ export interface ParticipantStateUpdate extends Partial<Record<ParticipantStateF
 }
 /**
  * A room the client joined or watches: a live roster (`roster`, a `RosterStore`), its events, and the requests
- * about it. After a reconnect the client rejoins it with `resume` (the roster's `seq`) and `resumeEvents` (the last
- * event's), so it either replays exactly what was missed or receives a fresh snapshot.
+ * about it. After a reconnect the client rejoins it with `resume` (the roster's `seq`) and `resumeEvents` (the highest
+ * `seq` it received on any message of the room: messages arrive in log order, so it has every event it takes up to
+ * there), so it either replays exactly what was missed or receives a fresh snapshot.
  */
 export declare class RoomSubscription {
     private readonly channel;
@@ -105,7 +106,10 @@ export declare class RoomSubscription {
     joined(answer: ServerMessage): void;
     /** The roster view mirrored. */
     get view(): RosterView;
-    /** The sequence number of the last event received (or covered by a snapshot or a resume). */
+    /**
+     * The sequence number up to which the subscription has every event it takes: its last event's, or a later
+     * snapshot's, patch's or resume's (messages arrive in log order). A rejoin sends it as `resumeEvents`.
+     */
     get lastEventSeq(): number;
     /** Whether the last resume replayed everything missed; undefined before any resume. */
     get recovered(): boolean | undefined;

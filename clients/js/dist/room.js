@@ -5,8 +5,9 @@ import { RosterStore } from "./roster-store.js";
 const MAX_DRIFT_STREAK = 3;
 /**
  * A room the client joined or watches: a live roster (`roster`, a `RosterStore`), its events, and the requests
- * about it. After a reconnect the client rejoins it with `resume` (the roster's `seq`) and `resumeEvents` (the last
- * event's), so it either replays exactly what was missed or receives a fresh snapshot.
+ * about it. After a reconnect the client rejoins it with `resume` (the roster's `seq`) and `resumeEvents` (the highest
+ * `seq` it received on any message of the room: messages arrive in log order, so it has every event it takes up to
+ * there), so it either replays exactly what was missed or receives a fresh snapshot.
  */
 export class RoomSubscription {
     /**
@@ -49,7 +50,10 @@ export class RoomSubscription {
     get view() {
         return this.currentView;
     }
-    /** The sequence number of the last event received (or covered by a snapshot or a resume). */
+    /**
+     * The sequence number up to which the subscription has every event it takes: its last event's, or a later
+     * snapshot's, patch's or resume's (messages arrive in log order). A rejoin sends it as `resumeEvents`.
+     */
     get lastEventSeq() {
         return this.lastEvent;
     }
@@ -278,6 +282,7 @@ export class RoomSubscription {
         switch (outcome.kind) {
             case "applied":
                 this.driftStreak = 0;
+                this.lastEvent = Math.max(this.lastEvent, this.roster.seq);
                 return "none";
             case "ignored":
                 return "none";

@@ -28,6 +28,19 @@ test("a join resumes from the roster's seq and the last event's, once a snapshot
     assert.equal(room.joinFields(false).resume, undefined);
 });
 
+test("a patch moves the position too: a quiet event mode resumes from its roster, not from its first event", () => {
+    const room = new RoomSubscription(channel(), "r", "web-1", { as: "observer", events: "notable" });
+    room.handle(snapshot(5));
+    room.handle({ type: "event", room: "r", seq: 7, event: "meeting.message", data: {} });
+    const muted = { ...roster, participants: { bob: { ...roster.participants.bob, audioMuted: true } } };
+    room.handle({ type: "patch", room: "r", from: 5, seq: 495, patch: { participants: { bob: { audioMuted: true } } },
+        checksum: rosterChecksum(muted) });
+    // Messages arrive in log order: the patch at 495 means every event up to 495 the subscription takes came first.
+    assert.equal(room.lastEventSeq, 495);
+    assert.deepEqual({ resume: room.joinFields(true).resume, resumeEvents: room.joinFields(true).resumeEvents },
+        { resume: 495, resumeEvents: 495 });
+});
+
 test("events are delivered once each, replays included; resumed records whether all was recovered", () => {
     const room = new RoomSubscription(channel(), "r", "web-1", { callType: "audio" });
     const seen = [];

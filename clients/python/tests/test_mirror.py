@@ -69,6 +69,20 @@ def test_positions_follow_patches_and_events_separately(two_participants: dict[s
     assert (message["resume"], message["resumeEvents"]) == (6, 6)
 
 
+def test_a_patch_moves_the_event_position_so_a_quiet_mode_resumes_from_its_roster(
+    two_participants: dict[str, Any],
+) -> None:
+    roster = two_participants["roster"]
+    mirror = RoomMirror("r", events="notable")
+    mirror.handle(snapshot(roster, 5))
+    mirror.handle(event(7, "meeting.message"))
+    mirror.handle(patch(roster, raised(roster, False), 5, 495))
+    # Messages arrive in log order: the patch at 495 means every event up to it that the room takes came first.
+    assert mirror.last_event_seq == 495
+    message = mirror.join_message(resume=True)
+    assert (message["resume"], message["resumeEvents"]) == (495, 495)
+
+
 def test_a_resume_replays_once_and_reports_recovered(two_participants: dict[str, Any]) -> None:
     roster = two_participants["roster"]
     mirror = RoomMirror("r")

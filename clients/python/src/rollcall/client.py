@@ -29,9 +29,9 @@ class Client:
     ```
 
     Reconnecting: when the connection drops, the client reconnects with the backoff and jitter of its `reconnect`
-    policy and rejoins every room with `resume` (the roster's seq) and `resumeEvents` (the last event's), so each
-    replays exactly what it missed or receives a fresh snapshot. Close codes 4001-4005 (authentication, expiry,
-    removal, ban, session ended) end the client without reconnecting.
+    policy and rejoins every room with `resume` (the roster's seq) and `resumeEvents` (the highest seq it received on
+    any message of the room), so each replays exactly what it missed or receives a fresh snapshot. Close codes
+    4001-4005 (authentication, expiry, removal, ban, session ended) end the client without reconnecting.
 
     Tokens: give a `token`, a `token_provider` (a plain or async callable returning a fresh token), or both. With a
     provider, every reconnect asks it for a token, and the session is refreshed with a new one `refresh_margin`

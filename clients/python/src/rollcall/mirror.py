@@ -1,7 +1,8 @@
 """One subscription's bookkeeping, without I/O: its roster store, the two resume positions, and what to do next.
 
 The mirror applies snapshots, patches, events and `resumed` messages; keeps the roster's seq (its last snapshot or
-patch) and the last event's seq, which a rejoin sends as `resume` and `resumeEvents`; and asks for a rejoin when the
+patch) and the highest seq received on any message of the room (messages arrive in log order, so the subscription has
+every event it takes up to there), which a rejoin sends as `resume` and `resumeEvents`; and asks for a rejoin when the
 roster drifted (with `resume` after a gap, for a fresh snapshot after a checksum mismatch), at most three times in a
 row.
 """
@@ -150,6 +151,7 @@ class RoomMirror:
         if not outcome.applied:
             return [], None
         self.drift_streak = 0
+        self.last_event_seq = max(self.last_event_seq, self.store.seq)
         changes: list[RoomChange] = [RoomUpdated()] if outcome.room_changed else []
         changes += [ParticipantRemoved(uid) for uid in outcome.removed]
         changes += [ParticipantUpdated(uid) for uid in outcome.updated]

@@ -95,7 +95,8 @@ class Room:
 
     @property
     def last_event_seq(self) -> int:
-        """The sequence number of the last event received (or covered by a snapshot or a resume)."""
+        """The seq up to which the room has every event it takes: its last event's, or a later snapshot's, patch's or
+        resume's (messages arrive in log order). A rejoin sends it as `resumeEvents`."""
         return self._mirror.last_event_seq
 
     @property

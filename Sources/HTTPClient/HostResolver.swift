@@ -4,31 +4,31 @@ import EventIO
 import Glibc
 #endif
 
-/// Finds a receiver's address without blocking the delivery loop: an IP address as written (and `localhost` as
-/// 127.0.0.1) at once; a name through the system resolver on one helper thread shared by every endpoint, started on
+/// Finds a server's address without blocking its loop: an IP address as written (and `localhost` as 127.0.0.1) at
+/// once; a name through the system resolver on one helper thread shared by every client of the loop, started on
 /// first need, with each answer kept for `cacheMilliseconds`.
-final class WebhookResolver {
+public final class HostResolver {
     private let loop: EventLoop
     private let cacheMilliseconds: UInt64
     private var cache: [String: (address: SocketAddress, until: UInt64)] = [:]
     private var helper: (loop: EventLoop, thread: EventLoopThread)?
 
     /// - Parameters:
-    ///   - loop: the delivery loop, where answers are reported.
+    ///   - loop: the loop where answers are reported.
     ///   - cacheMilliseconds: how long an answer for a name is used again.
-    init(loop: EventLoop, cacheMilliseconds: UInt64 = 60_000) {
+    public init(loop: EventLoop, cacheMilliseconds: UInt64 = 60_000) {
         self.loop = loop
         self.cacheMilliseconds = cacheMilliseconds
     }
 
-    /// Finds the address of `host`; the completion runs on the delivery loop, never inside the call.
+    /// Finds the address of `host`; the completion runs on the loop, never inside the call. Call on the loop.
     ///
     /// - Parameters:
     ///   - host: a name or an IP address.
     ///   - port: the TCP port.
     ///   - completion: the address, or why there is none.
-    func resolve(
-        _ host: String, port: UInt16, completion: @escaping (Result<SocketAddress, WebhookDeliveryError>) -> Void
+    public func resolve(
+        _ host: String, port: UInt16, completion: @escaping (Result<SocketAddress, HTTPClientError>) -> Void
     ) {
         let literal = host == "localhost" ? "127.0.0.1" : host
         if let address = SocketAddress(ipv4: literal, port: port) ?? SocketAddress(ipv6: literal, port: port) {
@@ -42,7 +42,7 @@ final class WebhookResolver {
             return
         }
         guard let helper = self.startedHelper() else {
-            self.loop.execute { completion(.failure(WebhookDeliveryError("cannot start the resolver for \(host)"))) }
+            self.loop.execute { completion(.failure(HTTPClientError("cannot start the resolver for \(host)"))) }
             return
         }
         let loop = self.loop
@@ -58,8 +58,8 @@ final class WebhookResolver {
         }
     }
 
-    /// Stops the helper thread, if it runs. Call on the delivery loop's thread or after it stopped.
-    func stop() {
+    /// Stops the helper thread, if it runs. Call on the loop's thread or after it stopped.
+    public func stop() {
         guard let helper = self.helper else { return }
         self.helper = nil
         helper.loop.stop()
@@ -74,12 +74,12 @@ final class WebhookResolver {
     }
 
     /// The first IPv4 or IPv6 address the system resolver gives for a name (blocking).
-    private static func lookUp(_ host: String, port: UInt16) -> Result<SocketAddress, WebhookDeliveryError> {
+    private static func lookUp(_ host: String, port: UInt16) -> Result<SocketAddress, HTTPClientError> {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, nil, &hints, &list) == 0, let first = list else {
-            return .failure(WebhookDeliveryError("cannot resolve \(host)"))
+            return .failure(HTTPClientError("cannot resolve \(host)"))
         }
         defer { freeaddrinfo(list) }
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
@@ -100,8 +100,8 @@ final class WebhookResolver {
             }
             node = current.pointee.ai_next
         }
-        return .failure(WebhookDeliveryError("no usable address for \(host)"))
+        return .failure(HTTPClientError("no usable address for \(host)"))
     }
 }
 
-@available(*, unavailable) extension WebhookResolver: Sendable {}
+@available(*, unavailable) extension HostResolver: Sendable {}

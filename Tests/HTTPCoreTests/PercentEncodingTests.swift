@@ -1,5 +1,5 @@
+import HTTPCore
 import Testing
-import WebSocketCore
 
 @Suite struct PercentEncodingTests {
     @Test func aQueryValueReadsPlusAsASpaceAndAPathSegmentAsAPlus() {

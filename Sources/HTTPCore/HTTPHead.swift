@@ -1,23 +1,3 @@
-/// One header field of a parsed HTTP head, as ranges into the head's bytes (the value without surrounding
-/// whitespace).
-public struct HTTPHeaderField: Hashable, Sendable {
-    /// The field name's bytes.
-    public var name: Range<Int>
-    /// The field value's bytes, without leading and trailing spaces and tabs.
-    public var value: Range<Int>
-}
-
-/// What feeding an incremental head parser the bytes received so far gave (`HTTPRequestParser`,
-/// `HTTPResponseParser`).
-public enum HTTPHeadParseResult<Head: HTTPHead & Sendable, Failure: Sendable>: Sendable {
-    /// The head is not complete yet.
-    case incomplete
-    /// The head is complete; the bytes after `head.size` belong to what follows (frames, after an upgrade).
-    case complete(Head)
-    /// The head is malformed or over a limit; the connection cannot go on.
-    case failure(Failure)
-}
-
 /// A parsed HTTP head, request or response: its bytes, and its header fields as ranges into them. Field lookups
 /// compare names without regard to case and never copy the head.
 public protocol HTTPHead {

@@ -1,20 +1,6 @@
+import HTTPCore
 import TestSupport
 import Testing
-import WebSocketCore
-
-/// The opening handshake request of RFC 6455 §1.3 and §4.1.
-let sampleRequest = """
-    GET /chat HTTP/1.1\r
-    Host: server.example.com\r
-    Upgrade: websocket\r
-    Connection: Upgrade\r
-    Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r
-    Origin: http://example.com\r
-    Sec-WebSocket-Protocol: chat, superchat\r
-    Sec-WebSocket-Version: 13\r
-    \r
-
-    """
 
 /// A parsed head reduced to plain values.
 struct ParsedHead: Hashable, CustomStringConvertible {
@@ -63,26 +49,6 @@ enum ParseOutcome: Hashable, CustomStringConvertible {
     }
 }
 
-/// Parses `bytes` in one call to a fresh parser.
-func parseWhole(_ bytes: [UInt8], limits: HTTPRequestParser.Limits = .init()) -> HTTPRequestParser.Result {
-    var parser = HTTPRequestParser(limits: limits)
-    return bytes.withUnsafeBytes { parser.parse($0) }
-}
-
-/// Parses `text` in one call and returns the head, or nil with an issue recorded.
-func parseHead(
-    _ text: String,
-    limits: HTTPRequestParser.Limits = .init(),
-    sourceLocation: SourceLocation = #_sourceLocation
-) -> HTTPRequestHead? {
-    let result = parseWhole(Array(text.utf8), limits: limits)
-    guard case .complete(let head) = result else {
-        Issue.record("expected a complete head, got \(ParseOutcome(result))", sourceLocation: sourceLocation)
-        return nil
-    }
-    return head
-}
-
 /// Feeds growing prefixes of `bytes` to one parser, as reads arrive, until it stops answering `.incomplete`;
 /// returns every answer.
 func parseIncrementally(
@@ -118,6 +84,9 @@ func expectSameOutcomeInEveryFeedingMode(
     }
     return whole
 }
+
+/// The feeding modes every head is checked in: whole, byte by byte, and random chunks from several seeds.
+let allFeedingModes = FeedingMode.allModes(seeds: (1...6).map { 0x5EED_0000 + $0 })
 
 /// A minimal request head with the given request line and fields.
 func request(_ line: String = "GET / HTTP/1.1", _ fields: [String] = ["Host: a"]) -> [UInt8] {
@@ -163,25 +132,6 @@ func request(_ line: String = "GET / HTTP/1.1", _ fields: [String] = ["Host: a"]
         let bytes = Array(sampleRequest.utf8)
         for count in 0..<bytes.count {
             #expect(ParseOutcome(parseWhole(Array(bytes.prefix(count)))) == .incomplete, "\(count) bytes")
-        }
-    }
-
-    @Test func bytesAfterTheHeadAreLeftForFrames() throws {
-        let frames = clientText("Hello") + clientFrame(opcode: Op.ping, payload: [1])
-        let bytes = Array(sampleRequest.utf8) + frames
-        let head = try #require(parseHead(String(decoding: bytes, as: UTF8.self)))
-        #expect(head.size == sampleRequest.utf8.count)
-        #expect(head.bytes == Array(sampleRequest.utf8))
-        expectEvents(Array(bytes[head.size...]), [.text("Hello"), .ping([1])])
-
-        // The same when the head and the first frame bytes arrive in pieces.
-        for mode in allFeedingModes {
-            let outcome = parseIncrementally(bytes, mode: mode).last
-            guard case .complete(let parsed) = outcome else {
-                Issue.record("\(mode): \(String(describing: outcome))")
-                continue
-            }
-            #expect(parsed.size == sampleRequest.utf8.count, "\(mode)")
         }
     }
 

@@ -1,7 +1,8 @@
 /// The parts of HTTP/1.1 head parsing (RFC 9112) that requests and responses share: finding the blank line that
 /// ends a head without rescanning (a scanner per head remembers how far it got), and reading the header fields
-/// between the start line and it.
-struct HTTPHeadScanner: Sendable {
+/// between the start line and it. Its token rule is public for the grammars built on HTTP fields (WebSocket
+/// extension offers).
+public struct HTTPHeadScanner: Sendable {
     /// Where to stop looking for the end of the head: the head size limit.
     let limit: Int
     /// How far the previous calls scanned.
@@ -101,7 +102,9 @@ struct HTTPHeadScanner: Sendable {
     static func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 
     /// RFC 9110 §5.6.2 tchar.
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+    ///
+    /// - Parameter byte: the byte.
+    public static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"):
