@@ -92,8 +92,8 @@ def main():
     server = subprocess.Popen(
         [BINARY, "serve", "--config", os.path.join(ROOT, "config", "rollcall.conf"), "--listen", f"127.0.0.1:{port}",
          *source, "--set", "log.level=warn", "--set", "limits.max_messages_per_second=0",
-         "--set", f"webhooks.endpoints=bench=http://127.0.0.1:{receiver.server_address[1]}/hooks",
-         "--set", "webhooks.secrets=bench:bench-secret-0123456789", "--set", f"webhooks.max_batch={options.batch}"],
+         "--set", f"webhooks.endpoint.bench.url=http://127.0.0.1:{receiver.server_address[1]}/hooks",
+         "--set", "webhooks.endpoint.bench.secret=bench-secret-0123456789", "--set", f"webhooks.max_batch={options.batch}"],
         cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     line = server.stderr.readline().decode()
     assert "msg=listening" in line, line

@@ -2,15 +2,6 @@ import JSONCoding
 import Rooms
 import WebSocketServer
 
-/// One shard's counters for `/metrics`.
-struct ShardCounters: Sendable {
-    let statistics: GatewayStatistics
-    let rooms: Int
-    let sessions: Int
-    let subscribers: Int
-    let compression: LoopTransport.CompressionStatistics
-}
-
 extension GatewayOperations {
     /// Answers the API requests that read every shard's rooms when there are several rooms threads: the room listing
     /// and the audit of every room, each shard's part merged in order.
@@ -99,29 +90,5 @@ extension APIRoute {
         case .listRooms, .disconnect, .audit:
             return nil
         }
-    }
-}
-
-extension GatewayStatistics {
-    /// Both gateways' counters added up (several rooms threads).
-    static func + (left: Self, right: Self) -> Self {
-        var sum = left
-        sum.events += right.events
-        sum.patches += right.patches
-        sum.patchBytes += right.patchBytes
-        sum.patchDeliveries += right.patchDeliveries
-        sum.coalescedChanges += right.coalescedChanges
-        sum.resumesRecovered += right.resumesRecovered
-        sum.resumesNotRecovered += right.resumesNotRecovered
-        sum.resyncSnapshots += right.resyncSnapshots
-        sum.slowSubscribersClosed += right.slowSubscribersClosed
-        sum.roomsExpired += right.roomsExpired
-        sum.sharedLogFailures += right.sharedLogFailures
-        sum.sharedLogReloads += right.sharedLogReloads
-        sum.sharedLogEntries += right.sharedLogEntries
-        sum.roomsLoaded += right.roomsLoaded
-        sum.storeFailures += right.storeFailures
-        sum.storeRefusals += right.storeRefusals
-        return sum
     }
 }

@@ -77,20 +77,9 @@ public final class GatewayOperations: Sendable {
         let statistics = self.server.withLock { $0 }
         let latency = self.runtime.deliveryLatency.snapshot
         let runtime = self.runtime
-        runtime.performOnEveryShard({ gateway in
-            ShardCounters(
-                statistics: gateway.statistics, rooms: gateway.roomIDs.count, sessions: gateway.sessionCount,
-                subscribers: gateway.subscriberCount, compression: runtime.compressionStatistics(of: gateway))
-        }) { shards in
-            // Every shard knows every session; rooms and subscriptions are each on one shard.
+        runtime.performOnEveryShard({ gateway in ShardCounters(of: gateway, in: runtime) }) { shards in
             let text = MetricsReport(
-                server: statistics,
-                gateway: shards.dropFirst().reduce(shards[0].statistics) { $0 + $1.statistics },
-                rooms: shards.reduce(0) { $0 + $1.rooms },
-                sessions: shards[0].sessions,
-                subscribers: shards.reduce(0) { $0 + $1.subscribers },
-                latency: latency,
-                compression: shards.dropFirst().reduce(shards[0].compression) { $0 + $1.compression },
+                server: statistics, shards: shards, latency: latency,
                 // With a store, a shared log or webhooks there is one shard, and this runs on its thread.
                 cluster: runtime.sharedLog.map { ($0.statistics, $0.isAvailable) },
                 storage: runtime.storageStatistics,

@@ -223,12 +223,6 @@ public final class GatewayRuntime: @unchecked Sendable {
         return result.withLock { $0! }
     }
 
-    /// What compression of room messages has done since start, over every shard; read it on a rooms thread
-    /// (inside `perform`): the counters are written without a lock, so a reading may be a moment old.
-    var compressionStatistics: LoopTransport.CompressionStatistics {
-        self.shards.map(\.transport.compression).reduce(LoopTransport.CompressionStatistics()) { $0 + $1 }
-    }
-
     /// What compression has done on the shard whose gateway this is; read it on that gateway's thread.
     func compressionStatistics(of gateway: Gateway) -> LoopTransport.CompressionStatistics {
         self.shards.first { $0.gateway === gateway }?.transport.compression ?? LoopTransport.CompressionStatistics()

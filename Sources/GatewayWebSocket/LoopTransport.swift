@@ -32,13 +32,6 @@ final class LoopTransport: GatewayTransport, EventLoopFlushable {
         var bytesOut = 0
         /// Deliveries of a compressed frame.
         var deliveries = 0
-
-        /// Both counters added up (several rooms threads' transports).
-        static func + (left: Self, right: Self) -> Self {
-            Self(
-                messages: left.messages + right.messages, bytesIn: left.bytesIn + right.bytesIn,
-                bytesOut: left.bytesOut + right.bytesOut, deliveries: left.deliveries + right.deliveries)
-        }
     }
 
     /// The frames one message was encoded into: the uncompressed one and, by variant, the compressed ones.

@@ -38,38 +38,6 @@ public struct PrometheusText {
         self.sample(name, labels, Double(value))
     }
 
-    /// A family with a single sample.
-    public mutating func single(_ name: String, _ type: String, _ help: String, _ value: Int) {
-        self.family(name, type, help)
-        self.sample(name, [], value)
-    }
-
-    /// A histogram family from cumulative bucket counts.
-    ///
-    /// - Parameters:
-    ///   - name: the family name.
-    ///   - help: what it measures.
-    ///   - bounds: the buckets' upper bounds.
-    ///   - cumulative: observations ≤ each bound.
-    ///   - count: all observations.
-    ///   - sum: the sum of the observations.
-    public mutating func histogram(
-        _ name: String,
-        _ help: String,
-        bounds: [Double],
-        cumulative: [Int],
-        count: Int,
-        sum: Double
-    ) {
-        self.family(name, "histogram", help)
-        for (bound, value) in zip(bounds, cumulative) {
-            self.sample(name + "_bucket", [("le", Self.format(bound))], value)
-        }
-        self.sample(name + "_bucket", [("le", "+Inf")], count)
-        self.sample(name + "_sum", [], sum)
-        self.sample(name + "_count", [], count)
-    }
-
     static func format(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return String(value)

@@ -126,6 +126,7 @@ enum CheckConfigCommand {
             let (configuration, loader) = try options.load()
             try configuration.refuseDevelopmentKeyBeyondLoopback()
             print(loader.describe(configuration))
+            for warning in loader.warnings { print("warning: \(warning)") }
             print("configuration ok")
             return 0
         } catch {

@@ -9,6 +9,9 @@ public struct ConfigurationLoader {
 
     /// Where each key's effective value came from, for `check-config`.
     public private(set) var origins: [String: String] = [:]
+    /// What the configuration holds that is read no more but harms nothing (`serve` logs it, `check-config` prints
+    /// it), each with where it came from.
+    public private(set) var warnings: [String] = []
 
     public init() {}
 
@@ -40,10 +43,15 @@ public struct ConfigurationLoader {
                 try self.apply(entry.key, entry.value, to: &configuration, origin: "\(filePath):\(entry.line)")
             }
         }
-        for setting in Settings.all {
-            if let value = environment[Self.environmentName(of: setting.key)] {
-                try self.apply(setting.key, value, to: &configuration, origin: Self.environmentName(of: setting.key))
+        for key in Settings.all.map(\.key) + Settings.retiredEndpointLists.keys.sorted() {
+            if let value = environment[Self.environmentName(of: key)] {
+                try self.apply(key, value, to: &configuration, origin: Self.environmentName(of: key))
             }
+        }
+        let endpointNames = Set(
+            configuration.webhooks.endpoints.keys + overrides.compactMap { Settings.endpointName(ofKey: $0.0) })
+        for (key, variable) in Settings.endpointVariables(in: environment, named: endpointNames) {
+            try self.apply(key, environment[variable]!, to: &configuration, origin: variable)
         }
         for (key, value) in overrides {
             try self.apply(key, value, to: &configuration, origin: "command line")
@@ -52,9 +60,10 @@ public struct ConfigurationLoader {
         return configuration
     }
 
-    /// The environment variable for a key: `server.listen` → `ROLLCALL_SERVER_LISTEN`.
+    /// The environment variable for a key: `server.listen` → `ROLLCALL_SERVER_LISTEN` (and a `-` in an endpoint's
+    /// name becomes `_` too).
     public static func environmentName(of key: String) -> String {
-        "ROLLCALL_" + key.uppercased().replacingOccurrences(of: ".", with: "_")
+        "ROLLCALL_" + key.uppercased().replacingOccurrences(of: ".", with: "_").replacingOccurrences(of: "-", with: "_")
     }
 
     private mutating func apply(
@@ -63,10 +72,18 @@ public struct ConfigurationLoader {
         to configuration: inout RollcallConfiguration,
         origin: String
     ) throws(ConfigError) {
-        guard let setting = Settings.named(key) else {
-            throw ConfigError("\(key): unknown key (from \(origin))")
-        }
-        do {
+        do throws(ConfigError) {
+            guard let setting = try Settings.named(key) else {
+                switch Settings.retiredEndpointList(key, value) {
+                case .success(let warning)?:
+                    self.warnings.append("\(warning) (from \(origin))")
+                    return
+                case .failure(let refusal)?:
+                    throw refusal
+                case nil:
+                    throw ConfigError("\(key): unknown key")
+                }
+            }
             try setting.apply(&configuration, value)
         } catch {
             throw ConfigError("\(error.description) (from \(origin))")
@@ -76,7 +93,7 @@ public struct ConfigurationLoader {
 
     /// The effective configuration as `key = value  # origin` lines.
     public func describe(_ configuration: RollcallConfiguration) -> String {
-        Settings.all.map { setting in
+        var lines = Settings.all.map { setting in
             let value: String
             switch setting.key {
             case "auth.keys": value = Self.redactedKeys(configuration.auth.keys)
@@ -84,7 +101,16 @@ public struct ConfigurationLoader {
             default: value = setting.read(configuration)
             }
             return "\(setting.key) = \(value)  # \(self.origins[setting.key] ?? "default")"
-        }.joined(separator: "\n")
+        }
+        let endpoints = configuration.webhooks.endpoints.sorted { $0.key < $1.key }.flatMap { name, block in
+            Settings.endpointKeys.map { entry in
+                let key = Settings.endpointPrefix + name + "." + entry.field
+                let value = entry.isSecret && !entry.read(block).isEmpty ? "(secret)" : entry.read(block)
+                return "\(key) = \(value)  # \(self.origins[key] ?? "default")"
+            }
+        }
+        lines.insert(contentsOf: endpoints, at: Self.endpointKeysPosition)
+        return lines.joined(separator: "\n")
     }
 
     /// Key ids with the secrets hidden, for printing.
@@ -97,7 +123,18 @@ public struct ConfigurationLoader {
 
     /// Every key with its help text, for `--help`.
     public static var reference: String {
-        Settings.all.map { "  \($0.key)\n      \($0.help) (default: \($0.read(RollcallConfiguration())))" }
-            .joined(separator: "\n")
+        var lines = Settings.all.map {
+            "  \($0.key)\n      \($0.help) (default: \($0.read(RollcallConfiguration())))"
+        }
+        let endpoints = Settings.endpointKeys.map {
+            "  \(Settings.endpointPrefix)NAME.\($0.field)\n      \($0.help) (default: )"
+        }
+        lines.insert(contentsOf: endpoints, at: Self.endpointKeysPosition)
+        return lines.joined(separator: "\n")
+    }
+
+    /// Where the keys of webhook endpoints' blocks are listed among the others: after the other `webhooks.` keys.
+    private static var endpointKeysPosition: Int {
+        (Settings.all.lastIndex { $0.key.hasPrefix("webhooks.") } ?? Settings.all.count - 1) + 1
     }
 }

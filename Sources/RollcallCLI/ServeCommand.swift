@@ -16,6 +16,7 @@ enum ServeCommand {
         let whole: RollcallConfiguration
         let verifier: TokenVerifier
         let apiKeys: [APIKey]
+        let warnings: [String]
         do {
             let options = try CommandRunner.ConfigurationOptions(arguments)
             if options.wantsHelp {
@@ -23,7 +24,9 @@ enum ServeCommand {
                 print(ConfigurationLoader.reference)
                 return 0
             }
-            whole = try options.load().0
+            let loaded = try options.load()
+            whole = loaded.0
+            warnings = loaded.1.warnings
             try whole.refuseDevelopmentKeyBeyondLoopback()
             verifier = try TokenKeys.verifier(whole.auth)
             apiKeys = try whole.api.parsedKeys()
@@ -32,6 +35,7 @@ enum ServeCommand {
         }
         let configuration = whole.server
         Log.minimumLevel = whole.log.level
+        for warning in warnings { Log.warning(warning, []) }
 
         // Signals are taken synchronously by this thread; the loop threads inherit the blocked mask.
         signal(SIGPIPE, SIG_IGN)

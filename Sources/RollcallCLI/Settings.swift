@@ -245,15 +245,8 @@ enum Settings {
             "storage.moderation_max_age_ms", "moderation events older than this leave the store (ms)",
             \.storage.moderationRetention.maximumAgeMilliseconds, 0...315_360_000_000),
 
-        list(
-            "webhooks.endpoints",
-            "webhook endpoints as name=http(s)://host[:port]/path, comma-separated; needs storage or a cluster",
-            \.webhooks.endpoints),
-        list("webhooks.secrets", "signing secrets as name:secret (>= 16 bytes), one per endpoint", \.webhooks.secrets),
-        list("webhooks.events", "optional event filters as name=event|event", \.webhooks.events),
-        list("webhooks.rooms", "optional room filters as name=room|prefix*", \.webhooks.rooms),
         optionalText(
-            "webhooks.ca_file", "PEM certificates https:// receivers must chain to (default: the system's)",
+            "webhooks.ca_file", "PEM certificates https:// receivers must chain to; empty = the system's trust store",
             \.webhooks.caFile),
         integer("webhooks.max_batch", "most events in one delivery", \.webhooks.maximumBatch, 1...10_000),
         integer64(
@@ -290,8 +283,12 @@ enum Settings {
             \.server.compression.minimumCompressedMessageSize, 0...1_073_741_824),
     ]
 
-    static func named(_ key: String) -> Setting? {
-        all.first { $0.key == key }
+    /// The setting of `key`: one of `all`, or a key of a webhook endpoint's block (`webhooks.endpoint.NAME.url`).
+    ///
+    /// - Throws: `ConfigError` for a malformed key of an endpoint's block.
+    static func named(_ key: String) throws(ConfigError) -> Setting? {
+        if let setting = all.first(where: { $0.key == key }) { return setting }
+        return try Self.endpointSetting(key)
     }
 
     /// Cross-field checks, after every source has been applied.
@@ -338,7 +335,10 @@ enum Settings {
         guard whole.roomThreads > 1 else { return }
         let others = [
             ("storage.path", !whole.storage.path.isEmpty), ("cluster.redis_url", !whole.cluster.redisURL.isEmpty),
-            ("webhooks.endpoints", !whole.webhooks.endpoints.isEmpty),
+            (
+                Self.endpointPrefix + (whole.webhooks.endpoints.keys.min() ?? "NAME"),
+                !whole.webhooks.endpoints.isEmpty
+            ),
         ]
         for (key, isSet) in others where isSet {
             throw ConfigError(

@@ -1,5 +1,5 @@
 /// The boolean flags of a participant's roster entry (docs/PROTOCOL.md, "snapshot"), with the events of each
-/// turning on and off.
+/// turning on and off and who sets it.
 public enum RollcallParticipantFlag: String, Hashable, Sendable, CaseIterable {
     case audioMuted
     case videoPaused
@@ -15,6 +15,15 @@ public enum RollcallParticipantFlag: String, Hashable, Sendable, CaseIterable {
         case .presenting: return (.participantScreenShareStarted, .participantScreenShareStopped)
         case .handRaised: return (.participantHandRaised, .participantHandLowered)
         case .pinned: return (.participantPinned, .participantUnpinned)
+        }
+    }
+
+    /// Whether a participant sets the flag itself (`RoomSubscription.updateState(_:)`); `pinned` is set by
+    /// moderators only (`spotlight`).
+    public var isSetByParticipant: Bool {
+        switch self {
+        case .audioMuted, .videoPaused, .presenting, .handRaised: return true
+        case .pinned: return false
         }
     }
 

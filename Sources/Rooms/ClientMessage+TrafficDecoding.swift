@@ -11,9 +11,11 @@ extension ClientMessageDecoder {
     /// - Parameter bytes: the message's UTF-8 text.
     /// - Returns: the request, or nil to take the general path.
     func decodeTraffic(_ bytes: UnsafeRawBufferPointer) -> ClientRequest? {
-        guard let members = TrafficMessageScanner(bytes), case .string(let typeRange)? = members[.type],
-            self.isShort(typeRange)
-        else { return nil }
+        TrafficMessageScanner.scan(bytes) { members in self.decodeTraffic(members) }
+    }
+
+    private func decodeTraffic(_ members: TrafficMessageScanner) -> ClientRequest? {
+        guard case .string(let typeRange)? = members[.type], self.isShort(typeRange) else { return nil }
         var id: JSONValue?
         switch members[.id] {
         case nil: id = nil
@@ -37,18 +39,12 @@ extension ClientMessageDecoder {
     }
 
     private func stateMessage(_ members: TrafficMessageScanner) -> ClientMessage? {
-        guard
-            members.hasOnly([
-                .type, .id, .room, .audioMuted, .videoPaused, .presenting, .handRaised, .mid, .cameraFacing,
-            ]),
+        guard members.hasOnly([.type, .id, .room, .mid, .cameraFacing], flags: \.isSetByParticipant),
             let room = self.id(members, .room)
         else { return nil }
         var flags: [ParticipantFlag: Bool] = [:]
-        for (member, flag) in [
-            (TrafficMessageScanner.Member.audioMuted, ParticipantFlag.audioMuted), (.videoPaused, .videoPaused),
-            (.presenting, .presenting), (.handRaised, .handRaised),
-        ] {
-            switch members[member] {
+        for (ordinal, flag) in ParticipantFlag.ordered.enumerated() {
+            switch members.flag(ordinal: ordinal) {
             case nil: continue
             case .bool(let value)?: flags[flag] = value
             default: return nil

@@ -1,4 +1,6 @@
-/// What the gateway has done, for metrics and tests.
+/// What the gateway has done, for metrics and tests. With several rooms threads each gateway counts its own; a
+/// counter shown in `/metrics` is one entry in the table of metrics (`Metrics` in `GatewayWebSocket`), which adds the
+/// threads' values up.
 public struct GatewayStatistics: Hashable, Sendable {
     /// Events appended to room logs.
     public var events = 0

@@ -28,11 +28,10 @@ extension Participant {
             writer.endObject()
         }
         writer.endArray()
-        writer.member(Key.audioMuted, bool: self.flags[.audioMuted])
-        writer.member(Key.videoPaused, bool: self.flags[.videoPaused])
-        writer.member(Key.presenting, bool: self.flags[.presenting])
-        writer.member(Key.handRaised, bool: self.flags[.handRaised])
-        writer.member(Key.pinned, bool: self.flags[.pinned])
+        let flagKeys = Key.flags
+        for ordinal in flagKeys.indices {
+            writer.member(flagKeys[ordinal], bool: self.flags.contains(ordinal: ordinal))
+        }
         writer.member(Key.raisedAt, optionalInt: self.raisedAt)
         writer.member(Key.lastSpokeAt, optionalInt: self.lastSpokeAt)
         writer.member(Key.mutedByModerator, bool: self.mutedByModerator)
@@ -65,11 +64,8 @@ private enum EventEntryKeys {
     static let deviceID = JSONEncodedKey("deviceID")
     static let devices = JSONEncodedKey("devices")
     static let connected = JSONEncodedKey("connected")
-    static let audioMuted = JSONEncodedKey(ParticipantFlag.audioMuted.rawValue)
-    static let videoPaused = JSONEncodedKey(ParticipantFlag.videoPaused.rawValue)
-    static let presenting = JSONEncodedKey(ParticipantFlag.presenting.rawValue)
-    static let handRaised = JSONEncodedKey(ParticipantFlag.handRaised.rawValue)
-    static let pinned = JSONEncodedKey(ParticipantFlag.pinned.rawValue)
+    /// Each flag's name, by ordinal (`ParticipantFlag.ordered`).
+    static let flags = ParticipantFlag.ordered.map { JSONEncodedKey($0.rawValue) }
     static let raisedAt = JSONEncodedKey("raisedAt")
     static let lastSpokeAt = JSONEncodedKey("lastSpokeAt")
     static let mutedByModerator = JSONEncodedKey("mutedByModerator")

@@ -1,9 +1,11 @@
 /// A participant's state flag: one boolean of the roster entry, changed by the participant or by a moderator.
 ///
 /// Everything about a flag is declared here: its wire name (the raw value, used in `state` messages, roster entries,
-/// snapshots and checkpoints), its event names, who sets it, and what a leave does to it. Snapshots, roster views,
-/// checkpoints, the `state` message and the reducer all go through `allCases`, so a new flag is a new case here and
-/// its line in each property.
+/// snapshots and checkpoints), its event names, who sets it, and what a leave does to it. Whatever carries every flag
+/// goes through `ordered`: the `state` message (the JSON decoder and the byte scanner), the reducer, the events,
+/// snapshots, roster views and their checksums, patches and checkpoints; the byte encoders write each flag's member
+/// from a key they encode once per case. So a new flag is a new case here and its line in each property; only rules
+/// about one flag in particular (lowering a hand, the sharing permission, time with audio on) name it.
 public enum ParticipantFlag: String, Hashable, Sendable, CaseIterable {
     case audioMuted
     case videoPaused
@@ -47,16 +49,23 @@ public enum ParticipantFlag: String, Hashable, Sendable, CaseIterable {
         }
     }
 
-    /// The flags in declaration order, kept once (`allCases` builds a new array on each use).
+    /// The flags in declaration order, kept once (`allCases` builds a new array on each use). A flag's position in
+    /// it is its ordinal: its bit in `ParticipantFlags`, and its index in the per-flag tables of the encoders.
     static let ordered = ParticipantFlag.allCases
 
+    /// The flag's position in `ordered`.
+    var ordinal: Int { Self.ordered.firstIndex(of: self)! }
+
     /// The flag's bit in `ParticipantFlags`.
-    var bit: UInt32 { 1 << UInt32(Self.ordered.firstIndex(of: self)!) }
+    var bit: UInt32 { 1 << UInt32(self.ordinal) }
 }
 
-/// A participant's flags as one bit set.
+/// A participant's flags as one bit set, bit N for the flag of ordinal N (`ParticipantFlag.ordered`).
 public struct ParticipantFlags: Hashable, Sendable {
     private var bits: UInt32 = 0
+
+    /// How many flags the set can hold; `ParticipantFlagTests` checks that every flag has a bit.
+    static let capacity = UInt32.bitWidth
 
     public init() {}
 
@@ -67,6 +76,10 @@ public struct ParticipantFlags: Hashable, Sendable {
     public mutating func set(_ flag: ParticipantFlag, to value: Bool) {
         if value { self.bits |= flag.bit } else { self.bits &= ~flag.bit }
     }
+
+    /// Whether the flag of ordinal `ordinal` is set: what the encoders read while they walk `ParticipantFlag.ordered`
+    /// by position, without looking each flag's position up.
+    func contains(ordinal: Int) -> Bool { self.bits & (1 << UInt32(ordinal)) != 0 }
 
     /// Reads or writes one flag.
     public subscript(_ flag: ParticipantFlag) -> Bool {

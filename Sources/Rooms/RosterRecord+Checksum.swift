@@ -32,40 +32,58 @@ extension RosterRecord {
     }
 
     private static func writeCanonical(_ participant: Participant, isOperator: Bool, into output: inout [UInt8]) {
-        if !participant.attributes.isEmpty {
-            Self.member(Keys.attributes, into: &output)
-            CanonicalJSON.write(ServerMessages.strings(participant.attributes), into: &output)
+        let order = CanonicalMember.order
+        for index in order.indices {
+            let key = order[index].key
+            switch order[index].member {
+            case .flag(let ordinal):
+                Self.bool(key, participant.flags.contains(ordinal: ordinal), into: &output)
+            case .field(.attributes):
+                guard !participant.attributes.isEmpty else { continue }
+                Self.member(key, into: &output)
+                CanonicalJSON.write(ServerMessages.strings(participant.attributes), into: &output)
+            case .field(.audioMode):
+                if let mode = participant.audioMode { Self.string(key, mode, into: &output) }
+            case .field(.avatar):
+                if let avatar = participant.avatar { Self.string(key, avatar, into: &output) }
+            case .field(.cameraFacing):
+                if let facing = participant.cameraFacing { Self.string(key, facing, into: &output) }
+            case .field(.devices):
+                Self.member(key, into: &output)
+                output.append(UInt8(ascii: "["))
+                for (position, device) in participant.devices.enumerated() {
+                    if position > 0 { output.append(UInt8(ascii: ",")) }
+                    JSONWriter.appendString(device.deviceID, to: &output)
+                }
+                output.append(UInt8(ascii: "]"))
+            case .field(.joinedAt):
+                Self.int(key, participant.joinedAt, into: &output)
+            case .field(.lastSpokeAt):
+                if let spokeAt = participant.lastSpokeAt { Self.int(key, spokeAt, into: &output) }
+            case .field(.mid):
+                if let mid = participant.mid { Self.string(key, mid, into: &output) }
+            case .field(.mutedByModerator):
+                Self.bool(key, participant.mutedByModerator, into: &output)
+            case .field(.name):
+                Self.string(key, participant.name, into: &output)
+            case .field(.operator):
+                Self.bool(key, isOperator, into: &output)
+            case .field(.order):
+                Self.int(key, Int64(participant.order), into: &output)
+            case .field(.permissions):
+                guard !participant.permissions.isDefault else { continue }
+                Self.member(key, into: &output)
+                CanonicalJSON.write(.object(participant.permissions.wireObject(nonDefaultOnly: true)), into: &output)
+            case .field(.raisedAt):
+                if let raisedAt = participant.raisedAt { Self.int(key, raisedAt, into: &output) }
+            case .field(.role):
+                Self.string(key, participant.role.rawValue, into: &output)
+            case .field(.state):
+                Self.string(key, participant.state, into: &output)
+            case .field(.uid):
+                Self.string(key, participant.uid, into: &output)
+            }
         }
-        if let mode = participant.audioMode { Self.string(Keys.audioMode, mode, into: &output) }
-        Self.bool(Keys.audioMuted, participant.flags[.audioMuted], into: &output)
-        if let avatar = participant.avatar { Self.string(Keys.avatar, avatar, into: &output) }
-        if let facing = participant.cameraFacing { Self.string(Keys.cameraFacing, facing, into: &output) }
-        Self.member(Keys.devices, into: &output)
-        output.append(UInt8(ascii: "["))
-        for (index, device) in participant.devices.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            JSONWriter.appendString(device.deviceID, to: &output)
-        }
-        output.append(UInt8(ascii: "]"))
-        Self.bool(Keys.handRaised, participant.flags[.handRaised], into: &output)
-        Self.int(Keys.joinedAt, participant.joinedAt, into: &output)
-        if let spokeAt = participant.lastSpokeAt { Self.int(Keys.lastSpokeAt, spokeAt, into: &output) }
-        if let mid = participant.mid { Self.string(Keys.mid, mid, into: &output) }
-        Self.bool(Keys.mutedByModerator, participant.mutedByModerator, into: &output)
-        Self.string(Keys.name, participant.name, into: &output)
-        Self.bool(Keys.operator, isOperator, into: &output)
-        Self.int(Keys.order, Int64(participant.order), into: &output)
-        if !participant.permissions.isDefault {
-            Self.member(Keys.permissions, into: &output)
-            CanonicalJSON.write(.object(participant.permissions.wireObject(nonDefaultOnly: true)), into: &output)
-        }
-        Self.bool(Keys.pinned, participant.flags[.pinned], into: &output)
-        Self.bool(Keys.presenting, participant.flags[.presenting], into: &output)
-        if let raisedAt = participant.raisedAt { Self.int(Keys.raisedAt, raisedAt, into: &output) }
-        Self.string(Keys.role, participant.role.rawValue, into: &output)
-        Self.string(Keys.state, participant.state, into: &output)
-        Self.string(Keys.uid, participant.uid, into: &output)
-        Self.bool(Keys.videoPaused, participant.flags[.videoPaused], into: &output)
     }
 
     private static func member(_ key: [UInt8], into output: inout [UInt8]) {
@@ -92,32 +110,35 @@ extension RosterRecord {
     }
 
     /// The members' names as `,"name":`, encoded once.
-    private enum Keys {
+    fileprivate enum Keys {
         static func encoded(_ name: String) -> [UInt8] { Array(",\"\(name)\":".utf8) }
-        static let attributes = encoded("attributes")
-        static let audioMode = encoded("audioMode")
-        static let audioMuted = encoded("audioMuted")
-        static let avatar = encoded("avatar")
         static let banned = encoded("banned")
-        static let cameraFacing = encoded("cameraFacing")
-        static let devices = encoded("devices")
-        static let handRaised = encoded("handRaised")
-        static let joinedAt = encoded("joinedAt")
-        static let lastSpokeAt = encoded("lastSpokeAt")
-        static let mid = encoded("mid")
-        static let mutedByModerator = encoded("mutedByModerator")
         static let name = encoded("name")
-        static let `operator` = encoded("operator")
-        static let order = encoded("order")
-        static let permissions = encoded("permissions")
-        static let pinned = encoded("pinned")
-        static let presenting = encoded("presenting")
-        static let raisedAt = encoded("raisedAt")
-        static let role = encoded("role")
-        static let state = encoded("state")
         static let uid = encoded("uid")
-        static let videoPaused = encoded("videoPaused")
         static let trueBytes = Array("true".utf8)
         static let falseBytes = Array("false".utf8)
     }
+}
+
+/// A member of a participant's roster entry: a fixed one, or a flag by its ordinal (`ParticipantFlag.ordered`).
+private enum CanonicalMember {
+    /// The members that are not flags, named as on the wire (`Participant.writeWire(.roster)`).
+    enum Field: String, CaseIterable {
+        case attributes, audioMode, avatar, cameraFacing, devices, joinedAt, lastSpokeAt, mid, mutedByModerator, name
+        case `operator`, order, permissions, raisedAt, role, state, uid
+    }
+
+    case field(Field)
+    case flag(ordinal: Int)
+
+    /// Every member in canonical order (by the names' UTF-8 bytes) with its name as `,"name":`, sorted once: a new
+    /// flag takes its place among the others by its name.
+    static let order: [(member: CanonicalMember, key: [UInt8])] = {
+        let fields = Field.allCases.map { (CanonicalMember.field($0), $0.rawValue) }
+        let flags = ParticipantFlag.ordered.enumerated().map {
+            (CanonicalMember.flag(ordinal: $0.offset), $0.element.rawValue)
+        }
+        return (fields + flags).sorted { Array($0.1.utf8).lexicographicallyPrecedes(Array($1.1.utf8)) }
+            .map { ($0.0, RosterRecord.Keys.encoded($0.1)) }
+    }()
 }

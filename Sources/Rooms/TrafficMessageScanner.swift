@@ -3,16 +3,18 @@ import JSONCoding
 /// The members of a traffic message (`state`, `speaker`, `media`, `meeting`) read straight from its bytes: a flat
 /// object of known names with scalar values, each value kept as where it lies in the input.
 ///
-/// The scanner accepts only the plain form those messages take in practice: names of known members, written once,
-/// and values that are ASCII strings without escapes, `true`, `false`, `null` or integers that fit in 64 bits.
-/// Anything else (an escape, a non-ASCII byte, a nested value, a fraction, an unknown or repeated name, a syntax
-/// error) makes it give up, and the message goes through the JSON parser and `ClientMessageDecoder.decode(_:)`,
-/// which decide and word every refusal.
+/// The scanner accepts only the plain form those messages take in practice: names of known members (a `Member`, or
+/// a participant flag's name), written once, and values that are ASCII strings without escapes, `true`, `false`,
+/// `null` or integers that fit in 64 bits. Anything else (an escape, a non-ASCII byte, a nested value, a fraction, an
+/// unknown or repeated name, a syntax error) makes it give up, and the message goes through the JSON parser and
+/// `ClientMessageDecoder.decode(_:)`, which decide and word every refusal.
+///
+/// The values lie in storage on the stack with one slot per name (`slotCount`: the members, then the flags in
+/// `ParticipantFlag.ordered`), sized from those definitions, so a new member or flag always has its slot.
 struct TrafficMessageScanner {
-    /// A member the traffic messages may carry.
+    /// A member the traffic messages may carry, beside the participant flags.
     enum Member: Int, CaseIterable {
         case type, id, room, group, uid, mid, cameraFacing
-        case audioMuted, videoPaused, presenting, handRaised, pinned
         case recording, audioMode, sessionId, callType, active, text
 
         /// The member's name on the wire.
@@ -25,11 +27,6 @@ struct TrafficMessageScanner {
             case .uid: return "uid"
             case .mid: return "mid"
             case .cameraFacing: return "cameraFacing"
-            case .audioMuted: return "audioMuted"
-            case .videoPaused: return "videoPaused"
-            case .presenting: return "presenting"
-            case .handRaised: return "handRaised"
-            case .pinned: return "pinned"
             case .recording: return "recording"
             case .audioMode: return "audioMode"
             case .sessionId: return "sessionId"
@@ -39,14 +36,8 @@ struct TrafficMessageScanner {
             }
         }
 
-        /// The member named by `name`, if it is one.
-        static func named(_ name: UnsafeRawBufferPointer) -> Member? {
-            for member in Member.allCases where TrafficMessageScanner.equals(name, member.name) { return member }
-            return nil
-        }
-
-        /// The member's bit in a set of members.
-        var bit: UInt32 { 1 << UInt32(self.rawValue) }
+        /// The members, kept once (`allCases` builds a new array on each use).
+        static let ordered = Member.allCases
     }
 
     /// A member's value, as it lies in the input.
@@ -63,26 +54,52 @@ struct TrafficMessageScanner {
     /// The longest string the JSON parser takes.
     static let maximumStringBytes = JSONParser.Limits().maxStringBytes
 
+    /// The value slots: one per member, then one per participant flag (its ordinal after the members).
+    static let slotCount = Member.ordered.count + ParticipantFlag.ordered.count
+    /// The flags' names as UTF-8, by ordinal, encoded once.
+    private static let flagNames = ParticipantFlag.ordered.map { Array($0.rawValue.utf8) }
+
     let bytes: UnsafeRawBufferPointer
     private var position = 0
-    private var values = InlineArray<18, Value?>(repeating: nil)
-    /// The members present.
-    private(set) var present: UInt32 = 0
+    /// `slotCount` values, nil where the member is absent.
+    private let values: UnsafeMutableBufferPointer<Value?>
+    /// How many members are present.
+    private(set) var presentCount = 0
 
-    /// Reads the members of `bytes`; nil when the message is not in the plain form this scanner takes.
-    init?(_ bytes: UnsafeRawBufferPointer) {
+    /// Reads the members of `bytes` and hands them to `body`, which must not keep the scanner: its values live on
+    /// the stack for the call only.
+    ///
+    /// - Returns: what `body` returns; nil when the message is not in the plain form this scanner takes.
+    static func scan<Result>(_ bytes: UnsafeRawBufferPointer, _ body: (Self) -> Result?) -> Result? {
+        guard bytes.count <= Self.maximumInputBytes else { return nil }
+        return withUnsafeTemporaryAllocation(of: Value?.self, capacity: Self.slotCount) { values in
+            values.initialize(repeating: nil)
+            var scanner = Self(bytes: bytes, values: values)
+            return scanner.scanObject() ? body(scanner) : nil
+        }
+    }
+
+    private init(bytes: UnsafeRawBufferPointer, values: UnsafeMutableBufferPointer<Value?>) {
         self.bytes = bytes
-        guard bytes.count <= Self.maximumInputBytes, self.scanObject() else { return nil }
+        self.values = values
     }
 
     /// The value of `member`, nil when absent.
     subscript(_ member: Member) -> Value? { self.values[member.rawValue] }
 
-    /// Whether every member present is in `allowed`.
-    func hasOnly(_ allowed: [Member]) -> Bool {
-        var mask: UInt32 = 0
-        for member in allowed { mask |= member.bit }
-        return self.present & ~mask == 0
+    /// The value of the participant flag of ordinal `ordinal` (`ParticipantFlag.ordered`), nil when absent.
+    func flag(ordinal: Int) -> Value? { self.values[Member.ordered.count + ordinal] }
+
+    /// Whether every member present is in `allowed`, and every flag present one that `allowsFlag` allows.
+    func hasOnly(_ allowed: [Member], flags allowsFlag: (ParticipantFlag) -> Bool = { _ in false }) -> Bool {
+        var allowedPresent = 0
+        for member in allowed where self.values[member.rawValue] != nil { allowedPresent += 1 }
+        if allowedPresent < self.presentCount {
+            for (ordinal, flag) in ParticipantFlag.ordered.enumerated() where self.flag(ordinal: ordinal) != nil {
+                if allowsFlag(flag) { allowedPresent += 1 }
+            }
+        }
+        return allowedPresent == self.presentCount
     }
 
     /// The text of a string value.
@@ -105,6 +122,12 @@ struct TrafficMessageScanner {
         return true
     }
 
+    private static func equals(_ bytes: UnsafeRawBufferPointer, _ expected: [UInt8]) -> Bool {
+        guard bytes.count == expected.count else { return false }
+        for offset in 0..<expected.count where bytes[offset] != expected[offset] { return false }
+        return true
+    }
+
     static func equals(_ bytes: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount
         guard bytes.count == count else { return false }
@@ -115,20 +138,30 @@ struct TrafficMessageScanner {
 
     // MARK: Scanning
 
+    /// The slot of the member or flag named by `name`, if it is one.
+    private static func slot(named name: UnsafeRawBufferPointer) -> Int? {
+        for member in Member.ordered where Self.equals(name, member.name) { return member.rawValue }
+        let flagNames = Self.flagNames
+        for ordinal in flagNames.indices where Self.equals(name, flagNames[ordinal]) {
+            return Member.ordered.count + ordinal
+        }
+        return nil
+    }
+
     private mutating func scanObject() -> Bool {
         self.skipWhitespace()
         guard self.consume(UInt8(ascii: "{")) else { return false }
         while true {
             self.skipWhitespace()
-            guard let name = self.scanString(), let member = Member.named(name.bytes(in: self.bytes)),
-                self.present & member.bit == 0
+            guard let name = self.scanString(), let slot = Self.slot(named: name.bytes(in: self.bytes)),
+                self.values[slot] == nil
             else { return false }
             self.skipWhitespace()
             guard self.consume(UInt8(ascii: ":")) else { return false }
             self.skipWhitespace()
             guard let value = self.scanValue() else { return false }
-            self.values[member.rawValue] = value
-            self.present |= member.bit
+            self.values[slot] = value
+            self.presentCount += 1
             self.skipWhitespace()
             if self.consume(UInt8(ascii: ",")) { continue }
             guard self.consume(UInt8(ascii: "}")) else { return false }

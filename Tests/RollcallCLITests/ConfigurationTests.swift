@@ -9,7 +9,7 @@ import Testing
 @Suite("Configuration loading")
 struct ConfigurationTests {
     /// Writes `text` to a temporary file and returns its path.
-    private func file(_ text: String) throws -> String {
+    func file(_ text: String) throws -> String {
         let path = NSTemporaryDirectory() + "rollcall-config-\(UUID().uuidString).conf"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
@@ -17,7 +17,7 @@ struct ConfigurationTests {
 
     static let tokenKeyLines = "[auth]\nkeys = t:0123456789abcdef0123456789abcdef\n"
 
-    private func load(
+    func load(
         file text: String? = nil,
         environment: [String: String] = [:],
         overrides: [(String, String)] = []
@@ -32,7 +32,7 @@ struct ConfigurationTests {
     }
 
     /// The error message a load fails with, or nil when it succeeds.
-    private func refusal(
+    func refusal(
         file text: String? = nil,
         environment: [String: String] = [:],
         overrides: [(String, String)] = []
@@ -164,8 +164,8 @@ struct ConfigurationTests {
     @Test("webhooks need the embedded store or a cluster, and take a CA file")
     func webhookSources() throws {
         let hooks: [(String, String)] = [
-            ("webhooks.endpoints", "crm=https://hooks.example/in"), ("webhooks.secrets", "crm:0123456789abcdef"),
-            ("webhooks.ca_file", "/etc/rollcall/hooks-ca.pem"),
+            ("webhooks.endpoint.crm.url", "https://hooks.example/in"),
+            ("webhooks.endpoint.crm.secret", "0123456789abcdef"), ("webhooks.ca_file", "/etc/rollcall/hooks-ca.pem"),
         ]
         #expect(self.refusal(overrides: hooks + [("storage.path", "")])?.contains("set one of them") == true)
         let (cluster, _) = try self.load(

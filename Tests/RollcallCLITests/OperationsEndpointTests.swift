@@ -348,6 +348,9 @@ struct OperationsEndpointTests {
         #expect(samples["rollcall_rooms"] == 2)
         #expect(samples["rollcall_sessions"] == 2)
         #expect(samples["rollcall_subscribers"] == 2)
+        let events = (0..<2).map { shard in harness.runtime.inspect(shard: shard) { $0.statistics.events } }
+        #expect(events.allSatisfy { $0 > 0 })
+        #expect(samples["rollcall_room_events_total"] == Double(events.reduce(0, +)))
         let response = try harness.http("POST", "/v1/api/users/bob/disconnect", body: "{}")
         #expect(try harness.json(response)["disconnected"] == .int(1))
         #expect(try bob.closeCode() == 4009)

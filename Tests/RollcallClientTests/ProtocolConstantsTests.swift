@@ -83,6 +83,7 @@ import Testing
             let flag = try #require(RollcallParticipantFlag(rawValue: row["name"]?.stringValue ?? ""))
             #expect(flag.eventNames.on.rawValue == row["on"]?.stringValue)
             #expect(flag.eventNames.off.rawValue == row["off"]?.stringValue)
+            #expect(flag.isSetByParticipant == row["setByParticipant"]?.boolValue)
             let entry = JSONObject(uniqueKeysWithValues: [(flag.rawValue, .bool(true))])
             #expect(RosterParticipant(uid: "u", entry: entry)[keyPath: flag.property])
             #expect(!RosterParticipant(uid: "u", entry: JSONObject())[keyPath: flag.property])

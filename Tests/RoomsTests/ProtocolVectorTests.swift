@@ -69,12 +69,15 @@ import Testing
         #expect(listed == served)
     }
 
-    @Test func theParticipantFlagsAreTheServersWithTheirEventNames() throws {
+    @Test func theParticipantFlagsAreTheServersWithTheirEventNamesAndWhoSetsThem() throws {
         let rows = try #require(try Self.vectors()["participantFlags"]?.arrayValue)
         let listed = rows.map { row in
             [row["name"], row["on"], row["off"]].map { $0?.stringValue ?? "" }
+                + ["\(row["setByParticipant"]?.boolValue.map(String.init) ?? "missing")"]
         }
-        let served = ParticipantFlag.allCases.map { [$0.rawValue, $0.eventNames.on, $0.eventNames.off] }
+        let served = ParticipantFlag.allCases.map {
+            [$0.rawValue, $0.eventNames.on, $0.eventNames.off, "\($0.isSetByParticipant)"]
+        }
         #expect(listed == served)
     }
 
@@ -104,6 +107,17 @@ extension ProtocolVectorTests {
         for action in ModeratorAction.allCases {
             #expect(list.contains("`\(action.rawValue)`"), "docs/API.md's action list lacks \(action.rawValue)")
         }
+    }
+
+    @Test func theServerAPIsDescriptionListsEveryModeratorActionAndNoOther() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let description = try JSONParser.parse(
+            Array(try Data(contentsOf: directory.appendingPathComponent("api/openapi.json"))))
+        let listed = Self.strings(
+            description["components"]?["schemas"]?["ActionBody"]?["properties"]?["action"]?["enum"])
+        #expect(Set(listed) == Set(ModeratorAction.allCases.map(\.rawValue)))
+        #expect(listed.count == ModeratorAction.allCases.count)
     }
 }
 

@@ -109,11 +109,10 @@ struct TrafficDecodingTests {
 
     @Test("on random traffic messages the fast path agrees with the general path whenever it decodes")
     func randomMessagesAgree() {
-        let names = [
-            "type", "id", "room", "group", "uid", "mid", "cameraFacing", "audioMuted", "videoPaused", "presenting",
-            "handRaised", "pinned", "recording", "audioMode", "sessionId", "callType", "active", "text", "extra",
-            "Room", "ro\\u006fm",
-        ]
+        // Every name the scanner knows, the flags' from their definition, and a few it must not take.
+        let names =
+            TrafficMessageScanner.Member.ordered.map { "\($0.name)" } + ParticipantFlag.ordered.map(\.rawValue)
+            + ["extra", "Room", "ro\\u006fm"]
         let values = [
             #""state""#, #""speaker""#, #""media""#, #""meeting""#, #""join""#, "true", "false", "null", "0", "-1",
             "42", "-0", "1.5", "1e3", "007", "9223372036854775807", "-9223372036854775808", "9223372036854775808",

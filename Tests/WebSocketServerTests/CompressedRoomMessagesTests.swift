@@ -38,13 +38,13 @@ struct CompressedRoomMessagesTests {
                 #expect(try observer.next()["type"]?.stringValue == "snapshot")
                 observers.append(observer)
             }
-            let before = live.runtime.inspect { _ in live.runtime.compressionStatistics }
+            let before = live.runtime.inspect { live.runtime.compressionStatistics(of: $0) }
             let compressedBefore = observers.map(\.compressedMessages)
 
             let answer = try host.request([("type", "state"), ("room", "call"), ("handRaised", true)])
             #expect(answer["type"]?.stringValue == "ack")
             let received = try observers.map(readThroughNextPatch)
-            let after = live.runtime.inspect { _ in live.runtime.compressionStatistics }
+            let after = live.runtime.inspect { live.runtime.compressionStatistics(of: $0) }
 
             // Everyone reads the same messages, byte for byte.
             #expect(received.count == 4 && received.allSatisfy { $0 == received[0] })
@@ -80,9 +80,9 @@ struct CompressedRoomMessagesTests {
                 let ackWasCompressed = observer.compressedMessages
                 snapshots.append(try observer.nextText())
                 #expect(observer.compressedMessages == ackWasCompressed + 1)
-                if before == nil { before = live.runtime.inspect { _ in live.runtime.compressionStatistics } }
+                if before == nil { before = live.runtime.inspect { live.runtime.compressionStatistics(of: $0) } }
             }
-            let after = live.runtime.inspect { _ in live.runtime.compressionStatistics }
+            let after = live.runtime.inspect { live.runtime.compressionStatistics(of: $0) }
             let first = try #require(before)
             #expect(snapshots.allSatisfy { $0 == snapshots[0] })
             #expect(String(decoding: snapshots[0], as: UTF8.self).contains("\"type\":\"snapshot\""))

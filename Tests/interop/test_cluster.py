@@ -612,7 +612,7 @@ def test_webhooks_go_on_from_the_cursor_in_redis_when_the_delivering_node_dies(n
     key = "ops:cluster-hooks-api-key-0123"
     receiver = Receiver(failure_rate=0, stall_rate=0)
     hooks = {
-        "api.keys": key, "webhooks.endpoints": f"backend={receiver.url}", "webhooks.secrets": f"backend:{SECRET}",
+        "api.keys": key, "webhooks.endpoint.backend.url": receiver.url, "webhooks.endpoint.backend.secret": SECRET,
         "webhooks.timeout_ms": 1000, "webhooks.retry_base_ms": 20, "webhooks.retry_max_ms": 200,
         "limits.max_messages_per_second": 0,
     }

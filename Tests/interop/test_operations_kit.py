@@ -51,8 +51,8 @@ def test_the_rules_pass_promtool_check_and_their_unit_tests():
 
 def test_every_metric_the_rules_and_the_dashboard_query_is_exposed(rollcall, redis, tmp_path):
     single = rollcall(**{"storage.path": str(tmp_path / "rollcall.db"),
-                         "webhooks.endpoints": "billing=http://127.0.0.1:9/hooks",
-                         "webhooks.secrets": "billing:webhook-secret-0123456789"})
+                         "webhooks.endpoint.billing.url": "http://127.0.0.1:9/hooks",
+                         "webhooks.endpoint.billing.secret": "webhook-secret-0123456789"})
     node = rollcall(**{"cluster.redis_url": redis.url})
     available = exposed(single) | exposed(node)
 

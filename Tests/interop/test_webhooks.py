@@ -102,7 +102,7 @@ def start_hooked(store, receiver):
     return start_server({
         "storage.path": str(store), "api.keys": API_KEY, "timeouts.shutdown_grace_ms": 500,
         "limits.max_messages_per_second": 0, "rooms.reconnect_grace_ms": 200,
-        "webhooks.endpoints": f"backend={receiver.url}", "webhooks.secrets": f"backend:{SECRET}",
+        "webhooks.endpoint.backend.url": receiver.url, "webhooks.endpoint.backend.secret": SECRET,
         "webhooks.timeout_ms": TIMEOUT_MS, "webhooks.retry_base_ms": 20, "webhooks.retry_max_ms": 200,
         "webhooks.max_batch": 200,
     })

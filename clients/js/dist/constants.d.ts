@@ -40,27 +40,35 @@ export declare const CLOSE_CODES: {
 };
 /** Close codes after which the client does not reconnect: the session is over. */
 export declare const FINAL_CLOSE_CODES: readonly number[];
-/** The boolean flags of a participant's roster entry, with the events of each turning on and off. */
+/**
+ * The boolean flags of a participant's roster entry, with the events of each turning on and off, and whether a
+ * participant sets it in its own `state` (`pinned` is set by moderators only).
+ */
 export declare const PARTICIPANT_FLAGS: {
     readonly audioMuted: {
         readonly on: "participant.audio_muted";
         readonly off: "participant.audio_unmuted";
+        readonly setByParticipant: true;
     };
     readonly videoPaused: {
         readonly on: "participant.video_paused";
         readonly off: "participant.video_resumed";
+        readonly setByParticipant: true;
     };
     readonly presenting: {
         readonly on: "participant.screen_share_started";
         readonly off: "participant.screen_share_stopped";
+        readonly setByParticipant: true;
     };
     readonly handRaised: {
         readonly on: "participant.hand_raised";
         readonly off: "participant.hand_lowered";
+        readonly setByParticipant: true;
     };
     readonly pinned: {
         readonly on: "participant.pinned";
         readonly off: "participant.unpinned";
+        readonly setByParticipant: false;
     };
 };
 /** A participant flag: the name of a boolean member of a roster entry. */
@@ -73,6 +81,10 @@ export declare const UNSUBSCRIBE_REASONS: readonly ["replaced", "access_revoked"
 export declare const LEAVE_REASONS: readonly ["left", "timed_out", "connection_closed", "removed", "banned", "session_ended", "access_revoked"];
 /** A reason a participant's device left. */
 export declare type LeaveReason = (typeof LEAVE_REASONS)[number];
+/** A flag a participant sets in its own `state`. */
+export declare type ParticipantStateFlag = {
+    [Flag in ParticipantFlag]: (typeof PARTICIPANT_FLAGS)[Flag]["setByParticipant"] extends true ? Flag : never;
+}[ParticipantFlag];
 /** The roster view filters (docs/PROTOCOL.md, "Roster views"). */
 export declare const VIEW_FILTERS: readonly ["all", "operators", "muted", "moderator_muted", "restricted", "banned", "raised_hands", "presenters", "speakers", "left", "search"];
 /** A roster view filter. */

@@ -119,13 +119,20 @@ export const FINAL_CLOSE_CODES = [
     CLOSE_CODES.banned,
     CLOSE_CODES.sessionEnded,
 ];
-/** The boolean flags of a participant's roster entry, with the events of each turning on and off. */
+/**
+ * The boolean flags of a participant's roster entry, with the events of each turning on and off, and whether a
+ * participant sets it in its own `state` (`pinned` is set by moderators only).
+ */
 export const PARTICIPANT_FLAGS = {
-    audioMuted: { on: "participant.audio_muted", off: "participant.audio_unmuted" },
-    videoPaused: { on: "participant.video_paused", off: "participant.video_resumed" },
-    presenting: { on: "participant.screen_share_started", off: "participant.screen_share_stopped" },
-    handRaised: { on: "participant.hand_raised", off: "participant.hand_lowered" },
-    pinned: { on: "participant.pinned", off: "participant.unpinned" },
+    audioMuted: { on: "participant.audio_muted", off: "participant.audio_unmuted", setByParticipant: true },
+    videoPaused: { on: "participant.video_paused", off: "participant.video_resumed", setByParticipant: true },
+    presenting: {
+        on: "participant.screen_share_started",
+        off: "participant.screen_share_stopped",
+        setByParticipant: true,
+    },
+    handRaised: { on: "participant.hand_raised", off: "participant.hand_lowered", setByParticipant: true },
+    pinned: { on: "participant.pinned", off: "participant.unpinned", setByParticipant: false },
 };
 /** Why the gateway took a connection out of a room (docs/PROTOCOL.md, "unsubscribed"): `replaced`, the same user and
  * device joined from another connection; `access_revoked`, a refreshed token no longer names the room. */

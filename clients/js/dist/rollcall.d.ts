@@ -14,7 +14,7 @@ export type { ApplyOutcome, ParticipantChange, ParticipantListener, RosterListen
 export { RollcallError } from "./errors.js";
 export type { RollcallErrorKind } from "./errors.js";
 export { CLIENT_MESSAGE_TYPES, CLOSE_CODES, EVENT_NAMES, FINAL_CLOSE_CODES, LEAVE_REASONS, PARTICIPANT_FLAGS, SERVER_ERROR_CODES, SERVER_MESSAGE_TYPES, UNSUBSCRIBE_REASONS, VIEW_FILTERS, } from "./constants.js";
-export type { ClientMessageType, LeaveReason, ParticipantFlag, RoomEventName, ServerErrorCode, ServerMessageType, } from "./constants.js";
+export type { ClientMessageType, LeaveReason, ParticipantFlag, ParticipantStateFlag, RoomEventName, ServerErrorCode, ServerMessageType, } from "./constants.js";
 export { ReconnectPolicy } from "./reconnect-policy.js";
 export type { ReconnectOptions } from "./reconnect-policy.js";
 export { applyMergePatch, diffMergePatch } from "./merge-patch.js";

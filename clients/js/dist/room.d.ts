@@ -1,4 +1,4 @@
-import type { ClientMessageType, UNSUBSCRIBE_REASONS } from "./constants.js";
+import type { ClientMessageType, ParticipantStateFlag, UNSUBSCRIBE_REASONS } from "./constants.js";
 import { RollcallError } from "./errors.js";
 import type { JsonObject } from "./json.js";
 import type { Acknowledgement, EventMode, ModeratorAction, QueryName, RoomEvent, RoomRights, RosterView, ServerMessage } from "./protocol.js";
@@ -62,16 +62,11 @@ export interface RoomSubscriptionEvents {
 export declare type UnsubscribeReason = (typeof UNSUBSCRIBE_REASONS)[number] | (string & {});
 /** What a message asks the client to do next. */
 export declare type FollowUp = "none" | "rejoin-resume" | "rejoin-fresh";
-/** The fields of a participant's own state (docs/PROTOCOL.md, "state"). */
-export interface ParticipantStateUpdate {
-    /** Whether the microphone is muted. */
-    audioMuted?: boolean;
-    /** Whether the camera is paused. */
-    videoPaused?: boolean;
-    /** Whether the screen is shared. */
-    presenting?: boolean;
-    /** Whether the hand is raised. */
-    handRaised?: boolean;
+/**
+ * The fields of a participant's own state (docs/PROTOCOL.md, "state"): the flags a participant sets
+ * (`ParticipantStateFlag`: `audioMuted`, `videoPaused`, `presenting`, `handRaised`), its media id and camera.
+ */
+export interface ParticipantStateUpdate extends Partial<Record<ParticipantStateFlag, boolean>> {
     /** The media id the calls SDK gave the participant. */
     mid?: string;
     /** `front` or `back`. */

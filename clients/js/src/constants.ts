@@ -138,13 +138,20 @@ export const FINAL_CLOSE_CODES: readonly number[] = [
     CLOSE_CODES.sessionEnded,
 ];
 
-/** The boolean flags of a participant's roster entry, with the events of each turning on and off. */
+/**
+ * The boolean flags of a participant's roster entry, with the events of each turning on and off, and whether a
+ * participant sets it in its own `state` (`pinned` is set by moderators only).
+ */
 export const PARTICIPANT_FLAGS = {
-    audioMuted: { on: "participant.audio_muted", off: "participant.audio_unmuted" },
-    videoPaused: { on: "participant.video_paused", off: "participant.video_resumed" },
-    presenting: { on: "participant.screen_share_started", off: "participant.screen_share_stopped" },
-    handRaised: { on: "participant.hand_raised", off: "participant.hand_lowered" },
-    pinned: { on: "participant.pinned", off: "participant.unpinned" },
+    audioMuted: { on: "participant.audio_muted", off: "participant.audio_unmuted", setByParticipant: true },
+    videoPaused: { on: "participant.video_paused", off: "participant.video_resumed", setByParticipant: true },
+    presenting: {
+        on: "participant.screen_share_started",
+        off: "participant.screen_share_stopped",
+        setByParticipant: true,
+    },
+    handRaised: { on: "participant.hand_raised", off: "participant.hand_lowered", setByParticipant: true },
+    pinned: { on: "participant.pinned", off: "participant.unpinned", setByParticipant: false },
 } as const;
 
 /** A participant flag: the name of a boolean member of a roster entry. */
@@ -168,6 +175,10 @@ export const LEAVE_REASONS = [
 
 /** A reason a participant's device left. */
 export type LeaveReason = (typeof LEAVE_REASONS)[number];
+/** A flag a participant sets in its own `state`. */
+export type ParticipantStateFlag = {
+    [Flag in ParticipantFlag]: (typeof PARTICIPANT_FLAGS)[Flag]["setByParticipant"] extends true ? Flag : never;
+}[ParticipantFlag];
 
 /** The roster view filters (docs/PROTOCOL.md, "Roster views"). */
 export const VIEW_FILTERS = [

@@ -1,4 +1,4 @@
-import type { RoomEventName, ViewFilter } from "./constants.js";
+import type { ParticipantFlag, RoomEventName, ViewFilter } from "./constants.js";
 import type { JsonObject, JsonValue } from "./json.js";
 
 export type { ViewFilter } from "./constants.js";
@@ -46,8 +46,12 @@ export type ModeratorAction =
 /** The queries the gateway answers (docs/PROTOCOL.md, "query"). */
 export type QueryName = "rooms" | "active_meeting" | "members" | "operators" | "muted" | "banned" | "history";
 
-/** One participant's entry in a roster view, as the gateway sends it; fields without a value are absent. */
-export interface Participant {
+/**
+ * One participant's entry in a roster view, as the gateway sends it; fields without a value are absent. Its boolean
+ * flags are always present, one per `PARTICIPANT_FLAGS` entry: `audioMuted` (the microphone), `videoPaused` (the
+ * camera), `presenting` (a screen share), `handRaised`, `pinned` (a moderator's spotlight).
+ */
+export interface Participant extends Readonly<Record<ParticipantFlag, boolean>> {
     /** The uid. */
     readonly uid: string;
     /** The display name (the uid when the token gave none). */
@@ -68,20 +72,10 @@ export interface Participant {
     readonly joinedAt?: number;
     /** The devices in the call. */
     readonly devices?: readonly string[];
-    /** Whether the microphone is muted. */
-    readonly audioMuted: boolean;
-    /** Whether the camera is paused. */
-    readonly videoPaused: boolean;
-    /** Whether the participant shares their screen. */
-    readonly presenting: boolean;
-    /** Whether the hand is raised. */
-    readonly handRaised: boolean;
     /** When the hand went up (milliseconds since the epoch), while it is up: the hand queue's order. */
     readonly raisedAt?: number;
     /** When the participant was last reported speaking (milliseconds since the epoch). */
     readonly lastSpokeAt?: number;
-    /** Whether a moderator spotlighted the participant. */
-    readonly pinned: boolean;
     /** Whether the last mute came from a moderator. */
     readonly mutedByModerator: boolean;
     /** `front` or `back`. */

@@ -36,6 +36,7 @@ export type {
     ClientMessageType,
     LeaveReason,
     ParticipantFlag,
+    ParticipantStateFlag,
     RoomEventName,
     ServerErrorCode,
     ServerMessageType,

@@ -123,7 +123,12 @@ test("the client's protocol constants are the shared vectors' (Tests/Vectors/pro
         protocol.closeCodes.filter((row) => row.final).map((row) => row.code).sort(),
     );
     assert.deepEqual(
-        Object.entries(PARTICIPANT_FLAGS).map(([name, events]) => ({ name, on: events.on, off: events.off })),
+        Object.entries(PARTICIPANT_FLAGS).map(([name, flag]) => ({
+            name,
+            on: flag.on,
+            off: flag.off,
+            setByParticipant: flag.setByParticipant,
+        })),
         protocol.participantFlags,
     );
     assert.deepEqual([...UNSUBSCRIBE_REASONS], protocol.unsubscribeReasons);

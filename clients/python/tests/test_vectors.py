@@ -14,6 +14,7 @@ from rollcall import (
     LEAVE_REASONS,
     PARTICIPANT_FLAGS,
     SERVER_MESSAGE_TYPES,
+    STATE_FIELDS,
     UNSUBSCRIBE_REASONS,
     VIEW_FILTERS,
     CloseCode,
@@ -26,6 +27,7 @@ from rollcall import (
     roster_checksum,
     server_error,
 )
+from rollcall.protocol import attribute_name
 
 
 def test_every_roster_checksum_vector_matches() -> None:
@@ -75,8 +77,8 @@ def test_the_clients_protocol_constants_are_the_shared_vectors() -> None:
     assert list(VIEW_FILTERS) == protocol["viewFilters"]
     assert list(UNSUBSCRIBE_REASONS) == protocol["unsubscribeReasons"]
     assert list(LEAVE_REASONS) == protocol["leaveReasons"]
-    assert [(name, on, off) for name, (on, off) in PARTICIPANT_FLAGS.items()] == [
-        (flag["name"], flag["on"], flag["off"]) for flag in protocol["participantFlags"]
+    assert [(name, *flag) for name, flag in PARTICIPANT_FLAGS.items()] == [
+        (flag["name"], flag["on"], flag["off"], flag["setByParticipant"]) for flag in protocol["participantFlags"]
     ]
     assert [(code.name.lower(), code.value) for code in CloseCode] == [
         (row["name"], row["code"]) for row in protocol["closeCodes"]
@@ -95,6 +97,15 @@ def test_every_error_code_has_its_class_with_its_http_status() -> None:
 
 def test_a_participant_reads_every_flag_of_its_entry() -> None:
     for flag in load_vectors("protocol.json")["participantFlags"]:
-        attribute = "".join("_" + letter.lower() if letter.isupper() else letter for letter in flag["name"])
+        attribute = attribute_name(flag["name"])
         assert getattr(Participant.from_entry("u", {flag["name"]: True}), attribute) is True, flag["name"]
         assert getattr(Participant.from_entry("u", {}), attribute) is False, flag["name"]
+
+
+def test_set_state_takes_every_flag_a_participant_sets_and_no_other() -> None:
+    flags = load_vectors("protocol.json")["participantFlags"]
+    own = {attribute_name(flag["name"]): flag["name"] for flag in flags if flag["setByParticipant"]}
+    assert own, "participants set some flags"
+    assert {key: member for key, member in STATE_FIELDS.items() if member not in ("mid", "cameraFacing")} == own
+    assert attribute_name("handRaised") == "hand_raised"
+    assert "pinned" not in STATE_FIELDS.values()

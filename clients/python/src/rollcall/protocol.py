@@ -7,7 +7,7 @@ clients do, so a code, an event or a flag the gateway adds fails them until it i
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Literal, get_args
+from typing import Literal, NamedTuple, get_args
 
 ClientMessageType = Literal[
     "auth",
@@ -109,15 +109,44 @@ ViewFilter = Literal[
 
 VIEW_FILTERS: tuple[str, ...] = get_args(ViewFilter)
 
-PARTICIPANT_FLAGS: dict[str, tuple[str, str]] = {
-    "audioMuted": ("participant.audio_muted", "participant.audio_unmuted"),
-    "videoPaused": ("participant.video_paused", "participant.video_resumed"),
-    "presenting": ("participant.screen_share_started", "participant.screen_share_stopped"),
-    "handRaised": ("participant.hand_raised", "participant.hand_lowered"),
-    "pinned": ("participant.pinned", "participant.unpinned"),
+
+
+class ParticipantFlagDefinition(NamedTuple):
+    """A participant flag's events and who sets it."""
+
+    on: str
+    """The event of the flag turning on."""
+    off: str
+    """The event of the flag turning off."""
+    set_by_participant: bool
+    """Whether a participant sets the flag in its own `state` (`Room.set_state`); False: moderators only."""
+
+
+PARTICIPANT_FLAGS: dict[str, ParticipantFlagDefinition] = {
+    "audioMuted": ParticipantFlagDefinition("participant.audio_muted", "participant.audio_unmuted", True),
+    "videoPaused": ParticipantFlagDefinition("participant.video_paused", "participant.video_resumed", True),
+    "presenting": ParticipantFlagDefinition(
+        "participant.screen_share_started", "participant.screen_share_stopped", True
+    ),
+    "handRaised": ParticipantFlagDefinition("participant.hand_raised", "participant.hand_lowered", True),
+    "pinned": ParticipantFlagDefinition("participant.pinned", "participant.unpinned", False),
 }
-"""The boolean flags of a roster entry (as the entry names them), with the events of each turning on and off;
-`Participant` has each as a snake_case attribute (`audio_muted`, ...)."""
+"""The boolean flags of a roster entry (as the entry names them), with the events of each turning on and off and who
+sets it; `Participant` has each as a snake_case attribute (`audio_muted`, ...)."""
+
+
+def attribute_name(member: str) -> str:
+    """The snake_case attribute of a roster entry's member: `handRaised` → `hand_raised`."""
+    return "".join("_" + letter.lower() if letter.isupper() else letter for letter in member)
+
+
+STATE_FIELDS: dict[str, str] = {
+    **{attribute_name(name): name for name, flag in PARTICIPANT_FLAGS.items() if flag.set_by_participant},
+    "mid": "mid",
+    "camera_facing": "cameraFacing",
+}
+"""The keyword arguments of `Room.set_state` and the members of the `state` message they set: the flags a
+participant sets, its media id and its camera."""
 
 
 class CloseCode(IntEnum):

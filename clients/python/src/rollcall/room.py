@@ -11,20 +11,12 @@ from .events import Ack, ConnectionLost, Ended, Event, EventReceived, RoomChange
 from .listeners import Broadcaster, Stream
 from .mirror import Rejoin, RoomMirror
 from .participant import Participant
+from .protocol import STATE_FIELDS
 from .roster import RosterStore
 from .views import EventMode, JoinAs, View
 
 if TYPE_CHECKING:
     from .session import Session
-
-_STATE_FIELDS = {
-    "audio_muted": "audioMuted",
-    "video_paused": "videoPaused",
-    "presenting": "presenting",
-    "hand_raised": "handRaised",
-    "mid": "mid",
-    "camera_facing": "cameraFacing",
-}
 
 
 class Room:
@@ -197,16 +189,16 @@ class Room:
         """Sets the participant's own state; only the fields given are sent.
 
         Args:
-            **fields: any of `audio_muted`, `video_paused`, `presenting`, `hand_raised` (booleans), `mid` and
-                `camera_facing` (strings).
+            **fields: any of `STATE_FIELDS`: the flags a participant sets (`audio_muted`, `video_paused`,
+                `presenting`, `hand_raised`: booleans), `mid` and `camera_facing` (strings).
 
         Returns:
             The acknowledgement; `changed` tells whether anything changed.
         """
-        unknown = set(fields) - set(_STATE_FIELDS)
+        unknown = set(fields) - set(STATE_FIELDS)
         if unknown:
             raise TypeError(f"unknown state fields: {', '.join(sorted(unknown))}")
-        return await self._acknowledged("state", {_STATE_FIELDS[key]: value for key, value in fields.items()})
+        return await self._acknowledged("state", {STATE_FIELDS[key]: value for key, value in fields.items()})
 
     async def set_audio_muted(self, muted: bool) -> Ack:
         """Mutes or unmutes the microphone."""
