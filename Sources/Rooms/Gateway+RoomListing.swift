@@ -13,7 +13,7 @@ extension Gateway {
     public func apiRooms(
         after: String?, limit: Int, completion: @escaping (Result<JSONValue, GatewayError>) -> Void
     ) {
-        guard let sharedLog = self.sharedLog else {
+        guard self.logTraits.hasOtherWriters else {
             do {
                 completion(.success(try self.apiRooms(after: after, limit: limit)))
             } catch {
@@ -21,7 +21,7 @@ extension Gateway {
             }
             return
         }
-        sharedLog.listRooms(after: after, limit: limit) { [weak self] result in
+        self.log.listRooms(after: after, limit: limit) { [weak self] result in
             guard let self else { return }
             switch result {
             case .failure(let error):

@@ -34,7 +34,7 @@ extension Gateway {
     ///   - id: the room.
     ///   - completion: the room, nil when it does not exist, or the error (the shared log cannot be reached).
     public func apiRoom(_ id: String, completion: @escaping (Result<JSONValue?, GatewayError>) -> Void) {
-        guard self.rooms[id] != nil || self.sharedLog != nil else {
+        guard self.rooms[id] != nil || self.logTraits.hasOtherWriters else {
             completion(.success(nil))
             return
         }
@@ -157,7 +157,7 @@ extension Gateway {
     /// it is loaded).
     private func existingRoom(_ roomID: String) throws(GatewayError) -> GatewayRoom {
         if let room = self.rooms[roomID] { return room }
-        guard self.sharedLog != nil else { throw .notFound("no room '\(roomID)'") }
+        guard self.logTraits.hasOtherWriters else { throw .notFound("no room '\(roomID)'") }
         return self.room(roomID)
     }
 
@@ -171,7 +171,7 @@ extension Gateway {
     ///   other node closes the user's connections too).
     public func apiDisconnect(uid: String, reason: String?) -> JSONValue {
         let closed = self.disconnectLocally(uid: uid, reason: reason)
-        self.sharedLog?.disconnect(uid: uid, reason: reason)
+        self.log.disconnect(uid: uid, reason: reason)
         return .object(JSONObject([("uid", .string(uid)), ("disconnected", .int(Int64(closed)))]))
     }
 

@@ -128,7 +128,7 @@ extension Gateway: SharedRoomLogDelegate {
         guard let room = self.rooms[roomID], !room.isReady else { return }
         self.rooms[roomID] = nil
         self.sortedRoomIDs = nil
-        self.sharedLog?.unfollow(roomID)
+        self.log.unfollow(roomID)
         self.statistics.sharedLogFailures += 1
         for work in room.waitingRequests {
             switch work {
@@ -168,5 +168,13 @@ extension Gateway: SharedRoomLogDelegate {
     public func replica(of roomID: String, at sequence: UInt64) -> RoomReplica? {
         guard let room = self.rooms[roomID], room.isReady else { return nil }
         return room.replica(at: sequence, speakerRule: self.speakerRule)
+    }
+
+    /// The log's store could not be read: counted (`storeFailures`) and told to `onStoreFailure`.
+    ///
+    /// - Parameter message: what could not be read, and the store's error.
+    public func roomLogStoreUnreadable(_ message: String) {
+        self.statistics.storeFailures += 1
+        self.onStoreFailure?(message)
     }
 }
