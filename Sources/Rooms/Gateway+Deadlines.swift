@@ -169,8 +169,8 @@ extension Gateway {
             room.lastLocalUse = now
         }
         guard
-            room.subscribers.isEmpty && room.lostDevices.isEmpty && room.appendsInFlight == 0
-                && room.waitingRequests.isEmpty && room.sequenceWaiters.isEmpty
+            room.subscribers.isEmpty && room.lostDevices.isEmpty && room.backlog.isEmpty
+                && room.sequenceWaiters.isEmpty
         else { return }
         if self.logTraits.hasOtherWriters {
             // The room lives in the shared log: this gateway forgets it when nobody here has used it for the

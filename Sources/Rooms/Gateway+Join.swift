@@ -8,11 +8,12 @@ extension Gateway {
         // With a store, a room used for the first time since the start is read back (the entry points already
         // tried, answering ERR_UNAVAILABLE when the store cannot be read).
         if self.log.roomStore != nil, (try? self.loadStoredRoom(id)) != nil, let room = self.rooms[id] { return room }
-        let room = GatewayRoom(id: id, retention: self.configuration.history, createdAt: self.clock())
+        // A room starts as the log has it: with a log that answers later, requests for it wait until it is loaded.
+        let room = GatewayRoom(
+            id: id, retention: self.configuration.history, createdAt: self.clock(),
+            phase: self.logTraits.answersLater ? .loading : .ready)
         self.rooms[id] = room
         self.sortedRoomIDs = nil
-        // A room starts as the log has it: with a log that answers later, requests for it wait until it is loaded.
-        if self.logTraits.answersLater { room.isReady = false }
         self.log.follow(id)
         return room
     }

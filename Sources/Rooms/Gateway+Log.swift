@@ -35,20 +35,20 @@ extension Gateway {
             self.runPendingCloses(room)
             return
         }
-        room.appendsInFlight += 1
+        room.backlog.appendsInFlight += 1
         self.log.append(LogProposal(room: room.state.id, events: events, expectedSequence: expectedSequence)) {
             [weak self] result in
             guard let self else { return }
             switch result {
             case .success(let sequence):
                 self.whenApplied(room, through: sequence) {
-                    room.appendsInFlight -= 1
+                    room.backlog.appendsInFlight -= 1
                     then(.success(()))
                     self.runPendingCloses(room)
                     self.runWaitingRequests(of: room)
                 }
             case .failure(let failure):
-                room.appendsInFlight -= 1
+                room.backlog.appendsInFlight -= 1
                 if case .refused(let error) = failure, error == .unavailable { self.statistics.sharedLogFailures += 1 }
                 then(.failure(failure))
                 self.runPendingCloses(room)

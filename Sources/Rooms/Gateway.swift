@@ -288,16 +288,16 @@ public final class Gateway {
                 let room = self.room(roomID)
                 // Meeting messages do not depend on the room's state: they go out behind the appends in flight
                 // (the shared log keeps their order), only not ahead of requests that wait.
-                let othersWait = room !== resumedRoom && !room.waitingRequests.isEmpty
+                let othersWait = room !== resumedRoom && !room.backlog.waiting.isEmpty
                 let mustWait =
                     !room.isReady || othersWait
-                    || (room.appendsInFlight > 0 && !request.message.isIndependentOfRoomState)
+                    || (room.backlog.appendsInFlight > 0 && !request.message.isIndependentOfRoomState)
                 guard mustWait else { continue }
-                guard room.waitingRequests.count < Self.maximumWaitingRequests else { throw .busy }
+                guard room.backlog.waiting.count < Self.maximumWaitingRequests else { throw .busy }
                 if room === resumedRoom {
-                    room.waitingRequests.insert(.request(session.id, request), at: 0)
+                    room.backlog.waiting.insert(.request(session.id, request), at: 0)
                 } else {
-                    room.waitingRequests.append(.request(session.id, request))
+                    room.backlog.waiting.append(.request(session.id, request))
                 }
                 return
             }
