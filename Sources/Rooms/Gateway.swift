@@ -163,27 +163,19 @@ public final class Gateway {
     ///   - text: the message's bytes (UTF-8, already validated by the transport).
     public func sessionReceived(_ id: SessionID, text: UnsafeRawBufferPointer) {
         guard let session = self.sessions[id] else { return }
-        if let request = self.decoder.decodeTraffic(text) {
-            do {
-                try self.dispatch(request, from: session)
-            } catch {
-                self.reply(session, ServerMessages.error(id: request.id, error))
-            }
-            return
+        switch self.decoder.read(text) {
+        case .request(let request): self.received(request, from: session)
+        case .refused(let requestID, let error): self.reply(session, ServerMessages.error(id: requestID, error))
         }
-        let value: JSONValue
+    }
+
+    /// Every client request comes in here, read by the gateway (`sessionReceived(_:text:)`) or by the shard router
+    /// (`sessionReceived(_:routed:)`): handled, or answered with the error.
+    func received(_ request: ClientRequest, from session: GatewaySession) {
         do {
-            value = try JSONParser.parse(text)
-        } catch {
-            self.reply(session, ServerMessages.error(id: nil, .badRequest("malformed JSON: \(error)")))
-            return
-        }
-        let requestID = ClientMessageDecoder.requestID(value)
-        do {
-            let request = try self.decoder.decode(value)
             try self.dispatch(request, from: session)
         } catch {
-            self.reply(session, ServerMessages.error(id: requestID, error))
+            self.reply(session, ServerMessages.error(id: request.id, error))
         }
     }
 
