@@ -9,24 +9,6 @@ extension Gateway {
         self.rooms.values.reduce(0) { $0 + $1.subscribers.count }
     }
 
-    /// Rooms that exist, with their occupancy: `{"rooms":[{"room","seq","participants","subscribers",
-    /// "activeMeeting"}]}`.
-    public func apiRooms() -> JSONValue {
-        let rooms = self.rooms.keys.sorted().compactMap { id -> JSONValue? in
-            guard let room = self.rooms[id] else { return nil }
-            let state = room.state
-            return .object(
-                JSONObject([
-                    ("room", .string(id)),
-                    ("seq", .int(Int64(state.sequence))),
-                    ("participants", .int(Int64(state.listedCount))),
-                    ("subscribers", .int(Int64(room.subscribers.count))),
-                    ("activeMeeting", state.activeMeeting.map(ServerMessages.meeting) ?? .null),
-                ]))
-        }
-        return .object(JSONObject([("rooms", .array(rooms))]))
-    }
-
     /// A room's state and roster, as a subscriber's snapshot of the `all` view shows them, or nil when the room does
     /// not exist. In a cluster the room is loaded from the shared log first.
     ///

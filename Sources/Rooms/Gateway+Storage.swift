@@ -213,41 +213,4 @@ extension Gateway {
                 ]))
         }
     }
-
-    /// Rooms with their occupancy, paged by id: those in memory and, with a store, those it knows (a room not used
-    /// since the start shows its last sequence number and no participants until it is used).
-    ///
-    /// - Parameters:
-    ///   - after: only rooms whose id sorts after this one; nil from the start.
-    ///   - limit: the most rooms to return.
-    /// - Returns: `{"rooms":[{"room","seq","participants","subscribers","activeMeeting","loaded"}],"next"}`.
-    /// - Throws: `ERR_UNAVAILABLE` when the store cannot be read.
-    public func apiRooms(after: String?, limit: Int) throws(GatewayError) -> JSONValue {
-        var sequences: [String: UInt64] = [:]
-        for id in self.rooms.keys where id > (after ?? "") { sequences[id] = self.rooms[id]?.state.sequence ?? 0 }
-        if let store = self.log.roomStore {
-            do {
-                for (id, sequence) in try store.rooms(after: after, limit: limit) where sequences[id] == nil {
-                    sequences[id] = sequence
-                }
-            } catch {
-                self.roomLogStoreUnreadable("cannot list the stored rooms: \(error)")
-                throw .storeUnreadable
-            }
-        }
-        let ids = sequences.keys.sorted().prefix(limit)
-        let rooms = ids.map { id -> JSONValue in
-            let room = self.rooms[id]
-            return .object(
-                JSONObject([
-                    ("room", .string(id)), ("seq", .int(Int64(sequences[id] ?? 0))),
-                    ("participants", .int(Int64(room?.state.listedCount ?? 0))),
-                    ("subscribers", .int(Int64(room?.subscribers.count ?? 0))),
-                    ("activeMeeting", room?.state.activeMeeting.map(ServerMessages.meeting) ?? .null),
-                    ("loaded", .bool(room != nil)),
-                ]))
-        }
-        let next: JSONValue = ids.count == limit ? ids.last.map { .string($0) } ?? .null : .null
-        return .object(JSONObject([("rooms", .array(rooms)), ("next", next)]))
-    }
 }
