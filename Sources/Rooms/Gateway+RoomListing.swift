@@ -16,8 +16,9 @@ extension Gateway {
     public func apiRooms(
         after: String?, limit: Int, completion: @escaping (Result<JSONValue, GatewayError>) -> Void
     ) {
-        self.log.listRooms(after: after, limit: limit) { [weak self] result in
-            guard let self else { return }
+        // Held strongly until the log answers: a weak reference would give the gateway a side table, making every
+        // retain and release of it take the slow path from then on.
+        self.log.listRooms(after: after, limit: limit) { result in
             completion(result.map { self.roomListing(after: after, limit: limit, listed: $0) })
         }
     }

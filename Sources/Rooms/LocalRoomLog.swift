@@ -3,8 +3,9 @@
 /// the rooms across restarts in its `RoomStore`, when it has one: every applied entry, and a checkpoint every
 /// `checkpointInterval` entries, go to the store's next commit.
 public final class LocalRoomLog: SharedRoomLog {
-    /// Told when the store cannot be read; held weakly.
-    public weak var delegate: (any SharedRoomLogDelegate)?
+    /// Told when the store cannot be read. Held unowned, not weakly: the gateway owns its log, and a weak reference
+    /// would give the gateway a side table, making every retain and release of it take the slow path.
+    public unowned var delegate: (any SharedRoomLogDelegate)?
     /// Where rooms are kept across restarts; nil keeps them in memory only. Set it before the first session opens.
     public var store: (any RoomStore)?
     /// A room's checkpoint goes to the store every this many entries.

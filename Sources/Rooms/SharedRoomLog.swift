@@ -94,7 +94,7 @@ public struct RoomLogTraits: Hashable, Sendable {
 /// trimmed or lost in between) is reloaded with `SharedRoomLogDelegate.sharedLogLoaded`. A log that answers inline
 /// (`traits`) numbers each event with `appendInline` as the gateway applies it, and has every room ready at once.
 public protocol SharedRoomLog: AnyObject {
-    /// Who is told what the shared log loaded, delivered and failed; held weakly.
+    /// Who is told what the log loaded, delivered and failed: the gateway that owns the log; held weakly or unowned.
     var delegate: (any SharedRoomLogDelegate)? { get set }
 
     /// The gateway needs this room: load its latest checkpoint and the entries after it (`sharedLogLoaded` or
