@@ -13,6 +13,7 @@ extension ClientMessageDecoder {
     ///
     /// - Parameter text: the message's bytes (UTF-8, validated by the transport).
     /// - Returns: the request, or the refusal to answer.
+    @inline(__always)
     func read(_ text: UnsafeRawBufferPointer) -> Reading {
         if let request = self.decodeTraffic(text) { return .request(request) }
         let value: JSONValue

@@ -23,8 +23,8 @@ extension Gateway {
         }
         guard self.logTraits.answersLater else {
             let now = self.clock()
-            for proposed in events {
-                self.appendInline(proposed, to: room, time: now)
+            for index in events.indices {
+                self.appendInline(events[index], to: room, time: now)
                 if room.replica.switchUnannounced {
                     // The shown speaker switched at once (it left, say): the switch is logged right after its cause.
                     self.appendInline(
@@ -57,12 +57,12 @@ extension Gateway {
         }
     }
 
-    /// Has the log number one event inline, after the room's last entry, and applies it.
+    /// Has the log number one event inline, in the room's log in memory, and applies it.
+    @inline(__always)
     private func appendInline(_ proposed: ProposedEvent, to room: GatewayRoom, time: Int64) {
-        guard let entry = self.log.appendInline(proposed, after: room.log.lastSequence, time: time) else {
+        guard let entry = self.log.appendInline(proposed, to: &room.log, time: time) else {
             preconditionFailure("a room log that answers inline numbers every event")
         }
-        room.log.insert(entry)
         self.apply(entry, to: room)
     }
 

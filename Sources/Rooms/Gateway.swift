@@ -171,6 +171,7 @@ public final class Gateway {
 
     /// Every client request comes in here, read by the gateway (`sessionReceived(_:text:)`) or by the shard router
     /// (`sessionReceived(_:routed:)`): handled, or answered with the error.
+    @inline(__always)
     func received(_ request: ClientRequest, from session: GatewaySession) {
         do {
             try self.dispatch(request, from: session)

@@ -31,9 +31,9 @@ public final class LocalRoomLog: SharedRoomLog {
     /// Nothing to stop.
     public func unfollow(_ room: String) {}
 
-    /// The event's entry, numbered after `sequence`.
-    public func appendInline(_ event: ProposedEvent, after sequence: UInt64, time: Int64) -> RoomLogEntry? {
-        RoomLogEntry(sequence: sequence + 1, time: time, actor: event.actor, reason: event.reason, event: event.event)
+    /// Appends the event to the room's log, which numbers it after its last entry, and returns its entry.
+    public func appendInline(_ event: ProposedEvent, to log: inout RoomLog, time: Int64) -> RoomLogEntry? {
+        log.append(event.event, time: time, actor: event.actor, reason: event.reason)
     }
 
     /// Refused with `conditionFailed`, nothing appended: this log knows no room's last sequence number but the

@@ -142,14 +142,15 @@ public protocol SharedRoomLog: AnyObject {
     /// history, audit, resumes); nil when rooms live in memory only or in a shared store.
     var roomStore: (any RoomStore)? { get }
 
-    /// Numbers an event at once, in this process: its entry follows `sequence`. Nil from a log that answers later
-    /// (`traits.answersLater`), which numbers events through `append(_:completion:)`.
+    /// Numbers an event at once, in this process: appends it to the room's log in memory and returns its entry.
+    /// Nil, leaving `log` alone, from a log that answers later (`traits.answersLater`), which numbers events
+    /// through `append(_:completion:)`.
     ///
     /// - Parameters:
     ///   - event: the event, with who caused it.
-    ///   - sequence: the room's last sequence number.
+    ///   - log: the room's log in memory.
     ///   - time: now, in milliseconds since the epoch.
-    func appendInline(_ event: ProposedEvent, after sequence: UInt64, time: Int64) -> RoomLogEntry?
+    func appendInline(_ event: ProposedEvent, to log: inout RoomLog, time: Int64) -> RoomLogEntry?
 
     /// The gateway applied one of a room's entries and sent `message` for it: a log that keeps rooms across
     /// restarts buffers it for its next commit, with a checkpoint of the room (`replica`) when one is due.
@@ -170,7 +171,7 @@ extension SharedRoomLog {
     public var roomStore: (any RoomStore)? { nil }
 
     /// Nil: a shared log numbers events in its store (`append(_:completion:)`).
-    public func appendInline(_ event: ProposedEvent, after sequence: UInt64, time: Int64) -> RoomLogEntry? { nil }
+    public func appendInline(_ event: ProposedEvent, to log: inout RoomLog, time: Int64) -> RoomLogEntry? { nil }
 
     /// Nothing: a shared log applies what it delivered, it keeps nothing more.
     public func applied(_ entry: RoomLogEntry, message: [UInt8], room: String, replica: () -> RoomReplica) {}
