@@ -233,12 +233,12 @@ extension Rollcall {
                 }
                 return
             }
-            let followUp = subscription.handle(message)
+            let rejoin = subscription.handle(message)
             if type == .snapshot || type == .resumed {
                 self.completeRoster(room: room)
             }
-            if case .rejoin(let resume) = followUp {
-                self.rejoin(subscription, resume: resume)
+            if let rejoin {
+                self.rejoin(subscription, resume: rejoin.resume)
             }
         }
     }
