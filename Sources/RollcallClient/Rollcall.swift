@@ -7,7 +7,7 @@ import JSONCoding
 /// let client = Rollcall(configuration: RollcallClientConfiguration(
 ///     endpoint: try RollcallEndpoint(url: "wss://rollcall.example.com/v1/ws"), token: token))
 /// try await client.connect()
-/// let room = try await client.subscribe(room: "team-standup")
+/// let room = try await client.join(room: "team-standup")
 /// for await change in room.changes { render(room.participants) }
 /// ```
 ///
@@ -179,7 +179,7 @@ public final class Rollcall: @unchecked Sendable {
     ///   - callType: `audio` or `video`, taken from the join that starts the call.
     /// - Returns: the subscription.
     /// - Throws: `RollcallError`: `ERR_NOT_GROUP_MEMBER`, `ERR_BANNED`, `ERR_CALL_FULL`, `ERR_TOO_MANY_ROOMS`, …
-    public func subscribe(
+    public func join(
         room: String,
         as kind: RollcallJoinKind = .participant,
         view: RollcallView = .all,
@@ -206,6 +206,27 @@ public final class Rollcall: @unchecked Sendable {
             throw error
         }
         return subscription
+    }
+
+    /// Joins a room: the name of `join(room:as:view:events:callType:)` before it was called `join`, as in the
+    /// JavaScript and Python clients.
+    ///
+    /// - Parameters:
+    ///   - room: the room id.
+    ///   - kind: join the call (`participant`, default) or watch it (`observer`).
+    ///   - view: the roster view to mirror; default the whole roster.
+    ///   - events: the events to receive besides patches; default all.
+    ///   - callType: `audio` or `video`, taken from the join that starts the call.
+    /// - Returns: the subscription.
+    @available(*, deprecated, renamed: "join(room:as:view:events:callType:)")
+    public func subscribe(
+        room: String,
+        as kind: RollcallJoinKind = .participant,
+        view: RollcallView = .all,
+        events: RollcallEventMode = .all,
+        callType: String? = nil
+    ) async throws(RollcallError) -> RoomSubscription {
+        try await self.join(room: room, as: kind, view: view, events: events, callType: callType)
     }
 
     /// Tells every member of a group that a meeting is on or over.
