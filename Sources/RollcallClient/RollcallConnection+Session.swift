@@ -32,6 +32,8 @@ extension RollcallConnection {
         UInt64(max(0, seconds * 1000).rounded())
     }
 
+    /// Runs the session on the I/O thread until the connection ends, and says how it ended; `run` closes the socket
+    /// after.
     func loop(onText: (String) -> Void, onTick: () -> Void) -> RollcallCloseInfo {
         guard self.processor != nil else {
             return RollcallCloseInfo(code: nil, reason: "not open", wasClean: false, initiatedLocally: true)
