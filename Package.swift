@@ -60,16 +60,19 @@ let package = Package(
             name: "Webhooks",
             dependencies: ["Storage", "Rooms", "JSONCoding", "TokenAuth", "EventIO", "HTTPCore", "HTTPClient"]
         ),
-        // The browser client and the dashboard built on it (TypeScript in clients/js, compiled output committed),
-        // embedded in the binary so the gateway serves them at /client/ and /dashboard.
+        // The browser client and the dashboard built on it (TypeScript in clients/js and clients/dashboard, compiled
+        // output committed), embedded in the binary so the gateway serves them at /client/ and /dashboard.
         .target(
             name: "RollcallWebClient",
-            path: "clients/js",
+            path: "clients",
             exclude: [
-                "src", "test", "examples", "tsconfig.json", "package.json", "dashboard/src", "dashboard/tsconfig.json",
+                "python", "js/src", "js/test", "js/examples", "js/tsconfig.json", "js/package.json", "dashboard/src",
+                "dashboard/tsconfig.json", "dashboard/package.json",
             ],
-            sources: ["swift"],
-            resources: [.embedInCode("dist"), .embedInCode("dashboard/dist"), .embedInCode("dashboard/dashboard.html")]
+            sources: ["js/swift"],
+            resources: [
+                .embedInCode("js/dist"), .embedInCode("dashboard/dist"), .embedInCode("dashboard/dashboard.html"),
+            ]
         ),
         // The server API's OpenAPI description (api/openapi.json), embedded so the gateway serves it.
         .target(name: "RollcallAPIDescription", path: "api", resources: [.embedInCode("openapi.json")]),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The browser client's own checks, as the test command runs them:
-#   1. the committed build (clients/js/dist, clients/js/dashboard/dist, the embedded file list) matches the
+#   1. the committed build (clients/js/dist, clients/dashboard/dist, the embedded file list) matches the
 #      TypeScript sources (scripts/build-js-client.sh --check),
 #   2. unit tests with Node's test runner (shared vectors, roster store, rooms, requests, reconnects),
 #   3. live tests against `rollcall serve` on loopback (ROLLCALL_BIN, default .build/debug/rollcall).

@@ -77,6 +77,8 @@ public struct OutboundQueue {
     private var owned: OwnedBytes?
     /// Bytes queued and not yet written.
     public private(set) var byteCount = 0
+    /// Whether the socket took only part of the chunk at `head`: its rest must go out before anything else can.
+    private var headIsPartlyWritten = false
 
     public init() {}
 
@@ -167,6 +169,34 @@ public struct OutboundQueue {
         self.tail = 0
         self.owned = nil
         self.byteCount = 0
+        self.headIsPartlyWritten = false
+    }
+
+    /// Drops what is queued except the rest of a chunk the socket took only part of, so the peer never receives a
+    /// unit cut short. Every append is a whole unit (a frame, a handshake answer) and consecutive copied bytes are
+    /// whole units too, so what stays ends on a unit boundary and what is queued next follows it intact.
+    ///
+    /// - Returns: how many bytes stay queued.
+    @discardableResult
+    public mutating func removeAllButPartlyWrittenChunk() -> Int {
+        guard self.headIsPartlyWritten, self.head < self.tail else {
+            self.removeAll()
+            return 0
+        }
+        let rest = self.chunks[self.head]
+        for index in self.head..<self.tail { self.chunks[index] = .empty }
+        self.chunks[0] = rest
+        self.head = 0
+        self.tail = 1
+        if rest.shared != nil {
+            self.owned = nil
+        } else {
+            // The dropped copied bytes followed the kept chunk at the end of the buffer; new ones go right after it.
+            if !isKnownUniquelyReferenced(&self.owned) { self.owned = self.owned?.copy() }
+            self.owned.unsafelyUnwrapped.count = rest.end
+        }
+        self.byteCount = rest.end - rest.start
+        return self.byteCount
     }
 
     /// Releases the buffers kept for reuse when nothing is queued, so an idle connection holds none.
@@ -198,8 +228,10 @@ public struct OutboundQueue {
                     written -= available
                     self.chunks[self.head] = .empty
                     self.head += 1
+                    self.headIsPartlyWritten = false
                 } else {
                     self.chunks[self.head].start += written
+                    self.headIsPartlyWritten = true
                     written = 0
                 }
             }

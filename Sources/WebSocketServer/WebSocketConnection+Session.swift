@@ -52,7 +52,8 @@ extension WebSocketConnection {
 
     /// Starts the close handshake from this side. Our Close goes after what is already queued (the handshake
     /// response, messages sent before the close), which must reach the peer first; only a slow consumer's backlog
-    /// is dropped (`discardingQueued`). Nothing happens once a close has begun.
+    /// is dropped (`discardingQueued`), except the rest of a frame already partly written. Nothing happens once a close
+    /// has begun.
     ///
     /// - Parameters:
     ///   - code: the close code.
@@ -63,7 +64,9 @@ extension WebSocketConnection {
         guard let action = self.phase.session?.close(code: code, reason: reason, now: now),
             case .sendClose = action
         else { return }
-        if discardingQueued { self.outbound.removeAll() }
+        // A frame the socket took part of is finished first, or the Close would land inside it; over TLS the queue
+        // holds records the peer must get in order, so nothing can be dropped and the Close waits behind them.
+        if discardingQueued && self.tls == nil { self.outbound.removeAllButPartlyWrittenChunk() }
         self.perform(action)
     }
 

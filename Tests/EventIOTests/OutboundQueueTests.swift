@@ -142,4 +142,58 @@ private struct SocketPair {
         #expect(queue.isEmpty)
         #expect(queue.byteCount == 0)
     }
+
+    /// Fills the socket until a write is cut short inside one of `units`, then drops the rest of the queue.
+    private func cutShort(
+        _ units: [[UInt8]], shared: Bool, _ pair: SocketPair
+    ) throws -> (queue: OutboundQueue, kept: Int, received: [UInt8]) {
+        var small: Int32 = 4096
+        setsockopt(pair.writer, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        var queue = OutboundQueue()
+        for unit in units {
+            if shared { queue.append(unit) } else { unit.withUnsafeBytes { queue.append(copying: $0) } }
+        }
+        #expect(try queue.write(to: pair.writer) == .pending)
+        let kept = queue.removeAllButPartlyWrittenChunk()
+        return (queue, kept, pair.readAvailable())
+    }
+
+    @Test func droppingTheBacklogKeepsTheRestOfASharedChunkThatWasPartlyWritten() throws {
+        let pair = SocketPair()
+        defer { pair.close() }
+        let units = (0..<64).map { [UInt8](repeating: UInt8($0), count: 10_000) }
+        var (queue, kept, received) = try self.cutShort(units, shared: true, pair)
+        #expect(kept > 0 && kept < 10_000)
+        Array("CLOSE".utf8).withUnsafeBytes { queue.append(copying: $0) }
+        while try queue.write(to: pair.writer) == .pending { received += pair.readAvailable() }
+        received += pair.readAvailable()
+        // Whole units, then the bytes queued after the drop: nothing cut short, nothing out of order.
+        #expect((received.count - 5) % 10_000 == 0)
+        let whole = (received.count - 5) / 10_000
+        #expect(Array(received.prefix(whole * 10_000)) == Array(units.prefix(whole).joined()))
+        #expect(String(decoding: received.suffix(5), as: UTF8.self) == "CLOSE")
+    }
+
+    @Test func droppingTheBacklogKeepsCopiedUnitsWholeAndWritesNewBytesAfterThem() throws {
+        let pair = SocketPair()
+        defer { pair.close() }
+        let units = (0..<64).map { [UInt8](repeating: UInt8($0), count: 10_000) }
+        var (queue, kept, received) = try self.cutShort(units, shared: false, pair)
+        #expect(kept > 0)
+        Array("CLOSE".utf8).withUnsafeBytes { queue.append(copying: $0) }
+        while try queue.write(to: pair.writer) == .pending { received += pair.readAvailable() }
+        received += pair.readAvailable()
+        #expect((received.count - 5) % 10_000 == 0)
+        let whole = (received.count - 5) / 10_000
+        #expect(Array(received.prefix(whole * 10_000)) == Array(units.prefix(whole).joined()))
+        #expect(String(decoding: received.suffix(5), as: UTF8.self) == "CLOSE")
+    }
+
+    @Test func droppingTheBacklogBeforeAnyPartialWriteDropsEverything() throws {
+        var queue = OutboundQueue()
+        Array("abc".utf8).withUnsafeBytes { queue.append(copying: $0) }
+        queue.append(Array("def".utf8))
+        #expect(queue.removeAllButPartlyWrittenChunk() == 0)
+        #expect(queue.isEmpty)
+    }
 }

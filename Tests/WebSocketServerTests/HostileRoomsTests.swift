@@ -80,8 +80,11 @@ final class LiveRooms: @unchecked Sendable {
     ///   - token: the access token.
     ///   - compression: a permessage-deflate offer (the header value); compressed messages are then inflated with
     ///     the window the server confirms.
-    func client(_ token: String, compression offer: String? = nil) throws -> RoomsClient {
-        let client = try TestClient(connectingTo: self.address)
+    ///   - receiveBufferBytes: the client socket's receive buffer, set before it connects.
+    func client(
+        _ token: String, compression offer: String? = nil, receiveBufferBytes: Int32? = nil
+    ) throws -> RoomsClient {
+        let client = try TestClient(connectingTo: self.address, receiveBufferBytes: receiveBufferBytes)
         let inQuery = token.utf8.count < 2048
         let response = try client.handshake(
             path: inQuery ? "/v1/ws?token=\(token)" : "/v1/ws",
@@ -320,6 +323,56 @@ struct HostileRoomsTests {
                 #expect(try attacker.client.readCloseCode() == 1008)
                 #expect(attacker.client.serverClosesConnection(within: 2))
                 #expect(live.server.statistics.snapshot["connections_rate_limited"] == 1)
+            }
+        }
+    }
+
+    @Test("A member that never reads is closed at the write queue limit after whole messages only")
+    func memberThatNeverReadsGetsWholeMessagesThenTheClose() throws {
+        try LiveRooms.with(server: {
+            $0.writeQueueLowWatermark = 8 * 1024
+            $0.writeQueueHighWatermark = 32 * 1024
+            $0.writeQueueLimit = 96 * 1024
+            $0.maximumMessagesPerSecond = 100_000
+            $0.messageBurst = 100_000
+        }) { live in
+            try underAttack(rooms: live) {
+                let slow = try live.client(live.token("slow", groups: ["big"]), receiveBufferBytes: 4096)
+                let sender = try live.client(live.token("sender", rooms: ["big": .moderator]))
+                // Each meeting message goes to the slow member as one shared frame; the socket takes part of one
+                // when the queue reaches its limit.
+                let text = String(repeating: "x", count: 1_000)
+                var sent = 0
+                while sent < 10_000 && live.server.statistics.snapshot["slow_consumers_closed"] != 1 {
+                    try sender.send(
+                        .object(
+                            JSONObject(uniqueKeysWithValues: [
+                                ("type", "meeting"), ("id", .int(Int64(sent + 1))), ("group", "big"),
+                                ("sessionId", .string("call-\(sent)")), ("text", .string(text)),
+                            ])))
+                    sent += 1
+                    // The sender reads its answers (and its own copies), so only the slow member falls behind.
+                    if sent % 20 == 0 { _ = try sender.answer(to: Int64(sent)) }
+                }
+                #expect(live.server.statistics.snapshot["slow_consumers_closed"] == 1)
+                // Every message before the Close arrives whole and parses; the Close says 1008.
+                var delivered = 0
+                var closeCode: UInt16?
+                while closeCode == nil {
+                    let frame = try slow.client.readFrame()
+                    if frame.opcode == .connectionClose {
+                        closeCode = frame.closeCode
+                    } else {
+                        let message = try? JSONParser.parse(frame.payload)
+                        #expect(
+                            frame.opcode == .text && message != nil,
+                            "message \(delivered) arrived cut short: \(frame.opcode), \(frame.payload.count) bytes")
+                        delivered += 1
+                    }
+                }
+                #expect(closeCode == 1008)
+                #expect(delivered > 0 && delivered < sent)
+                #expect(slow.client.serverClosesConnection(within: 2))
             }
         }
     }

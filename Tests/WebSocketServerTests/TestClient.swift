@@ -68,13 +68,19 @@ final class TestClient {
     ///   - tls: a client context for wss, or nil for plain TCP.
     ///   - timeout: the longest any operation waits, in seconds.
     ///   - source: an IPv4 address to connect from (e.g. `127.0.0.2`), or nil for the kernel's choice.
-    init(connectingTo address: SocketAddress, tls: TLSContext? = nil, timeout: Double = 5, source: String? = nil) throws
-    {
+    init(
+        connectingTo address: SocketAddress, tls: TLSContext? = nil, timeout: Double = 5, source: String? = nil,
+        receiveBufferBytes: Int32? = nil
+    ) throws {
         self.timeout = timeout
         let family = address.isIPv6 ? AF_INET6 : AF_INET
         let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestClientError("socket: errno \(errno)") }
         self.fd = fd
+        if var bytes = receiveBufferBytes {
+            // Before connecting, so the advertised window stays small too.
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, socklen_t(MemoryLayout<Int32>.size))
+        }
         if let source {
             var local = sockaddr_in()
             local.sin_family = sa_family_t(AF_INET)

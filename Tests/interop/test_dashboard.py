@@ -311,3 +311,18 @@ def test_dashboard_can_be_switched_off(rollcall):
     with pytest.raises(urllib.error.HTTPError) as failure:
         urllib.request.urlopen(f"{http}/dashboard", timeout=5)
     assert failure.value.code == 404
+
+
+def test_the_gateway_serves_the_dashboard_package_as_committed(rollcall):
+    server = rollcall()
+    http = server.url.replace("ws://", "http://").rsplit("/v1/ws", 1)[0]
+    import urllib.request
+    package = PROJECT_ROOT / "clients" / "dashboard"
+    scripts = sorted(path.name for path in (package / "dist").glob("*.js"))
+    assert "dashboard.js" in scripts
+    for name in scripts:
+        with urllib.request.urlopen(f"{http}/dashboard/{name}", timeout=5) as answer:
+            assert answer.read() == (package / "dist" / name).read_bytes(), name
+    with urllib.request.urlopen(f"{http}/dashboard", timeout=5) as answer:
+        page = answer.read().decode()
+    assert page == (package / "dashboard.html").read_text(), "the default rooms path leaves the page as it is"

@@ -48,6 +48,7 @@ def installed_project(tmp_path):
     installed = app / "node_modules" / "rollcall-client"
     assert (installed / "dist" / "rollcall.min.js").is_file() and (installed / "dist" / "rollcall.d.ts").is_file()
     assert not (installed / "src").exists(), "the package ships the build, not the sources"
+    assert not (installed / "dashboard").exists(), "the dashboard is a package of its own (clients/dashboard)"
     shutil.copyfile(EXAMPLE, app / "roster.mjs")
     result = subprocess.run(
         ["esbuild", "roster.mjs", "--bundle", "--platform=node", "--format=esm", "--target=node20",

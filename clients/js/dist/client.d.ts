@@ -32,19 +32,9 @@ export declare class Rollcall {
     private readonly requests;
     private readonly subscriptions;
     private readonly channel;
-    private currentStatus;
-    private connection;
-    private welcomed;
-    private hasConnected;
-    private attempt;
-    private closing;
+    /** Where the connection stands: the one value the status, the socket and its timers are read from. */
+    private state;
     private currentIdentity;
-    private authFailure;
-    private connectWaiter;
-    private closeWaiter;
-    private heartbeat;
-    private welcomeTimer;
-    private reconnectTimer;
     private readonly refresher;
     private stopWatchingPage;
     /**
@@ -108,18 +98,23 @@ export declare class Rollcall {
     close(): Promise<void>;
     private request;
     private send;
+    /** Starts an attempt: fetches its token, then opens the socket and waits for `welcome`. */
     private openConnection;
-    /** A connection attempt failed before a socket existed. */
-    private connectionFailed;
+    /** An attempt failed before it had a socket: the first ends the client, a reconnect backs off again. */
+    private attemptFailed;
     private connectionEnded;
+    private tellConnectionLost;
+    /** Backs off before reconnect attempt `attempt`, or ends the client when the policy allows no more. */
     private scheduleReconnect;
-    /** Skips the rest of the backoff: the network came back, or the page became visible. */
+    /** Ends the backoff: its timer fired, the network came back, or the page became visible. */
     private reconnectNow;
+    /** Pings at once when connected, to find a connection that died while the page slept or the network changed. */
+    private checkConnectionNow;
     private networkCameBack;
     private pageVisible;
     private finish;
-    private clearTimers;
-    private setStatus;
+    /** Tells `status` listeners of a change the state already made. */
+    private emitStatus;
     private received;
     private roomMessage;
     private welcome;

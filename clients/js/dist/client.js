@@ -1,4 +1,5 @@
 import { Connection } from "./connection.js";
+import { connectionOf, statusOf, stopTimers, waiterOf } from "./connection-state.js";
 import { Emitter } from "./emitter.js";
 import { FINAL_CLOSE_CODES, RollcallError } from "./errors.js";
 import { Heartbeat } from "./heartbeat.js";
@@ -31,11 +32,8 @@ export class Rollcall {
     constructor(options) {
         this.emitter = new Emitter();
         this.subscriptions = new Map();
-        this.currentStatus = "idle";
-        this.welcomed = false;
-        this.hasConnected = false;
-        this.attempt = 0;
-        this.closing = false;
+        /** Where the connection stands: the one value the status, the socket and its timers are read from. */
+        this.state = { phase: "idle" };
         if (options.token === undefined && options.getToken === undefined) {
             throw new RollcallError("protocol", "a Rollcall client needs a token or getToken");
         }
@@ -53,7 +51,7 @@ export class Rollcall {
         this.WebSocketClass = options.WebSocket ?? globalThis.WebSocket;
         this.watchPage = options.watchPage ?? true;
         this.requests = new RequestTracker(this.requestTimeoutMs);
-        this.refresher = new TokenRefresher(options.tokenRefreshMarginMs ?? 60000, () => this.refreshToken(), (error) => this.emitter.emit("error", asRollcallError(error, "token")), () => this.welcomed);
+        this.refresher = new TokenRefresher(options.tokenRefreshMarginMs ?? 60000, () => this.refreshToken(), (error) => this.emitter.emit("error", asRollcallError(error, "token")), () => this.state.phase === "connected");
         const client = this;
         this.channel = {
             request: (type, fields, requestOptions) => this.request(type, fields, requestOptions),
@@ -70,7 +68,7 @@ export class Rollcall {
     }
     /** Where the connection stands. */
     get status() {
-        return this.currentStatus;
+        return statusOf(this.state);
     }
     /** Who the gateway authenticated, from the last `welcome`. */
     get identity() {
@@ -93,7 +91,7 @@ export class Rollcall {
      * fails is not retried: the promise rejects (`ERR_UNAUTHORIZED` for a refused token) and the client is closed.
      */
     connect() {
-        if (this.currentStatus !== "idle") {
+        if (this.state.phase !== "idle") {
             return Promise.reject(new RollcallError("protocol", "connect() was already called"));
         }
         if (this.WebSocketClass === undefined) {
@@ -102,14 +100,13 @@ export class Rollcall {
         if (this.watchPage) {
             this.stopWatchingPage = watchPageSignals({
                 online: () => this.networkCameBack(),
-                offline: () => this.heartbeat?.checkNow(),
+                offline: () => this.checkConnectionNow(),
                 visible: () => this.pageVisible(),
             });
         }
         return new Promise((resolve, reject) => {
-            this.connectWaiter = { resolve, reject };
-            this.setStatus({ status: "connecting" });
-            void this.openConnection();
+            void this.openConnection({ kind: "first", waiter: { resolve, reject } });
+            this.emitStatus({ status: "connecting" });
         });
     }
     /**
@@ -202,22 +199,24 @@ export class Rollcall {
      * @param reason why, for the status report.
      */
     dropConnection(reason = "dropped by the app") {
-        this.connection?.abort(reason);
+        connectionOf(this.state)?.abort(reason);
     }
     /** Closes the connection (code 1000) and ends every room; resolves once closed. Calling it again does nothing. */
     async close() {
-        if (this.currentStatus === "closed" || this.closing)
+        const state = this.state;
+        if (state.phase === "closed" || state.phase === "closing")
             return;
-        this.closing = true;
-        this.clearTimers();
-        const connection = this.connection;
-        if (connection !== undefined) {
+        this.refresher.stop();
+        stopTimers(state);
+        if (state.phase === "authenticating" || state.phase === "connected") {
+            const connection = state.connection;
             await new Promise((resolve) => {
                 const timer = setTimeout(() => connection.abort("closed by the app"), 2000);
-                this.closeWaiter = () => {
+                const done = () => {
                     clearTimeout(timer);
                     resolve();
                 };
+                this.state = { phase: "closing", connection, status: statusOf(state), waiter: waiterOf(state), done };
                 connection.close(1000, "");
             });
         }
@@ -225,10 +224,11 @@ export class Rollcall {
     }
     // Requests
     request(type, fields, options = {}) {
-        const connection = this.connection;
-        if (connection === undefined || !this.welcomed) {
+        const state = this.state;
+        if (state.phase !== "connected") {
             return Promise.reject(new RollcallError("not-connected", `not connected: cannot send ${type}`));
         }
+        const connection = state.connection;
         const { id, answer } = this.requests.create(type, options);
         if (!connection.send({ type, id, ...fields })) {
             this.requests.reject(id, new RollcallError("not-connected", `not connected: cannot send ${type}`));
@@ -236,13 +236,16 @@ export class Rollcall {
         return answer;
     }
     send(type, fields) {
-        if (this.connection === undefined || !this.welcomed || !this.connection.send({ type, ...fields })) {
+        const state = this.state;
+        if (state.phase !== "connected" || !state.connection.send({ type, ...fields })) {
             throw new RollcallError("not-connected", `not connected: cannot send ${type}`);
         }
     }
     // The connection's life
-    async openConnection() {
-        this.reconnectTimer = undefined;
+    /** Starts an attempt: fetches its token, then opens the socket and waits for `welcome`. */
+    async openConnection(attempt) {
+        const fetching = { phase: "fetching-token", attempt };
+        this.state = fetching;
         let token;
         try {
             token = await fetchToken(this.tokenSource);
@@ -250,14 +253,13 @@ export class Rollcall {
         catch (error) {
             const failure = new RollcallError("token", `getToken failed: ${describe(error)}`);
             this.emitter.emit("error", failure);
-            if (!this.closing && this.currentStatus !== "closed")
-                this.connectionFailed(failure);
+            if (this.state === fetching)
+                this.attemptFailed(attempt, failure);
             return;
         }
-        if (this.closing || this.currentStatus === "closed")
-            return;
+        if (this.state !== fetching)
+            return; // closed meanwhile
         const url = this.authentication === "query" ? withQueryParameter(this.url, "token", token) : this.url;
-        this.authFailure = undefined;
         let connection;
         try {
             connection = new Connection(url, this.WebSocketClass, {
@@ -273,124 +275,132 @@ export class Rollcall {
             });
         }
         catch (error) {
-            this.connectionFailed(new RollcallError("connection-closed", `cannot open ${this.url}: ${describe(error)}`));
+            this.attemptFailed(attempt, new RollcallError("connection-closed", `cannot open ${this.url}: ${describe(error)}`));
             return;
         }
-        this.connection = connection;
         const opened = connection;
-        this.welcomeTimer = setTimeout(() => {
-            if (this.connection === opened && !this.welcomed) {
-                this.authFailure = new RollcallError("timeout", `no welcome within ${this.requestTimeoutMs} ms`);
+        const welcomeTimer = setTimeout(() => {
+            const state = this.state;
+            if (state.phase === "authenticating" && state.connection === opened) {
+                this.state = {
+                    ...state,
+                    refusal: new RollcallError("timeout", `no welcome within ${this.requestTimeoutMs} ms`),
+                };
                 opened.abort("no welcome");
             }
         }, this.requestTimeoutMs);
+        this.state = { phase: "authenticating", attempt, connection: opened, welcomeTimer, refusal: undefined };
     }
-    /** A connection attempt failed before a socket existed. */
-    connectionFailed(error) {
-        if (!this.hasConnected) {
+    /** An attempt failed before it had a socket: the first ends the client, a reconnect backs off again. */
+    attemptFailed(attempt, error) {
+        if (attempt.kind === "first") {
             this.finish(error);
         }
         else {
-            this.scheduleReconnect(error);
+            this.scheduleReconnect(attempt.number + 1, error);
         }
     }
     connectionEnded(connection, info) {
-        if (connection !== this.connection)
+        const state = this.state;
+        if (connectionOf(state) !== connection)
             return;
-        this.connection = undefined;
-        if (this.welcomeTimer !== undefined)
-            clearTimeout(this.welcomeTimer);
-        this.welcomeTimer = undefined;
-        this.heartbeat?.stop();
-        this.heartbeat = undefined;
+        stopTimers(state);
         this.refresher.stop();
-        const wasWelcomed = this.welcomed;
-        this.welcomed = false;
         const closedError = info.code === undefined
             ? new RollcallError("connection-closed", `connection dropped: ${info.reason}`)
             : RollcallError.closed(info.code, info.reason);
+        const final = info.code !== undefined && FINAL_CLOSE_CODES.includes(info.code);
         this.requests.failAll(closedError);
-        if (wasWelcomed) {
-            this.hasConnected = true;
-            this.attempt = 0;
-            for (const subscription of Array.from(this.subscriptions.values()))
-                subscription.connectionLost();
-        }
-        if (this.closing) {
-            const waiter = this.closeWaiter;
-            this.closeWaiter = undefined;
-            waiter?.();
-            return;
-        }
-        if (!this.hasConnected) {
-            this.finish(this.authFailure ?? closedError);
-        }
-        else if (info.code !== undefined && FINAL_CLOSE_CODES.includes(info.code)) {
-            this.finish(closedError);
-        }
-        else {
-            this.scheduleReconnect(closedError);
+        switch (state.phase) {
+            case "authenticating":
+                if (state.attempt.kind === "first") {
+                    this.finish(state.refusal ?? closedError);
+                }
+                else if (final) {
+                    this.finish(closedError);
+                }
+                else {
+                    this.scheduleReconnect(state.attempt.number + 1, closedError);
+                }
+                break;
+            case "connected":
+                this.tellConnectionLost();
+                if (final) {
+                    this.finish(closedError);
+                }
+                else {
+                    this.scheduleReconnect(1, closedError);
+                }
+                break;
+            case "closing":
+                if (state.status === "connected")
+                    this.tellConnectionLost();
+                state.done();
+                break;
+            default:
+                break;
         }
     }
-    scheduleReconnect(error) {
-        this.attempt += 1;
-        if (!this.policy.allows(this.attempt)) {
+    tellConnectionLost() {
+        for (const subscription of Array.from(this.subscriptions.values()))
+            subscription.connectionLost();
+    }
+    /** Backs off before reconnect attempt `attempt`, or ends the client when the policy allows no more. */
+    scheduleReconnect(attempt, error) {
+        if (!this.policy.allows(attempt)) {
             this.finish(error);
             return;
         }
         const offline = isOffline();
-        const delayMs = offline ? this.policy.maxDelayMs : this.policy.delayBefore(this.attempt);
-        this.setStatus({ status: "reconnecting", attempt: this.attempt, delayMs, waitingForNetwork: offline, error });
-        this.reconnectTimer = setTimeout(() => void this.openConnection(), delayMs);
+        const delayMs = offline ? this.policy.maxDelayMs : this.policy.delayBefore(attempt);
+        const timer = setTimeout(() => this.reconnectNow(), delayMs);
+        this.state = { phase: "backing-off", attempt, timer };
+        this.emitStatus({ status: "reconnecting", attempt, delayMs, waitingForNetwork: offline, error });
     }
-    /** Skips the rest of the backoff: the network came back, or the page became visible. */
+    /** Ends the backoff: its timer fired, the network came back, or the page became visible. */
     reconnectNow() {
-        if (this.currentStatus !== "reconnecting" || this.reconnectTimer === undefined)
+        const state = this.state;
+        if (state.phase !== "backing-off")
             return;
-        clearTimeout(this.reconnectTimer);
-        this.reconnectTimer = undefined;
-        void this.openConnection();
+        clearTimeout(state.timer);
+        void this.openConnection({ kind: "reconnect", number: state.attempt });
+    }
+    /** Pings at once when connected, to find a connection that died while the page slept or the network changed. */
+    checkConnectionNow() {
+        const state = this.state;
+        if (state.phase === "connected")
+            state.heartbeat.checkNow();
     }
     networkCameBack() {
         this.reconnectNow();
-        this.heartbeat?.checkNow();
+        this.checkConnectionNow();
     }
     pageVisible() {
         this.reconnectNow();
-        this.heartbeat?.checkNow();
-        if (this.welcomed && this.refresher.overdue)
+        this.checkConnectionNow();
+        if (this.state.phase === "connected" && this.refresher.overdue)
             void this.refresher.runNow();
     }
     finish(error) {
-        if (this.currentStatus === "closed")
+        const state = this.state;
+        if (state.phase === "closed")
             return;
-        this.clearTimers();
+        stopTimers(state);
+        this.refresher.stop();
+        this.state = { phase: "closed" };
         this.stopWatchingPage?.();
         this.stopWatchingPage = undefined;
         const ending = error ?? new RollcallError("closed", "the client was closed");
         this.requests.failAll(ending);
-        const waiter = this.connectWaiter;
-        this.connectWaiter = undefined;
-        waiter?.reject(ending);
+        waiterOf(state)?.reject(ending);
         for (const subscription of Array.from(this.subscriptions.values()))
             subscription.end(error);
         this.subscriptions.clear();
-        this.setStatus(error === undefined ? { status: "closed" } : { status: "closed", error });
+        this.emitStatus(error === undefined ? { status: "closed" } : { status: "closed", error });
         this.emitter.emit("closed", error);
     }
-    clearTimers() {
-        for (const timer of [this.welcomeTimer, this.reconnectTimer]) {
-            if (timer !== undefined)
-                clearTimeout(timer);
-        }
-        this.welcomeTimer = undefined;
-        this.reconnectTimer = undefined;
-        this.refresher.stop();
-        this.heartbeat?.stop();
-        this.heartbeat = undefined;
-    }
-    setStatus(change) {
-        this.currentStatus = change.status;
+    /** Tells `status` listeners of a change the state already made. */
+    emitStatus(change) {
         this.emitter.emit("status", change);
     }
     // Messages
@@ -414,8 +424,9 @@ export class Rollcall {
                 const error = RollcallError.fromServer(code, typeof message.message === "string" ? message.message : "");
                 if (id !== undefined && this.requests.reject(id, error))
                     return;
-                if (!this.welcomed)
-                    this.authFailure = error;
+                const state = this.state;
+                if (state.phase === "authenticating")
+                    this.state = { ...state, refusal: error };
                 this.emitter.emit("error", error);
                 break;
             }
@@ -462,26 +473,24 @@ export class Rollcall {
         this.currentIdentity = identity;
         if (typeof this.tokenSource !== "string")
             this.refresher.schedule(identity.expiresAt);
-        if (this.welcomed) {
+        const state = this.state;
+        if (state.phase === "connected") {
+            // The answer to a token refresh.
             if (id !== undefined)
                 this.requests.resolve(id, message);
             this.emitter.emit("welcome", identity);
             return;
         }
-        this.welcomed = true;
-        if (this.welcomeTimer !== undefined)
-            clearTimeout(this.welcomeTimer);
-        this.welcomeTimer = undefined;
-        const connection = this.connection;
-        if (connection !== undefined) {
-            this.heartbeat = new Heartbeat(this.pingIntervalMs, () => connection.lastReceivedAt, () => this.pingWithin(this.pongTimeoutMs), (reason) => connection.abort(reason));
-        }
-        this.setStatus({ status: "connected" });
+        if (state.phase !== "authenticating")
+            return;
+        clearTimeout(state.welcomeTimer);
+        const connection = state.connection;
+        const heartbeat = new Heartbeat(this.pingIntervalMs, () => connection.lastReceivedAt, () => this.pingWithin(this.pongTimeoutMs), (reason) => connection.abort(reason));
+        this.state = { phase: "connected", connection, heartbeat };
+        this.emitStatus({ status: "connected" });
         this.emitter.emit("welcome", identity);
-        const waiter = this.connectWaiter;
-        this.connectWaiter = undefined;
-        if (waiter !== undefined) {
-            waiter.resolve(identity);
+        if (state.attempt.kind === "first") {
+            state.attempt.waiter.resolve(identity);
         }
         else {
             for (const subscription of Array.from(this.subscriptions.values()))

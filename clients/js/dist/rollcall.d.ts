@@ -9,6 +9,8 @@ export { Rollcall } from "./client.js";
 export type { ClientStatus, MeetingAnnouncement, RollcallEvents, RollcallOptions, RoomSummary, StatusChange } from "./client-types.js";
 export { RoomSubscription } from "./room.js";
 export type { FollowUp, JoinOptions, ParticipantStateUpdate, RoomChannel, RoomSubscriptionEvents, UnsubscribeReason, } from "./room.js";
+export { MAX_DRIFT_STREAK, RoomMirror } from "./room-mirror.js";
+export type { MirrorChange, MirrorOptions, MirrorOutcome } from "./room-mirror.js";
 export { RosterStore } from "./roster-store.js";
 export type { ApplyOutcome, ParticipantChange, ParticipantListener, RosterListener, RosterSnapshot } from "./roster-store.js";
 export { RollcallError } from "./errors.js";

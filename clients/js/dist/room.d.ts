@@ -3,7 +3,9 @@ import { RollcallError } from "./errors.js";
 import type { JsonObject } from "./json.js";
 import type { Acknowledgement, EventMode, ModeratorAction, QueryName, RoomEvent, RoomRights, RosterView, ServerMessage } from "./protocol.js";
 import type { RequestOptions } from "./requests.js";
-import { RosterStore } from "./roster-store.js";
+import type { FollowUp } from "./room-mirror.js";
+import type { RosterStore } from "./roster-store.js";
+export type { FollowUp } from "./room-mirror.js";
 /** How a room subscription reaches the gateway: the client behind it. */
 export interface RoomChannel {
     /** Sends a request and resolves with its answer. */
@@ -60,8 +62,6 @@ export interface RoomSubscriptionEvents {
 /** Why the gateway took a subscription out of its room (docs/PROTOCOL.md, "unsubscribed"; `UNSUBSCRIBE_REASONS`); a
  * reason this client does not know is passed through. */
 export declare type UnsubscribeReason = (typeof UNSUBSCRIBE_REASONS)[number] | (string & {});
-/** What a message asks the client to do next. */
-export declare type FollowUp = "none" | "rejoin-resume" | "rejoin-fresh";
 /**
  * The fields of a participant's own state (docs/PROTOCOL.md, "state"): the flags a participant sets
  * (`ParticipantStateFlag`: `audioMuted`, `videoPaused`, `presenting`, `handRaised`), its media id and camera.
@@ -76,7 +76,8 @@ export interface ParticipantStateUpdate extends Partial<Record<ParticipantStateF
  * A room the client joined or watches: a live roster (`roster`, a `RosterStore`), its events, and the requests
  * about it. After a reconnect the client rejoins it with `resume` (the roster's `seq`) and `resumeEvents` (the highest
  * `seq` it received on any message of the room: messages arrive in log order, so it has every event it takes up to
- * there), so it either replays exactly what was missed or receives a fresh snapshot.
+ * there), so it either replays exactly what was missed or receives a fresh snapshot. The bookkeeping is a
+ * `RoomMirror` (no I/O); the subscription adds the requests, over the client's `RoomChannel`, and the listeners.
  */
 export declare class RoomSubscription {
     private readonly channel;
@@ -90,12 +91,7 @@ export declare class RoomSubscription {
     readonly events: EventMode;
     /** The live roster of the view. */
     readonly roster: RosterStore;
-    private readonly callType;
-    private currentView;
-    private lastEvent;
-    private lastResume;
-    private driftStreak;
-    private awaitingRoster;
+    private readonly mirror;
     private ended;
     private readonly emitter;
     private currentRights;
@@ -228,21 +224,16 @@ export declare class RoomSubscription {
      */
     joinFields(resume: boolean): JsonObject;
     /**
-     * Applies a `snapshot`, `patch`, `event` or `resumed` message for this room; returns what to do next.
+     * Applies a `snapshot`, `patch`, `event` or `resumed` message for this room, tells the listeners what changed,
+     * and returns what to do next.
      * @param message the parsed message.
      */
     handle(message: ServerMessage): FollowUp;
-    private applySnapshot;
-    private applyPatch;
-    /**
-     * Reports drift and asks for a rejoin, at most three times in a row. While a rejoin waits for its roster, the
-     * patches still on their way from before it are dropped without asking again.
-     */
-    private drifted;
     /** The rejoin asked for after drift failed to go out or was refused: the next drift may ask again. */
     rejoinFailed(): void;
     /** The connection dropped. */
     connectionLost(): void;
+    private tell;
     /**
      * The gateway took the subscription out of the room: tells `unsubscribed` listeners, then ends it (the client
      * forgets it, so a reconnect does not join the room again).

@@ -1,13 +1,13 @@
 import { Emitter } from "./emitter.js";
 import { RollcallError } from "./errors.js";
-import { readAcknowledgement, readEvent, viewJson } from "./protocol.js";
-import { RosterStore } from "./roster-store.js";
-const MAX_DRIFT_STREAK = 3;
+import { readAcknowledgement, viewJson } from "./protocol.js";
+import { RoomMirror } from "./room-mirror.js";
 /**
  * A room the client joined or watches: a live roster (`roster`, a `RosterStore`), its events, and the requests
  * about it. After a reconnect the client rejoins it with `resume` (the roster's `seq`) and `resumeEvents` (the highest
  * `seq` it received on any message of the room: messages arrive in log order, so it has every event it takes up to
- * there), so it either replays exactly what was missed or receives a fresh snapshot.
+ * there), so it either replays exactly what was missed or receives a fresh snapshot. The bookkeeping is a
+ * `RoomMirror` (no I/O); the subscription adds the requests, over the client's `RoomChannel`, and the listeners.
  */
 export class RoomSubscription {
     /**
@@ -19,18 +19,14 @@ export class RoomSubscription {
      */
     constructor(channel, room, device, options = {}) {
         this.channel = channel;
-        this.lastEvent = 0;
-        this.driftStreak = 0;
-        this.awaitingRoster = false;
         this.ended = false;
         this.emitter = new Emitter();
+        this.mirror = new RoomMirror(room, device, options);
         this.room = room;
-        this.kind = options.as ?? "participant";
+        this.kind = this.mirror.kind;
         this.device = device;
-        this.events = options.events ?? "all";
-        this.callType = options.callType;
-        this.currentView = { ...(options.view ?? { filter: "all" }) };
-        this.roster = new RosterStore(room);
+        this.events = this.mirror.events;
+        this.roster = this.mirror.roster;
     }
     /** What the user may do in the room, from the answer to the last join (undefined before it). */
     get rights() {
@@ -48,18 +44,18 @@ export class RoomSubscription {
     }
     /** The roster view mirrored. */
     get view() {
-        return this.currentView;
+        return this.mirror.view;
     }
     /**
      * The sequence number up to which the subscription has every event it takes: its last event's, or a later
      * snapshot's, patch's or resume's (messages arrive in log order). A rejoin sends it as `resumeEvents`.
      */
     get lastEventSeq() {
-        return this.lastEvent;
+        return this.mirror.lastEventSeq;
     }
     /** Whether the last resume replayed everything missed; undefined before any resume. */
     get recovered() {
-        return this.lastResume;
+        return this.mirror.recovered;
     }
     /** Whether the subscription still receives changes. */
     get active() {
@@ -192,7 +188,7 @@ export class RoomSubscription {
     async changeView(view) {
         this.requireActive();
         await this.channel.request("view", { room: this.room, view: viewJson(view) }, { room: this.room, completesOnRoster: true });
-        this.currentView = { ...view };
+        this.mirror.view = { ...view };
     }
     /** Leaves the room (a participant leaves the call at once); the subscription ends. */
     async leave() {
@@ -214,107 +210,46 @@ export class RoomSubscription {
      * @param resume whether to resume (only once a snapshot arrived).
      */
     joinFields(resume) {
-        const fields = { room: this.room };
-        if (this.kind === "observer")
-            fields.as = "observer";
-        fields.device = this.device;
-        if (this.callType !== undefined && this.kind === "participant")
-            fields.callType = this.callType;
-        fields.view = viewJson(this.currentView);
-        fields.events = this.events;
-        if (resume && this.roster.ready) {
-            fields.resume = this.roster.seq;
-            fields.resumeEvents = Math.max(this.lastEvent, 0);
-        }
-        return fields;
+        return this.mirror.joinFields(resume);
     }
     /**
-     * Applies a `snapshot`, `patch`, `event` or `resumed` message for this room; returns what to do next.
+     * Applies a `snapshot`, `patch`, `event` or `resumed` message for this room, tells the listeners what changed,
+     * and returns what to do next.
      * @param message the parsed message.
      */
     handle(message) {
         if (this.ended)
             return "none";
-        switch (message.type) {
-            case "snapshot":
-                return this.applySnapshot(message);
-            case "patch":
-                return this.applyPatch(message);
-            case "event": {
-                const event = readEvent(message);
-                if (event === undefined || event.seq <= this.lastEvent)
-                    return "none";
-                this.lastEvent = event.seq;
-                this.emitter.emit("event", event);
-                return "none";
-            }
-            case "resumed": {
-                const recovered = message.recovered === true;
-                this.lastResume = recovered;
-                this.awaitingRoster = false;
-                if (typeof message.seq === "number")
-                    this.lastEvent = Math.max(this.lastEvent, message.seq);
-                this.emitter.emit("resumed", { recovered });
-                return "none";
-            }
-            default:
-                return "none";
-        }
-    }
-    applySnapshot(message) {
-        const outcome = this.roster.applySnapshot(message);
-        if (outcome.kind !== "applied") {
-            return outcome.kind === "ignored" ? "none" : this.drifted(outcome.detail, false);
-        }
-        this.driftStreak = 0;
-        this.awaitingRoster = false;
-        this.lastEvent = Math.max(this.lastEvent, this.roster.seq);
-        const recovered = typeof message.recovered === "boolean" ? message.recovered : undefined;
-        if (recovered === false)
-            this.lastResume = false;
-        this.emitter.emit("snapshot", { resync: message.resync === true, recovered });
-        if (recovered === false)
-            this.emitter.emit("resumed", { recovered: false });
-        return "none";
-    }
-    applyPatch(message) {
-        const outcome = this.roster.applyPatch(message);
-        switch (outcome.kind) {
-            case "applied":
-                this.driftStreak = 0;
-                this.lastEvent = Math.max(this.lastEvent, this.roster.seq);
-                return "none";
-            case "ignored":
-                return "none";
-            case "gap":
-                return this.drifted(outcome.detail, true);
-            case "drift":
-                return this.drifted(outcome.detail, false);
-        }
-    }
-    /**
-     * Reports drift and asks for a rejoin, at most three times in a row. While a rejoin waits for its roster, the
-     * patches still on their way from before it are dropped without asking again.
-     */
-    drifted(detail, resume) {
-        if (this.awaitingRoster)
-            return "none";
-        this.driftStreak += 1;
-        this.emitter.emit("drift", { detail, resume });
-        if (this.driftStreak > MAX_DRIFT_STREAK)
-            return "none";
-        this.awaitingRoster = true;
-        return resume ? "rejoin-resume" : "rejoin-fresh";
+        const { changes, followUp } = this.mirror.handle(message);
+        for (const change of changes)
+            this.tell(change);
+        return followUp;
     }
     /** The rejoin asked for after drift failed to go out or was refused: the next drift may ask again. */
     rejoinFailed() {
-        this.awaitingRoster = false;
+        this.mirror.rejoinFailed();
     }
     /** The connection dropped. */
     connectionLost() {
-        this.awaitingRoster = false;
+        this.mirror.connectionLost();
         if (!this.ended)
             this.emitter.emit("connectionLost", undefined);
+    }
+    tell(change) {
+        switch (change.kind) {
+            case "event":
+                this.emitter.emit("event", change.event);
+                break;
+            case "snapshot":
+                this.emitter.emit("snapshot", { resync: change.resync, recovered: change.recovered });
+                break;
+            case "resumed":
+                this.emitter.emit("resumed", { recovered: change.recovered });
+                break;
+            case "drift":
+                this.emitter.emit("drift", { detail: change.detail, resume: change.resume });
+                break;
+        }
     }
     /**
      * The gateway took the subscription out of the room: tells `unsubscribed` listeners, then ends it (the client

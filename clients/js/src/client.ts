@@ -1,4 +1,6 @@
 import { Connection } from "./connection.js";
+import { connectionOf, statusOf, stopTimers, waiterOf } from "./connection-state.js";
+import type { Attempt, ConnectionState } from "./connection-state.js";
 import type { ClientMessageType } from "./constants.js";
 import type { CloseInfo, WebSocketConstructor } from "./connection.js";
 import { Emitter } from "./emitter.js";
@@ -55,19 +57,9 @@ export class Rollcall {
     private readonly requests: RequestTracker;
     private readonly subscriptions = new Map<string, RoomSubscription>();
     private readonly channel: RoomChannel;
-    private currentStatus: ClientStatus = "idle";
-    private connection: Connection | undefined;
-    private welcomed = false;
-    private hasConnected = false;
-    private attempt = 0;
-    private closing = false;
+    /** Where the connection stands: the one value the status, the socket and its timers are read from. */
+    private state: ConnectionState = { phase: "idle" };
     private currentIdentity: Identity | undefined;
-    private authFailure: RollcallError | undefined;
-    private connectWaiter: { resolve(identity: Identity): void; reject(error: RollcallError): void } | undefined;
-    private closeWaiter: (() => void) | undefined;
-    private heartbeat: Heartbeat | undefined;
-    private welcomeTimer: ReturnType<typeof setTimeout> | undefined;
-    private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
     private readonly refresher: TokenRefresher;
     private stopWatchingPage: (() => void) | undefined;
 
@@ -97,7 +89,7 @@ export class Rollcall {
             options.tokenRefreshMarginMs ?? 60_000,
             () => this.refreshToken(),
             (error) => this.emitter.emit("error", asRollcallError(error, "token")),
-            () => this.welcomed,
+            () => this.state.phase === "connected",
         );
         const client = this;
         this.channel = {
@@ -116,7 +108,7 @@ export class Rollcall {
 
     /** Where the connection stands. */
     get status(): ClientStatus {
-        return this.currentStatus;
+        return statusOf(this.state);
     }
 
     /** Who the gateway authenticated, from the last `welcome`. */
@@ -143,7 +135,7 @@ export class Rollcall {
      * fails is not retried: the promise rejects (`ERR_UNAUTHORIZED` for a refused token) and the client is closed.
      */
     connect(): Promise<Identity> {
-        if (this.currentStatus !== "idle") {
+        if (this.state.phase !== "idle") {
             return Promise.reject(new RollcallError("protocol", "connect() was already called"));
         }
         if (this.WebSocketClass === undefined) {
@@ -154,14 +146,13 @@ export class Rollcall {
         if (this.watchPage) {
             this.stopWatchingPage = watchPageSignals({
                 online: () => this.networkCameBack(),
-                offline: () => this.heartbeat?.checkNow(),
+                offline: () => this.checkConnectionNow(),
                 visible: () => this.pageVisible(),
             });
         }
         return new Promise<Identity>((resolve, reject) => {
-            this.connectWaiter = { resolve, reject };
-            this.setStatus({ status: "connecting" });
-            void this.openConnection();
+            void this.openConnection({ kind: "first", waiter: { resolve, reject } });
+            this.emitStatus({ status: "connecting" });
         });
     }
 
@@ -255,22 +246,24 @@ export class Rollcall {
      * @param reason why, for the status report.
      */
     dropConnection(reason = "dropped by the app"): void {
-        this.connection?.abort(reason);
+        connectionOf(this.state)?.abort(reason);
     }
 
     /** Closes the connection (code 1000) and ends every room; resolves once closed. Calling it again does nothing. */
     async close(): Promise<void> {
-        if (this.currentStatus === "closed" || this.closing) return;
-        this.closing = true;
-        this.clearTimers();
-        const connection = this.connection;
-        if (connection !== undefined) {
+        const state = this.state;
+        if (state.phase === "closed" || state.phase === "closing") return;
+        this.refresher.stop();
+        stopTimers(state);
+        if (state.phase === "authenticating" || state.phase === "connected") {
+            const connection = state.connection;
             await new Promise<void>((resolve) => {
                 const timer = setTimeout(() => connection.abort("closed by the app"), 2000);
-                this.closeWaiter = () => {
+                const done = () => {
                     clearTimeout(timer);
                     resolve();
                 };
+                this.state = { phase: "closing", connection, status: statusOf(state), waiter: waiterOf(state), done };
                 connection.close(1000, "");
             });
         }
@@ -280,10 +273,11 @@ export class Rollcall {
     // Requests
 
     private request(type: ClientMessageType, fields: JsonObject, options: RequestOptions = {}): Promise<ServerMessage> {
-        const connection = this.connection;
-        if (connection === undefined || !this.welcomed) {
+        const state = this.state;
+        if (state.phase !== "connected") {
             return Promise.reject(new RollcallError("not-connected", `not connected: cannot send ${type}`));
         }
+        const connection = state.connection;
         const { id, answer } = this.requests.create(type, options);
         if (!connection.send({ type, id, ...fields })) {
             this.requests.reject(id, new RollcallError("not-connected", `not connected: cannot send ${type}`));
@@ -292,27 +286,29 @@ export class Rollcall {
     }
 
     private send(type: ClientMessageType, fields: JsonObject): void {
-        if (this.connection === undefined || !this.welcomed || !this.connection.send({ type, ...fields })) {
+        const state = this.state;
+        if (state.phase !== "connected" || !state.connection.send({ type, ...fields })) {
             throw new RollcallError("not-connected", `not connected: cannot send ${type}`);
         }
     }
 
     // The connection's life
 
-    private async openConnection(): Promise<void> {
-        this.reconnectTimer = undefined;
+    /** Starts an attempt: fetches its token, then opens the socket and waits for `welcome`. */
+    private async openConnection(attempt: Attempt): Promise<void> {
+        const fetching: ConnectionState = { phase: "fetching-token", attempt };
+        this.state = fetching;
         let token: string;
         try {
             token = await fetchToken(this.tokenSource);
         } catch (error) {
             const failure = new RollcallError("token", `getToken failed: ${describe(error)}`);
             this.emitter.emit("error", failure);
-            if (!this.closing && this.currentStatus !== "closed") this.connectionFailed(failure);
+            if (this.state === fetching) this.attemptFailed(attempt, failure);
             return;
         }
-        if (this.closing || this.currentStatus === "closed") return;
+        if (this.state !== fetching) return; // closed meanwhile
         const url = this.authentication === "query" ? withQueryParameter(this.url, "token", token) : this.url;
-        this.authFailure = undefined;
         let connection: Connection | undefined;
         try {
             connection = new Connection(url, this.WebSocketClass as WebSocketConstructor, {
@@ -325,123 +321,131 @@ export class Rollcall {
                 },
             });
         } catch (error) {
-            this.connectionFailed(new RollcallError("connection-closed", `cannot open ${this.url}: ${describe(error)}`));
+            this.attemptFailed(attempt, new RollcallError("connection-closed", `cannot open ${this.url}: ${describe(error)}`));
             return;
         }
-        this.connection = connection;
         const opened = connection;
-        this.welcomeTimer = setTimeout(() => {
-            if (this.connection === opened && !this.welcomed) {
-                this.authFailure = new RollcallError("timeout", `no welcome within ${this.requestTimeoutMs} ms`);
+        const welcomeTimer = setTimeout(() => {
+            const state = this.state;
+            if (state.phase === "authenticating" && state.connection === opened) {
+                this.state = {
+                    ...state,
+                    refusal: new RollcallError("timeout", `no welcome within ${this.requestTimeoutMs} ms`),
+                };
                 opened.abort("no welcome");
             }
         }, this.requestTimeoutMs);
+        this.state = { phase: "authenticating", attempt, connection: opened, welcomeTimer, refusal: undefined };
     }
 
-    /** A connection attempt failed before a socket existed. */
-    private connectionFailed(error: RollcallError): void {
-        if (!this.hasConnected) {
+    /** An attempt failed before it had a socket: the first ends the client, a reconnect backs off again. */
+    private attemptFailed(attempt: Attempt, error: RollcallError): void {
+        if (attempt.kind === "first") {
             this.finish(error);
         } else {
-            this.scheduleReconnect(error);
+            this.scheduleReconnect(attempt.number + 1, error);
         }
     }
 
     private connectionEnded(connection: Connection, info: CloseInfo): void {
-        if (connection !== this.connection) return;
-        this.connection = undefined;
-        if (this.welcomeTimer !== undefined) clearTimeout(this.welcomeTimer);
-        this.welcomeTimer = undefined;
-        this.heartbeat?.stop();
-        this.heartbeat = undefined;
+        const state = this.state;
+        if (connectionOf(state) !== connection) return;
+        stopTimers(state);
         this.refresher.stop();
-        const wasWelcomed = this.welcomed;
-        this.welcomed = false;
         const closedError =
             info.code === undefined
                 ? new RollcallError("connection-closed", `connection dropped: ${info.reason}`)
                 : RollcallError.closed(info.code, info.reason);
+        const final = info.code !== undefined && FINAL_CLOSE_CODES.includes(info.code);
         this.requests.failAll(closedError);
-        if (wasWelcomed) {
-            this.hasConnected = true;
-            this.attempt = 0;
-            for (const subscription of Array.from(this.subscriptions.values())) subscription.connectionLost();
-        }
-        if (this.closing) {
-            const waiter = this.closeWaiter;
-            this.closeWaiter = undefined;
-            waiter?.();
-            return;
-        }
-        if (!this.hasConnected) {
-            this.finish(this.authFailure ?? closedError);
-        } else if (info.code !== undefined && FINAL_CLOSE_CODES.includes(info.code)) {
-            this.finish(closedError);
-        } else {
-            this.scheduleReconnect(closedError);
+        switch (state.phase) {
+            case "authenticating":
+                if (state.attempt.kind === "first") {
+                    this.finish(state.refusal ?? closedError);
+                } else if (final) {
+                    this.finish(closedError);
+                } else {
+                    this.scheduleReconnect(state.attempt.number + 1, closedError);
+                }
+                break;
+            case "connected":
+                this.tellConnectionLost();
+                if (final) {
+                    this.finish(closedError);
+                } else {
+                    this.scheduleReconnect(1, closedError);
+                }
+                break;
+            case "closing":
+                if (state.status === "connected") this.tellConnectionLost();
+                state.done();
+                break;
+            default:
+                break;
         }
     }
 
-    private scheduleReconnect(error: RollcallError): void {
-        this.attempt += 1;
-        if (!this.policy.allows(this.attempt)) {
+    private tellConnectionLost(): void {
+        for (const subscription of Array.from(this.subscriptions.values())) subscription.connectionLost();
+    }
+
+    /** Backs off before reconnect attempt `attempt`, or ends the client when the policy allows no more. */
+    private scheduleReconnect(attempt: number, error: RollcallError): void {
+        if (!this.policy.allows(attempt)) {
             this.finish(error);
             return;
         }
         const offline = isOffline();
-        const delayMs = offline ? this.policy.maxDelayMs : this.policy.delayBefore(this.attempt);
-        this.setStatus({ status: "reconnecting", attempt: this.attempt, delayMs, waitingForNetwork: offline, error });
-        this.reconnectTimer = setTimeout(() => void this.openConnection(), delayMs);
+        const delayMs = offline ? this.policy.maxDelayMs : this.policy.delayBefore(attempt);
+        const timer = setTimeout(() => this.reconnectNow(), delayMs);
+        this.state = { phase: "backing-off", attempt, timer };
+        this.emitStatus({ status: "reconnecting", attempt, delayMs, waitingForNetwork: offline, error });
     }
 
-    /** Skips the rest of the backoff: the network came back, or the page became visible. */
+    /** Ends the backoff: its timer fired, the network came back, or the page became visible. */
     private reconnectNow(): void {
-        if (this.currentStatus !== "reconnecting" || this.reconnectTimer === undefined) return;
-        clearTimeout(this.reconnectTimer);
-        this.reconnectTimer = undefined;
-        void this.openConnection();
+        const state = this.state;
+        if (state.phase !== "backing-off") return;
+        clearTimeout(state.timer);
+        void this.openConnection({ kind: "reconnect", number: state.attempt });
+    }
+
+    /** Pings at once when connected, to find a connection that died while the page slept or the network changed. */
+    private checkConnectionNow(): void {
+        const state = this.state;
+        if (state.phase === "connected") state.heartbeat.checkNow();
     }
 
     private networkCameBack(): void {
         this.reconnectNow();
-        this.heartbeat?.checkNow();
+        this.checkConnectionNow();
     }
 
     private pageVisible(): void {
         this.reconnectNow();
-        this.heartbeat?.checkNow();
-        if (this.welcomed && this.refresher.overdue) void this.refresher.runNow();
+        this.checkConnectionNow();
+        if (this.state.phase === "connected" && this.refresher.overdue) void this.refresher.runNow();
     }
 
     private finish(error: RollcallError | undefined): void {
-        if (this.currentStatus === "closed") return;
-        this.clearTimers();
+        const state = this.state;
+        if (state.phase === "closed") return;
+        stopTimers(state);
+        this.refresher.stop();
+        this.state = { phase: "closed" };
         this.stopWatchingPage?.();
         this.stopWatchingPage = undefined;
         const ending = error ?? new RollcallError("closed", "the client was closed");
         this.requests.failAll(ending);
-        const waiter = this.connectWaiter;
-        this.connectWaiter = undefined;
-        waiter?.reject(ending);
+        waiterOf(state)?.reject(ending);
         for (const subscription of Array.from(this.subscriptions.values())) subscription.end(error);
         this.subscriptions.clear();
-        this.setStatus(error === undefined ? { status: "closed" } : { status: "closed", error });
+        this.emitStatus(error === undefined ? { status: "closed" } : { status: "closed", error });
         this.emitter.emit("closed", error);
     }
 
-    private clearTimers(): void {
-        for (const timer of [this.welcomeTimer, this.reconnectTimer]) {
-            if (timer !== undefined) clearTimeout(timer);
-        }
-        this.welcomeTimer = undefined;
-        this.reconnectTimer = undefined;
-        this.refresher.stop();
-        this.heartbeat?.stop();
-        this.heartbeat = undefined;
-    }
-
-    private setStatus(change: StatusChange): void {
-        this.currentStatus = change.status;
+    /** Tells `status` listeners of a change the state already made. */
+    private emitStatus(change: StatusChange): void {
         this.emitter.emit("status", change);
     }
 
@@ -464,7 +468,8 @@ export class Rollcall {
                 const code = typeof message.code === "string" ? message.code : "ERR_UNKNOWN";
                 const error = RollcallError.fromServer(code, typeof message.message === "string" ? message.message : "");
                 if (id !== undefined && this.requests.reject(id, error)) return;
-                if (!this.welcomed) this.authFailure = error;
+                const state = this.state;
+                if (state.phase === "authenticating") this.state = { ...state, refusal: error };
                 this.emitter.emit("error", error);
                 break;
             }
@@ -508,29 +513,27 @@ export class Rollcall {
         };
         this.currentIdentity = identity;
         if (typeof this.tokenSource !== "string") this.refresher.schedule(identity.expiresAt);
-        if (this.welcomed) {
+        const state = this.state;
+        if (state.phase === "connected") {
+            // The answer to a token refresh.
             if (id !== undefined) this.requests.resolve(id, message);
             this.emitter.emit("welcome", identity);
             return;
         }
-        this.welcomed = true;
-        if (this.welcomeTimer !== undefined) clearTimeout(this.welcomeTimer);
-        this.welcomeTimer = undefined;
-        const connection = this.connection;
-        if (connection !== undefined) {
-            this.heartbeat = new Heartbeat(
-                this.pingIntervalMs,
-                () => connection.lastReceivedAt,
-                () => this.pingWithin(this.pongTimeoutMs),
-                (reason) => connection.abort(reason),
-            );
-        }
-        this.setStatus({ status: "connected" });
+        if (state.phase !== "authenticating") return;
+        clearTimeout(state.welcomeTimer);
+        const connection = state.connection;
+        const heartbeat = new Heartbeat(
+            this.pingIntervalMs,
+            () => connection.lastReceivedAt,
+            () => this.pingWithin(this.pongTimeoutMs),
+            (reason) => connection.abort(reason),
+        );
+        this.state = { phase: "connected", connection, heartbeat };
+        this.emitStatus({ status: "connected" });
         this.emitter.emit("welcome", identity);
-        const waiter = this.connectWaiter;
-        this.connectWaiter = undefined;
-        if (waiter !== undefined) {
-            waiter.resolve(identity);
+        if (state.attempt.kind === "first") {
+            state.attempt.waiter.resolve(identity);
         } else {
             for (const subscription of Array.from(this.subscriptions.values())) this.rejoin(subscription, true);
         }

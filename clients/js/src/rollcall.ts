@@ -16,6 +16,8 @@ export type {
     RoomSubscriptionEvents,
     UnsubscribeReason,
 } from "./room.js";
+export { MAX_DRIFT_STREAK, RoomMirror } from "./room-mirror.js";
+export type { MirrorChange, MirrorOptions, MirrorOutcome } from "./room-mirror.js";
 export { RosterStore } from "./roster-store.js";
 export type { ApplyOutcome, ParticipantChange, ParticipantListener, RosterListener, RosterSnapshot } from "./roster-store.js";
 export { RollcallError } from "./errors.js";

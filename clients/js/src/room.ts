@@ -2,7 +2,7 @@ import type { ClientMessageType, ParticipantStateFlag, UNSUBSCRIBE_REASONS } fro
 import { Emitter } from "./emitter.js";
 import { RollcallError } from "./errors.js";
 import type { JsonObject } from "./json.js";
-import { readAcknowledgement, readEvent, viewJson } from "./protocol.js";
+import { readAcknowledgement, viewJson } from "./protocol.js";
 import type {
     Acknowledgement,
     EventMode,
@@ -14,7 +14,11 @@ import type {
     ServerMessage,
 } from "./protocol.js";
 import type { RequestOptions } from "./requests.js";
-import { RosterStore } from "./roster-store.js";
+import { RoomMirror } from "./room-mirror.js";
+import type { FollowUp, MirrorChange } from "./room-mirror.js";
+import type { RosterStore } from "./roster-store.js";
+
+export type { FollowUp } from "./room-mirror.js";
 
 /** How a room subscription reaches the gateway: the client behind it. */
 export interface RoomChannel {
@@ -66,9 +70,6 @@ export interface RoomSubscriptionEvents {
  * reason this client does not know is passed through. */
 export type UnsubscribeReason = (typeof UNSUBSCRIBE_REASONS)[number] | (string & {});
 
-/** What a message asks the client to do next. */
-export type FollowUp = "none" | "rejoin-resume" | "rejoin-fresh";
-
 /**
  * The fields of a participant's own state (docs/PROTOCOL.md, "state"): the flags a participant sets
  * (`ParticipantStateFlag`: `audioMuted`, `videoPaused`, `presenting`, `handRaised`), its media id and camera.
@@ -80,13 +81,12 @@ export interface ParticipantStateUpdate extends Partial<Record<ParticipantStateF
     cameraFacing?: "front" | "back";
 }
 
-const MAX_DRIFT_STREAK = 3;
-
 /**
  * A room the client joined or watches: a live roster (`roster`, a `RosterStore`), its events, and the requests
  * about it. After a reconnect the client rejoins it with `resume` (the roster's `seq`) and `resumeEvents` (the highest
  * `seq` it received on any message of the room: messages arrive in log order, so it has every event it takes up to
- * there), so it either replays exactly what was missed or receives a fresh snapshot.
+ * there), so it either replays exactly what was missed or receives a fresh snapshot. The bookkeeping is a
+ * `RoomMirror` (no I/O); the subscription adds the requests, over the client's `RoomChannel`, and the listeners.
  */
 export class RoomSubscription {
     /** The room id. */
@@ -99,12 +99,7 @@ export class RoomSubscription {
     readonly events: EventMode;
     /** The live roster of the view. */
     readonly roster: RosterStore;
-    private readonly callType: string | undefined;
-    private currentView: RosterView;
-    private lastEvent = 0;
-    private lastResume: boolean | undefined;
-    private driftStreak = 0;
-    private awaitingRoster = false;
+    private readonly mirror: RoomMirror;
     private ended = false;
     private readonly emitter = new Emitter<RoomSubscriptionEvents>();
     private currentRights: RoomRights | undefined;
@@ -122,13 +117,12 @@ export class RoomSubscription {
         device: string,
         options: JoinOptions = {},
     ) {
+        this.mirror = new RoomMirror(room, device, options);
         this.room = room;
-        this.kind = options.as ?? "participant";
+        this.kind = this.mirror.kind;
         this.device = device;
-        this.events = options.events ?? "all";
-        this.callType = options.callType;
-        this.currentView = { ...(options.view ?? { filter: "all" }) };
-        this.roster = new RosterStore(room);
+        this.events = this.mirror.events;
+        this.roster = this.mirror.roster;
     }
 
     /** What the user may do in the room, from the answer to the last join (undefined before it). */
@@ -149,7 +143,7 @@ export class RoomSubscription {
 
     /** The roster view mirrored. */
     get view(): RosterView {
-        return this.currentView;
+        return this.mirror.view;
     }
 
     /**
@@ -157,12 +151,12 @@ export class RoomSubscription {
      * snapshot's, patch's or resume's (messages arrive in log order). A rejoin sends it as `resumeEvents`.
      */
     get lastEventSeq(): number {
-        return this.lastEvent;
+        return this.mirror.lastEventSeq;
     }
 
     /** Whether the last resume replayed everything missed; undefined before any resume. */
     get recovered(): boolean | undefined {
-        return this.lastResume;
+        return this.mirror.recovered;
     }
 
     /** Whether the subscription still receives changes. */
@@ -321,7 +315,7 @@ export class RoomSubscription {
             { room: this.room, view: viewJson(view) },
             { room: this.room, completesOnRoster: true },
         );
-        this.currentView = { ...view };
+        this.mirror.view = { ...view };
     }
 
     /** Leaves the room (a participant leaves the call at once); the subscription ends. */
@@ -347,103 +341,47 @@ export class RoomSubscription {
      * @param resume whether to resume (only once a snapshot arrived).
      */
     joinFields(resume: boolean): JsonObject {
-        const fields: JsonObject = { room: this.room };
-        if (this.kind === "observer") fields.as = "observer";
-        fields.device = this.device;
-        if (this.callType !== undefined && this.kind === "participant") fields.callType = this.callType;
-        fields.view = viewJson(this.currentView);
-        fields.events = this.events;
-        if (resume && this.roster.ready) {
-            fields.resume = this.roster.seq;
-            fields.resumeEvents = Math.max(this.lastEvent, 0);
-        }
-        return fields;
+        return this.mirror.joinFields(resume);
     }
 
     /**
-     * Applies a `snapshot`, `patch`, `event` or `resumed` message for this room; returns what to do next.
+     * Applies a `snapshot`, `patch`, `event` or `resumed` message for this room, tells the listeners what changed,
+     * and returns what to do next.
      * @param message the parsed message.
      */
     handle(message: ServerMessage): FollowUp {
         if (this.ended) return "none";
-        switch (message.type) {
-            case "snapshot":
-                return this.applySnapshot(message);
-            case "patch":
-                return this.applyPatch(message);
-            case "event": {
-                const event = readEvent(message);
-                if (event === undefined || event.seq <= this.lastEvent) return "none";
-                this.lastEvent = event.seq;
-                this.emitter.emit("event", event);
-                return "none";
-            }
-            case "resumed": {
-                const recovered = message.recovered === true;
-                this.lastResume = recovered;
-                this.awaitingRoster = false;
-                if (typeof message.seq === "number") this.lastEvent = Math.max(this.lastEvent, message.seq);
-                this.emitter.emit("resumed", { recovered });
-                return "none";
-            }
-            default:
-                return "none";
-        }
-    }
-
-    private applySnapshot(message: ServerMessage): FollowUp {
-        const outcome = this.roster.applySnapshot(message);
-        if (outcome.kind !== "applied") {
-            return outcome.kind === "ignored" ? "none" : this.drifted(outcome.detail, false);
-        }
-        this.driftStreak = 0;
-        this.awaitingRoster = false;
-        this.lastEvent = Math.max(this.lastEvent, this.roster.seq);
-        const recovered = typeof message.recovered === "boolean" ? message.recovered : undefined;
-        if (recovered === false) this.lastResume = false;
-        this.emitter.emit("snapshot", { resync: message.resync === true, recovered });
-        if (recovered === false) this.emitter.emit("resumed", { recovered: false });
-        return "none";
-    }
-
-    private applyPatch(message: ServerMessage): FollowUp {
-        const outcome = this.roster.applyPatch(message);
-        switch (outcome.kind) {
-            case "applied":
-                this.driftStreak = 0;
-                this.lastEvent = Math.max(this.lastEvent, this.roster.seq);
-                return "none";
-            case "ignored":
-                return "none";
-            case "gap":
-                return this.drifted(outcome.detail, true);
-            case "drift":
-                return this.drifted(outcome.detail, false);
-        }
-    }
-
-    /**
-     * Reports drift and asks for a rejoin, at most three times in a row. While a rejoin waits for its roster, the
-     * patches still on their way from before it are dropped without asking again.
-     */
-    private drifted(detail: string, resume: boolean): FollowUp {
-        if (this.awaitingRoster) return "none";
-        this.driftStreak += 1;
-        this.emitter.emit("drift", { detail, resume });
-        if (this.driftStreak > MAX_DRIFT_STREAK) return "none";
-        this.awaitingRoster = true;
-        return resume ? "rejoin-resume" : "rejoin-fresh";
+        const { changes, followUp } = this.mirror.handle(message);
+        for (const change of changes) this.tell(change);
+        return followUp;
     }
 
     /** The rejoin asked for after drift failed to go out or was refused: the next drift may ask again. */
     rejoinFailed(): void {
-        this.awaitingRoster = false;
+        this.mirror.rejoinFailed();
     }
 
     /** The connection dropped. */
     connectionLost(): void {
-        this.awaitingRoster = false;
+        this.mirror.connectionLost();
         if (!this.ended) this.emitter.emit("connectionLost", undefined);
+    }
+
+    private tell(change: MirrorChange): void {
+        switch (change.kind) {
+            case "event":
+                this.emitter.emit("event", change.event);
+                break;
+            case "snapshot":
+                this.emitter.emit("snapshot", { resync: change.resync, recovered: change.recovered });
+                break;
+            case "resumed":
+                this.emitter.emit("resumed", { recovered: change.recovered });
+                break;
+            case "drift":
+                this.emitter.emit("drift", { detail: change.detail, resume: change.resume });
+                break;
+        }
     }
 
     /**

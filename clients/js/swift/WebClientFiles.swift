@@ -1,5 +1,5 @@
 /// The browser client (`clients/js`) and the dashboard built on it, as committed in `clients/js/dist` and
-/// `clients/js/dashboard`, embedded in the binary when it is built (SwiftPM's `embedInCode`): `rollcall serve`
+/// `clients/dashboard`, embedded in the binary when it is built (SwiftPM's `embedInCode`): `rollcall serve`
 /// serves them with no TypeScript compiler and no file beside the binary. `scripts/build-js-client.sh` rebuilds
 /// the JavaScript and the list of files (`WebClientFiles+Embedded.swift`); `--check` tells whether the committed
 /// output matches the sources.

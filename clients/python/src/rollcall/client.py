@@ -208,18 +208,14 @@ class Client:
         Raises:
             NotGroupMemberError, BannedError, CallFullError, TooManyRoomsError, RoomFullError: refused.
         """
-        if room in self._session.rooms:
-            raise RollcallError(f"already in room {room}")
         mirror = RoomMirror(
             room, join_as=join_as, device=device or self.device, view=view, events=events, call_type=call_type
         )
-        subscription = Room(self._session, mirror)
-        self._session.rooms[room] = subscription
+        subscription = self._session.add_room(mirror)
         try:
             await subscription._join()
         except BaseException as error:
-            if self._session.rooms.get(room) is subscription:
-                del self._session.rooms[room]
+            self._session.forget(subscription)
             subscription._end(error if isinstance(error, RollcallError) else None)
             raise
         return subscription

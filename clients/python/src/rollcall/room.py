@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .errors import ConnectionClosed, NotConnected, RequestTimeout, RollcallError, UnsubscribedError
 from .events import Ack, ConnectionLost, Ended, Event, EventReceived, RoomChange, Unsubscribed
@@ -15,8 +15,29 @@ from .protocol import STATE_FIELDS
 from .roster import RosterStore
 from .views import EventMode, JoinAs, View
 
-if TYPE_CHECKING:
-    from .session import Session
+
+class RoomLink(Protocol):
+    """What a room needs of the connection it lives on: requests, one-way messages, the user's uid, and being
+    forgotten. The session is one; a room knows nothing else of it, so the dependency points one way."""
+
+    @property
+    def uid(self) -> str | None:
+        """The authenticated user's uid; None before the first `welcome`."""
+        ...
+
+    async def request(
+        self, message: Mapping[str, Any], *, room: str | None = None, completes_on_roster: bool = False
+    ) -> dict[str, Any]:
+        """Sends a request with a new id and returns its answer (raising the gateway's error)."""
+        ...
+
+    async def send(self, message: Mapping[str, Any]) -> None:
+        """Sends a message no answer comes for."""
+        ...
+
+    def forget(self, room: Room) -> None:
+        """Stops routing messages to the room and rejoining it (a no-op when another room took its id)."""
+        ...
 
 
 class Room:
@@ -27,8 +48,9 @@ class Room:
     exactly what it missed or gets a fresh snapshot (`Resumed` says which).
     """
 
-    def __init__(self, session: Session, mirror: RoomMirror) -> None:
-        self._session = session
+    def __init__(self, link: RoomLink, mirror: RoomMirror) -> None:
+        """A room on `link`, mirroring what `mirror` describes; the session creates it (`Session.add_room`)."""
+        self._link = link
         self._mirror = mirror
         self._changes: Broadcaster[RoomChange] = Broadcaster()
         self._active = True
@@ -226,10 +248,10 @@ class Room:
         Args:
             speaking: True when it starts speaking, False when it stops.
         """
-        uid = self._session.identity.get("uid")
-        if not isinstance(uid, str):
+        uid = self._link.uid
+        if uid is None:
             raise NotConnected("no identity yet")
-        await self._session.send({"type": "speaker", "room": self.room, "uid": uid if speaking else None})
+        await self._link.send({"type": "speaker", "room": self.room, "uid": uid if speaking else None})
 
     async def report_speaker(self, uid: str | None) -> None:
         """Reports who speaks, for a bot with the `speaker` capability (others may report only themselves, with
@@ -238,7 +260,7 @@ class Room:
         Args:
             uid: the speaker, or None for nobody.
         """
-        await self._session.send({"type": "speaker", "room": self.room, "uid": uid})
+        await self._link.send({"type": "speaker", "room": self.room, "uid": uid})
 
     async def set_recording(self, recording: bool) -> Ack:
         """Starts or stops recording (moderators, or bots with the `record` capability)."""
@@ -364,7 +386,7 @@ class Room:
         Returns:
             The whole `result` message.
         """
-        return await self._session.request({"type": "query", "query": name, "room": self.room, **parameters})
+        return await self._link.request({"type": "query", "query": name, "room": self.room, **parameters})
 
     async def change_view(self, view: View) -> None:
         """Switches the roster view without leaving; returns once the new view's snapshot is applied.
@@ -372,20 +394,19 @@ class Room:
         Args:
             view: the new view.
         """
-        await self._session.request(
+        await self._link.request(
             {"type": "view", "room": self.room, "view": view.to_json()}, room=self.room, completes_on_roster=True
         )
         self._mirror.view = view
 
     async def leave(self) -> None:
         """Leaves the room (a participant leaves the call at once); the room ends."""
-        await self._session.request({"type": "leave", "room": self.room})
-        if self._session.rooms.get(self.room) is self:
-            del self._session.rooms[self.room]
+        await self._link.request({"type": "leave", "room": self.room})
+        self._link.forget(self)
         self._end(None)
 
     async def _acknowledged(self, kind: str, fields: Mapping[str, Any]) -> Ack:
-        return Ack.from_message(await self._session.request({"type": kind, "room": self.room, **fields}))
+        return Ack.from_message(await self._link.request({"type": kind, "room": self.room, **fields}))
 
     # MARK: The session's side
 
@@ -396,7 +417,7 @@ class Room:
         return rejoin
 
     async def _join(self) -> None:
-        ack = await self._session.request(
+        ack = await self._link.request(
             self._mirror.join_message(resume=False), room=self.room, completes_on_roster=True
         )
         self._keep_rights(ack)
@@ -408,15 +429,14 @@ class Room:
 
     async def _rejoin(self, resume: bool) -> None:
         try:
-            ack = await self._session.request(
+            ack = await self._link.request(
                 self._mirror.join_message(resume=resume), room=self.room, completes_on_roster=True
             )
             self._keep_rights(ack)
         except (ConnectionClosed, NotConnected, RequestTimeout):
             return  # The next connection rejoins again.
         except RollcallError as error:
-            if self._session.rooms.get(self.room) is self:
-                del self._session.rooms[self.room]
+            self._link.forget(self)
             self._end(error)
 
     def _connection_lost(self) -> None:

@@ -11,7 +11,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Coroutine, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from .connection import AuthMode, Connection
 from .errors import (
@@ -26,12 +26,11 @@ from .errors import (
 )
 from .events import Event
 from .listeners import Broadcaster
+from .mirror import RoomMirror
 from .reconnect import ReconnectPolicy
 from .requests import PendingRequests
+from .room import Room
 from .tokensource import TokenSource
-
-if TYPE_CHECKING:
-    from .room import Room
 
 Status = Literal["idle", "connecting", "connected", "reconnecting", "closed"]
 """Where a client's connection stands."""
@@ -40,7 +39,11 @@ logger = logging.getLogger("rollcall")
 
 
 class Session:
-    """Connections to one gateway, one after another, and what is shared across them."""
+    """Connections to one gateway, one after another, and what is shared across them.
+
+    The session owns its rooms and routes their messages to them; each room reaches back only through the narrow
+    `RoomLink` it was given (requests, sends, the uid, being forgotten), which the session implements.
+    """
 
     def __init__(
         self,
@@ -121,6 +124,31 @@ class Session:
         task = asyncio.create_task(work)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+    # MARK: Rooms
+
+    def add_room(self, mirror: RoomMirror) -> Room:
+        """A new room for the mirror, routed its messages from now on (before its join is sent).
+
+        Raises:
+            RollcallError: the session already has a room with that id.
+        """
+        if mirror.room in self.rooms:
+            raise RollcallError(f"already in room {mirror.room}")
+        room = Room(self, mirror)
+        self.rooms[mirror.room] = room
+        return room
+
+    def forget(self, room: Room) -> None:
+        """Stops routing messages to the room and rejoining it; a no-op when the id is another room's now."""
+        if self.rooms.get(room.room) is room:
+            del self.rooms[room.room]
+
+    @property
+    def uid(self) -> str | None:
+        """The authenticated user's uid, from the last `welcome`; None before it."""
+        uid = self.identity.get("uid")
+        return uid if isinstance(uid, str) else None
 
     # MARK: Requests
 
