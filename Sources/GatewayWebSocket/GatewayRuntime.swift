@@ -85,27 +85,31 @@ public final class GatewayRuntime: @unchecked Sendable {
         self.logger = logger
         let latency = self.deliveryLatency
         let authority = threads > 1 ? SessionAuthority(placement: ShardPlacement(count: threads)) : nil
+        // The first thread's gateway has the shared log in cluster mode, else a local log with the store, if any;
+        // the others (only with rooms in memory) a local log each. A gateway is its log's delegate.
+        var sharedLog: (any SharedLogService)?
+        let roomStore = makeSharedLog == nil ? store : nil
         self.shards = try (0..<threads).map { index in
             try RoomsShard(
                 index: index, configuration: configuration, verifier: verifier, latency: latency, logger: logger,
-                authority: authority)
+                authority: authority,
+                log: { loop in
+                    guard index == 0, let makeSharedLog else {
+                        return LocalRoomLog(
+                            store: index == 0 ? roomStore : nil, checkpointInterval: UInt64(max(1, checkpointInterval)))
+                    }
+                    let made = makeSharedLog(loop)
+                    sharedLog = made
+                    return made
+                })
         }
+        self.sharedLog = sharedLog
         self.router = authority.map { ShardRouter(configuration: configuration, placement: $0.placement) }
-        if let makeSharedLog {
-            // The gateway registers itself as the log's delegate.
-            let sharedLog = makeSharedLog(self.shards[0].loop)
-            self.shards[0].gateway.sharedLog = sharedLog
-            self.sharedLog = sharedLog
-        } else {
-            self.sharedLog = nil
-        }
         self.webhooks = webhooks
-        if let store, makeSharedLog == nil {
+        if let store = roomStore {
             let committer = StoreCommitter(store: store, loop: self.shards[0].loop, logger: logger)
             self.committer = committer
             let gateway = self.shards[0].gateway
-            gateway.store = store
-            gateway.storeCheckpointInterval = UInt64(max(1, checkpointInterval))
             gateway.onStoreFailure = { message in logger.log(.error, "store read failed", [("error", message)]) }
             self.shards[0].transport.beforeHandOver = { [unowned committer] in committer.commit() }
         } else {

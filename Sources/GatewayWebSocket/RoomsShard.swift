@@ -36,7 +36,8 @@ final class RoomsShard {
         verifier: TokenVerifier,
         latency: LatencyHistogram,
         logger: GatewayLogger,
-        authority: SessionAuthority?
+        authority: SessionAuthority?,
+        log makeLog: (EventLoop) -> any SharedRoomLog
     ) throws {
         self.index = index
         self.loop = try EventLoop(index: -1 - index, receiveBufferSize: 4096)
@@ -45,9 +46,10 @@ final class RoomsShard {
             configuration: configuration,
             verifier: verifier,
             transport: self.transport,
-            clock: { GatewayRuntime.wallClockMilliseconds() }
+            clock: { GatewayRuntime.wallClockMilliseconds() },
+            log: makeLog(self.loop),
+            shard: authority.map { GatewayShard(index: index, authority: $0) }
         )
-        if let authority { self.gateway.shard = GatewayShard(index: index, authority: authority) }
         self.gateway.onModeration = { record in
             logger.log(
                 .info, "moderator action",

@@ -95,10 +95,9 @@ enum RoomThreadsBenchmark {
         let clock = { GatewayRoomsClock.now() }
         let shards = (0..<threads).map { index in
             Shard { transport in
-                let gateway = Gateway(
-                    configuration: configuration, verifier: verifier, transport: transport, clock: clock)
-                gateway.shard = GatewayShard(index: index, authority: authority)
-                return gateway
+                Gateway(
+                    configuration: configuration, verifier: verifier, transport: transport, clock: clock,
+                    shard: GatewayShard(index: index, authority: authority))
             }
         }
         var nextSession: UInt64 = 1

@@ -1,6 +1,34 @@
 import JSONCoding
 
 extension ClientMessageDecoder {
+    /// A client message as read: the request, or the error to answer it with (and the request's id, when it could
+    /// be read).
+    enum Reading {
+        case request(ClientRequest)
+        case refused(requestID: JSONValue?, GatewayError)
+    }
+
+    /// Reads one text message, the one way every entry point does (the gateway's, the shard router's): a traffic
+    /// message by scanning its bytes (`decodeTraffic`), any other through the JSON parser and `decode(_:)`.
+    ///
+    /// - Parameter text: the message's bytes (UTF-8, validated by the transport).
+    /// - Returns: the request, or the refusal to answer.
+    @inline(__always)
+    func read(_ text: UnsafeRawBufferPointer) -> Reading {
+        if let request = self.decodeTraffic(text) { return .request(request) }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(text)
+        } catch {
+            return .refused(requestID: nil, .badRequest("malformed JSON: \(error)"))
+        }
+        do {
+            return .request(try self.decode(value))
+        } catch {
+            return .refused(requestID: Self.requestID(value), error)
+        }
+    }
+
     /// Decodes a traffic message (`state`, `speaker`, `media`, `meeting`) straight from its bytes, without a JSON
     /// tree; nil for any other message, and for any that this path does not take as it stands (see
     /// `TrafficMessageScanner`) or that `decode(_:)` would refuse. The caller then parses the message and decodes it

@@ -47,9 +47,9 @@ extension Gateway {
         self.watchDeadline(of: session)
         for group in Set(claims.groups + Array(claims.rooms.keys)).sorted() {
             self.groupSessions[group, default: []].append(session.id)
-            // In a cluster this node follows the rooms of its members' groups, so their meeting messages reach
-            // members connected here who are not in the room.
-            if self.sharedLog != nil { _ = self.room(group) }
+            // With other writers this gateway follows the rooms of its members' groups, so their meeting messages
+            // reach members connected here who are not in the room.
+            if self.logTraits.hasOtherWriters { _ = self.room(group) }
         }
         if speaks { self.reply(session, ServerMessages.welcome(id: requestID, claims: claims)) }
         if previous != nil { self.followRefreshedToken(of: session, claims: claims) }

@@ -169,16 +169,16 @@ extension Gateway {
             room.lastLocalUse = now
         }
         guard
-            room.subscribers.isEmpty && room.lostDevices.isEmpty && room.appendsInFlight == 0
-                && room.waitingRequests.isEmpty && room.sequenceWaiters.isEmpty
+            room.subscribers.isEmpty && room.lostDevices.isEmpty && room.backlog.isEmpty
+                && room.sequenceWaiters.isEmpty
         else { return }
-        if let sharedLog = self.sharedLog {
-            // In a cluster the room lives in the shared log: this node forgets it when nobody here has used it
-            // for the history age (its shared records expire on their own once no node keeps them alive).
+        if self.logTraits.hasOtherWriters {
+            // The room lives in the shared log: this gateway forgets it when nobody here has used it for the
+            // history age (its shared records expire on their own once no node keeps them alive).
             if now - room.lastLocalUse > self.configuration.history.maximumAgeMilliseconds {
                 self.rooms[roomID] = nil
                 self.sortedRoomIDs = nil
-                sharedLog.unfollow(roomID)
+                self.log.unfollow(roomID)
                 self.statistics.roomsExpired += 1
             }
         } else if room.state.joinedParticipants.isEmpty && room.state.banned.isEmpty && room.state.operators.isEmpty
@@ -186,6 +186,7 @@ extension Gateway {
         {
             self.rooms[roomID] = nil
             self.sortedRoomIDs = nil
+            self.log.unfollow(roomID)
             self.statistics.roomsExpired += 1
         }
     }

@@ -7,15 +7,14 @@ extension Gateway {
         if let room = self.rooms[id] { return room }
         // With a store, a room used for the first time since the start is read back (the entry points already
         // tried, answering ERR_UNAVAILABLE when the store cannot be read).
-        if self.store != nil, (try? self.loadStoredRoom(id)) != nil, let room = self.rooms[id] { return room }
-        let room = GatewayRoom(id: id, retention: self.configuration.history, createdAt: self.clock())
+        if self.log.roomStore != nil, (try? self.loadStoredRoom(id)) != nil, let room = self.rooms[id] { return room }
+        // A room starts as the log has it: with a log that answers later, requests for it wait until it is loaded.
+        let room = GatewayRoom(
+            id: id, retention: self.configuration.history, createdAt: self.clock(),
+            phase: self.logTraits.answersLater ? .loading : .ready)
         self.rooms[id] = room
         self.sortedRoomIDs = nil
-        if let sharedLog = self.sharedLog {
-            // In a cluster a room starts as the shared log has it: requests for it wait until it is loaded.
-            room.isReady = false
-            sharedLog.follow(id)
-        }
+        self.log.follow(id)
         return room
     }
 
@@ -72,13 +71,13 @@ extension Gateway {
                 participant?.devices.removeAll { $0.deviceID == deviceID }
             }
             let device = participant?.devices.first { $0.deviceID == deviceID }
-            if let device, room.lostDevices[key] != nil || !device.isConnected || self.sharedLog != nil {
-                // Back within the grace period (in a cluster, possibly through another node, which this node then
-                // takes the device over from).
+            if let device, room.lostDevices[key] != nil || !device.isConnected || self.logTraits.hasOtherWriters {
+                // Back within the grace period (with other writers, possibly through another gateway, which this
+                // one then takes the device over from).
                 proposed.append(ProposedEvent(.connectionRestored(uid: uid, deviceID: deviceID), actor: uid))
             } else if device == nil {
-                if participant?.isJoined != true, self.sharedLog == nil {
-                    // In a cluster the shared log checks the seats, atomically for every node.
+                if participant?.isJoined != true, !self.logTraits.checksAdmission {
+                    // A log that checks admission counts the seats itself, atomically for every writer.
                     try self.checkCapacity(room, role: role)
                 }
                 _ = try AttributeLimits.participant.checked(claims.attributes, what: "the token's attrs")

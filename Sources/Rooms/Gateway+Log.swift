@@ -2,13 +2,14 @@ import JSONCoding
 
 /// The log path: every change to a room is recorded in its log, applied by the reducer and fanned out.
 extension Gateway {
-    /// Records events in the room's log, all or none, then runs `then`: in a single process at once; in a cluster
-    /// once the shared log has numbered them and this node has applied them (or with the failure).
+    /// Records events in the room's log, all or none, then runs `then`: with a log that answers inline at once,
+    /// each event numbered and applied in turn; else once the log has numbered them and this gateway has applied
+    /// them (or with the failure).
     ///
     /// - Parameters:
     ///   - events: the events, in order.
     ///   - room: the room.
-    ///   - expectedSequence: append only if the log still ends at this sequence number (cluster only).
+    ///   - expectedSequence: append only if the log still ends at this sequence number (a log with other writers).
     ///   - then: what to do once the events are applied.
     func record(
         _ events: [ProposedEvent],
@@ -20,42 +21,49 @@ extension Gateway {
             then(.success(()))
             return
         }
-        guard let sharedLog = self.sharedLog else {
+        guard self.logTraits.answersLater else {
             let now = self.clock()
-            for proposed in events {
-                let entry = room.log.append(proposed.event, time: now, actor: proposed.actor, reason: proposed.reason)
-                self.apply(entry, to: room)
+            for index in events.indices {
+                self.appendInline(events[index], to: room, time: now)
                 if room.replica.switchUnannounced {
                     // The shown speaker switched at once (it left, say): the switch is logged right after its cause.
-                    let shown = room.log.append(
-                        .activeSpeakerShown(uid: room.heldSpeaker), time: now, actor: nil, reason: nil)
-                    self.apply(shown, to: room)
+                    self.appendInline(
+                        ProposedEvent(.activeSpeakerShown(uid: room.heldSpeaker), actor: nil), to: room, time: now)
                 }
             }
             then(.success(()))
             self.runPendingCloses(room)
             return
         }
-        room.appendsInFlight += 1
-        sharedLog.append(LogProposal(room: room.state.id, events: events, expectedSequence: expectedSequence)) {
+        room.backlog.appendsInFlight += 1
+        self.log.append(LogProposal(room: room.state.id, events: events, expectedSequence: expectedSequence)) {
             [weak self] result in
             guard let self else { return }
             switch result {
             case .success(let sequence):
                 self.whenApplied(room, through: sequence) {
-                    room.appendsInFlight -= 1
+                    room.backlog.appendsInFlight -= 1
                     then(.success(()))
                     self.runPendingCloses(room)
                     self.runWaitingRequests(of: room)
                 }
             case .failure(let failure):
-                room.appendsInFlight -= 1
+                room.backlog.appendsInFlight -= 1
                 if case .refused(let error) = failure, error == .unavailable { self.statistics.sharedLogFailures += 1 }
                 then(.failure(failure))
                 self.runPendingCloses(room)
                 self.runWaitingRequests(of: room)
             }
         }
+    }
+
+    /// Has the log number one event inline, in the room's log in memory, and applies it.
+    @inline(__always)
+    private func appendInline(_ proposed: ProposedEvent, to room: GatewayRoom, time: Int64) {
+        guard let entry = self.log.appendInline(proposed, to: &room.log, time: time) else {
+            preconditionFailure("a room log that answers inline numbers every event")
+        }
+        self.apply(entry, to: room)
     }
 
     /// Runs `action` once the room's state has reached `sequence` (at once when it has).
@@ -67,7 +75,7 @@ extension Gateway {
         }
     }
 
-    /// Applies one entry of the room's log, appended here or delivered by the shared log: the reducer and the
+    /// Applies one entry of the room's log, numbered inline or delivered by a log that answers later: the reducer and the
     /// speaker hold, then the event to every subscriber whose event mode takes it (and a meeting message to every
     /// member of the group connected here), then the roster patches: at once for leaves, removals and moderation
     /// when so configured, else at the end of the coalescing window.
@@ -81,8 +89,10 @@ extension Gateway {
         case .takeSeat(let uid, let deviceID, _), .restoreDevice(let uid, let deviceID):
             let key = GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)
             room.lostDevices[key] = nil
-            // In a cluster the device may have joined through another node: its connection here is replaced.
-            if self.sharedLog != nil { self.replaceSessions(of: key, in: room, by: room.joiningDevices[key]) }
+            // With other writers the device may have joined through another gateway: its connection here is replaced.
+            if self.logTraits.hasOtherWriters {
+                self.replaceSessions(of: key, in: room, by: room.joiningDevices[key])
+            }
         case .releaseDevice(let uid, let deviceID):
             room.lostDevices[GatewayRoom.DeviceKey(uid: uid, deviceID: deviceID)] = nil
         case .releaseUser(let uid, _):
@@ -95,7 +105,7 @@ extension Gateway {
         self.statistics.events += 1
         let message = ServerMessages.event(entry, room: room.state)
         room.messages[entry.sequence] = message
-        if self.store != nil { self.storeApplied(entry, message: message, in: room) }
+        self.log.applied(entry, message: message, room: room.state.id) { room.replica }
         self.trimLog(of: room, now: entry.time)
         var recipients: [SessionID] = []
         // With the stable speaker rule, subscribers hear of the switch once the reports held, not of each report.

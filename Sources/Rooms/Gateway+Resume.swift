@@ -36,8 +36,7 @@ extension Gateway {
             self.publisher.replay(patches: patches, events: events, to: session, in: room)
             return true
         } catch {
-            self.statistics.storeFailures += 1
-            self.onStoreFailure?("cannot read '\(room.state.id)' back for a resume: \(error)")
+            self.roomLogStoreUnreadable("cannot read '\(room.state.id)' back for a resume: \(error)")
             return false
         }
     }
@@ -93,9 +92,10 @@ extension Gateway {
     }
 
     /// The room as it was right after `sequence`, rebuilt from the store's newest checkpoint at or before it and
-    /// the entries after that; nil without a store (or in a cluster), or when the store no longer holds them all.
+    /// the entries after that; nil without a store (a log in memory, or a shared one), or when the store no longer
+    /// holds them all.
     private func storedReplica(of roomID: String, at sequence: UInt64) throws(RoomStoreError) -> RoomReplica? {
-        guard let store = self.store, self.sharedLog == nil else { return nil }
+        guard let store = self.log.roomStore else { return nil }
         var replica =
             try store.checkpoint(room: roomID, atOrBefore: sequence) ?? RoomReplica(state: RoomState(id: roomID))
         replica.state.id = roomID
@@ -106,15 +106,15 @@ extension Gateway {
         return replica
     }
 
-    /// Every committed entry of a room after `first` through `last`, oldest first; nil without a store (or in a
-    /// cluster), past `maximumStoredResumeEntries`, or when the store no longer holds all of them (its retention
-    /// per class of event leaves gaps).
+    /// Every committed entry of a room after `first` through `last`, oldest first; nil without a store (a log in
+    /// memory, or a shared one), past `maximumStoredResumeEntries`, or when the store no longer holds all of them
+    /// (its retention per class of event leaves gaps).
     private func storedEntries(
         of roomID: String, after first: UInt64, through last: UInt64
     ) throws(RoomStoreError) -> [StoredLogEntry]? {
         guard last > first else { return [] }
         let count = last - first
-        guard let store = self.store, self.sharedLog == nil, count <= Self.maximumStoredResumeEntries else {
+        guard let store = self.log.roomStore, count <= Self.maximumStoredResumeEntries else {
             return nil
         }
         let entries = try store.history(room: roomID, after: first, eventNames: nil, limit: Int(count))

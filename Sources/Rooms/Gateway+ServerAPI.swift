@@ -9,24 +9,6 @@ extension Gateway {
         self.rooms.values.reduce(0) { $0 + $1.subscribers.count }
     }
 
-    /// Rooms that exist, with their occupancy: `{"rooms":[{"room","seq","participants","subscribers",
-    /// "activeMeeting"}]}`.
-    public func apiRooms() -> JSONValue {
-        let rooms = self.rooms.keys.sorted().compactMap { id -> JSONValue? in
-            guard let room = self.rooms[id] else { return nil }
-            let state = room.state
-            return .object(
-                JSONObject([
-                    ("room", .string(id)),
-                    ("seq", .int(Int64(state.sequence))),
-                    ("participants", .int(Int64(state.listedCount))),
-                    ("subscribers", .int(Int64(room.subscribers.count))),
-                    ("activeMeeting", state.activeMeeting.map(ServerMessages.meeting) ?? .null),
-                ]))
-        }
-        return .object(JSONObject([("rooms", .array(rooms))]))
-    }
-
     /// A room's state and roster, as a subscriber's snapshot of the `all` view shows them, or nil when the room does
     /// not exist. In a cluster the room is loaded from the shared log first.
     ///
@@ -34,7 +16,7 @@ extension Gateway {
     ///   - id: the room.
     ///   - completion: the room, nil when it does not exist, or the error (the shared log cannot be reached).
     public func apiRoom(_ id: String, completion: @escaping (Result<JSONValue?, GatewayError>) -> Void) {
-        guard self.rooms[id] != nil || self.sharedLog != nil else {
+        guard self.rooms[id] != nil || self.logTraits.hasOtherWriters else {
             completion(.success(nil))
             return
         }
@@ -157,7 +139,7 @@ extension Gateway {
     /// it is loaded).
     private func existingRoom(_ roomID: String) throws(GatewayError) -> GatewayRoom {
         if let room = self.rooms[roomID] { return room }
-        guard self.sharedLog != nil else { throw .notFound("no room '\(roomID)'") }
+        guard self.logTraits.hasOtherWriters else { throw .notFound("no room '\(roomID)'") }
         return self.room(roomID)
     }
 
@@ -171,7 +153,7 @@ extension Gateway {
     ///   other node closes the user's connections too).
     public func apiDisconnect(uid: String, reason: String?) -> JSONValue {
         let closed = self.disconnectLocally(uid: uid, reason: reason)
-        self.sharedLog?.disconnect(uid: uid, reason: reason)
+        self.log.disconnect(uid: uid, reason: reason)
         return .object(JSONObject([("uid", .string(uid)), ("disconnected", .int(Int64(closed)))]))
     }
 

@@ -49,11 +49,7 @@ extension Gateway {
         switch message.content {
         case .request(let request):
             guard let session = self.sessions[id] else { return }
-            do {
-                try self.dispatch(request, from: session)
-            } catch {
-                self.reply(session, ServerMessages.error(id: request.id, error))
-            }
+            self.received(request, from: session)
         case .refused(let requestID, let error):
             guard let session = self.sessions[id] else { return }
             self.reply(session, ServerMessages.error(id: requestID, error))

@@ -4,11 +4,11 @@
 extension Gateway: SharedRoomLogDelegate {
     /// Handles the requests that waited for a room, in order, until one of them makes the room wait again.
     func runWaitingRequests(of room: GatewayRoom) {
-        while room.isReady, let next = room.waitingRequests.first {
-            if room.appendsInFlight > 0 {
+        while room.isReady, let next = room.backlog.waiting.first {
+            if room.backlog.appendsInFlight > 0 {
                 guard case .request(_, let request) = next, request.message.isIndependentOfRoomState else { return }
             }
-            switch room.waitingRequests.removeFirst() {
+            switch room.backlog.waiting.removeFirst() {
             case .request(let id, let request):
                 guard let session = self.sessions[id] else { continue }
                 do {
@@ -29,11 +29,11 @@ extension Gateway: SharedRoomLogDelegate {
             body()
             return
         }
-        guard room.waitingRequests.count < Self.maximumWaitingRequests else {
+        guard room.backlog.waiting.count < Self.maximumWaitingRequests else {
             fail(.busy)
             return
         }
-        room.waitingRequests.append(.call(run: body, fail: fail))
+        room.backlog.waiting.append(.call(run: body, fail: fail))
     }
 
     /// The shared log loaded a room this gateway follows: its latest checkpoint (nil when the room's log starts at
@@ -48,7 +48,6 @@ extension Gateway: SharedRoomLogDelegate {
     public func sharedLogLoaded(room roomID: String, checkpoint: RoomReplica?, entries: [RoomLogEntry]) {
         guard let room = self.rooms[roomID] else { return }
         let isReload = room.hasLoaded
-        room.hasLoaded = true
         var replica = checkpoint ?? RoomReplica(state: RoomState(id: roomID))
         replica.state.id = roomID
         let firstSequence = entries.first?.sequence ?? replica.state.sequence + 1
@@ -70,7 +69,7 @@ extension Gateway: SharedRoomLogDelegate {
         room.lostDevices = room.lostDevices.filter { key, _ in
             room.state.participants[key.uid]?.devices.contains { $0.deviceID == key.deviceID } == true
         }
-        room.isReady = true
+        room.phase = .ready
         room.refreshRestrictionsEnd()
         self.watchDeadlines(of: room)
         if isReload {
@@ -89,7 +88,8 @@ extension Gateway: SharedRoomLogDelegate {
     ///
     /// - Parameter roomID: the room.
     public func sharedLogReloading(room roomID: String) {
-        self.rooms[roomID]?.isReady = false
+        guard let room = self.rooms[roomID], room.isReady else { return }
+        room.phase = .reloading
     }
 
     /// Reloading a room failed (the store became unreachable): the room stays as this node last knew it, and the
@@ -97,8 +97,8 @@ extension Gateway: SharedRoomLogDelegate {
     ///
     /// - Parameter roomID: the room.
     public func sharedLogReloadFailed(room roomID: String) {
-        guard let room = self.rooms[roomID], room.hasLoaded, !room.isReady else { return }
-        room.isReady = true
+        guard let room = self.rooms[roomID], case .reloading = room.phase else { return }
+        room.phase = .ready
         self.runWaitingRequests(of: room)
     }
 
@@ -115,7 +115,7 @@ extension Gateway: SharedRoomLogDelegate {
             self.apply(entry, to: room)
         }
         // While this node's own append is in flight, its answer goes out first (its continuation runs them).
-        if room.appendsInFlight == 0 { self.runPendingCloses(room) }
+        if room.backlog.appendsInFlight == 0 { self.runPendingCloses(room) }
         // A switch of the shown speaker at once (it left, say) is logged right after, by whichever node is first.
         if room.replica.switchUnannounced { self.logShownSpeaker(of: room, now: self.clock()) }
     }
@@ -128,9 +128,9 @@ extension Gateway: SharedRoomLogDelegate {
         guard let room = self.rooms[roomID], !room.isReady else { return }
         self.rooms[roomID] = nil
         self.sortedRoomIDs = nil
-        self.sharedLog?.unfollow(roomID)
+        self.log.unfollow(roomID)
         self.statistics.sharedLogFailures += 1
-        for work in room.waitingRequests {
+        for work in room.backlog.waiting {
             switch work {
             case .request(let id, let request):
                 guard let session = self.sessions[id] else { continue }
@@ -139,7 +139,7 @@ extension Gateway: SharedRoomLogDelegate {
                 fail(.unavailable)
             }
         }
-        room.waitingRequests = []
+        room.backlog.waiting = []
     }
 
     /// Another node of the cluster was asked to disconnect a user: closes the user's connections to this node with
@@ -168,5 +168,13 @@ extension Gateway: SharedRoomLogDelegate {
     public func replica(of roomID: String, at sequence: UInt64) -> RoomReplica? {
         guard let room = self.rooms[roomID], room.isReady else { return nil }
         return room.replica(at: sequence, speakerRule: self.speakerRule)
+    }
+
+    /// The log's store could not be read: counted (`storeFailures`) and told to `onStoreFailure`.
+    ///
+    /// - Parameter message: what could not be read, and the store's error.
+    public func roomLogStoreUnreadable(_ message: String) {
+        self.statistics.storeFailures += 1
+        self.onStoreFailure?(message)
     }
 }

@@ -1,23 +1,21 @@
 import JSONCoding
 import TokenAuth
 
-/// The gateway's side of a `RoomStore` (single process): rooms are read from the store when first used, every
-/// applied entry and a checkpoint every `storeCheckpointInterval` entries go to it, and history and audit read
-/// what memory no longer holds.
+/// The gateway's side of its log's `RoomStore` (`LocalRoomLog`): rooms are read from the store when first used,
+/// and history and audit read what memory no longer holds (the log writes every applied entry and the checkpoints).
 extension Gateway {
-    /// Makes sure the room is in memory when the store knows it, reading it from the store if needed (no-op without
-    /// a store, or in a cluster).
+    /// Makes sure the room is in memory when the store knows it, reading it from the store if needed (no-op when
+    /// the log has no store).
     ///
     /// - Parameter roomID: the room.
     /// - Throws: `ERR_UNAVAILABLE` when the store cannot be read (the room is then not created empty).
     public func loadStoredRoom(_ roomID: String) throws(GatewayError) {
-        guard let store = self.store, self.sharedLog == nil, self.rooms[roomID] == nil else { return }
+        guard let store = self.log.roomStore, self.rooms[roomID] == nil else { return }
         let stored: StoredRoom?
         do {
             stored = try store.loadRoom(roomID, maximumEntries: self.configuration.history.maximumEntries)
         } catch {
-            self.statistics.storeFailures += 1
-            self.onStoreFailure?("cannot load room '\(roomID)': \(error)")
+            self.roomLogStoreUnreadable("cannot load room '\(roomID)': \(error)")
             throw .storeUnreadable
         }
         guard let stored else { return }
@@ -71,7 +69,7 @@ extension Gateway {
         throw .storeCannotCommit
     }
 
-    /// Loads the rooms a request is about before it is handled, as the cluster's dispatch does for its shared log.
+    /// Loads the rooms a request is about from the store before it is handled.
     func loadStoredRooms(for request: ClientRequest, claims: TokenClaims?) throws(GatewayError) {
         var roomIDs = request.message.roomIDs
         if case .query(.rooms) = request.message, let claims {
@@ -102,14 +100,6 @@ extension Gateway {
         self.record(lost, in: room)
     }
 
-    /// Hands an applied entry to the store, and a checkpoint when one is due.
-    func storeApplied(_ entry: RoomLogEntry, message: [UInt8], in room: GatewayRoom) {
-        guard let store = self.store, self.sharedLog == nil else { return }
-        let name = ServerMessages.eventName(entry.event)
-        store.append(StoredLogEntry(entry: entry, eventName: name, message: message), room: room.state.id)
-        if entry.sequence % self.storeCheckpointInterval == 0 { store.writeCheckpoint(room.replica) }
-    }
-
     /// A room's events after `after`, oldest first: from memory while it holds them, else from the store.
     ///
     /// - Parameters:
@@ -128,13 +118,12 @@ extension Gateway {
         let room = self.rooms[roomID]
         let firstInMemory = room?.log.entries.first?.sequence ?? (room.map { $0.log.lastSequence + 1 } ?? 1)
         var events: [JSONValue] = []
-        if let store = self.store, after + 1 < firstInMemory, self.sharedLog == nil {
+        if let store = self.log.roomStore, after + 1 < firstInMemory {
             let stored: [StoredLogEntry]
             do {
                 stored = try store.history(room: roomID, after: after, eventNames: eventNames, limit: limit)
             } catch {
-                self.statistics.storeFailures += 1
-                self.onStoreFailure?("cannot read the history of '\(roomID)': \(error)")
+                self.roomLogStoreUnreadable("cannot read the history of '\(roomID)': \(error)")
                 throw .storeUnreadable
             }
             for item in stored where item.entry.sequence < firstInMemory {
@@ -192,14 +181,13 @@ extension Gateway {
     /// - Throws: `ERR_UNAVAILABLE` when the store cannot be read.
     public func auditLog(room roomID: String?, before: Int64?, limit: Int) throws(GatewayError) -> [JSONValue] {
         var found: [(room: String, entry: RoomLogEntry, name: String)] = []
-        if let store = self.store, self.sharedLog == nil {
+        if let store = self.log.roomStore {
             do {
                 found = try store.audit(room: roomID, before: before, limit: limit).map {
                     ($0.room, $0.entry.entry, $0.entry.eventName)
                 }
             } catch {
-                self.statistics.storeFailures += 1
-                self.onStoreFailure?("cannot read the audit log: \(error)")
+                self.roomLogStoreUnreadable("cannot read the audit log: \(error)")
                 throw .storeUnreadable
             }
         } else {
@@ -224,43 +212,5 @@ extension Gateway {
                     ("reason", item.entry.reason.map { .string($0) } ?? .null),
                 ]))
         }
-    }
-
-    /// Rooms with their occupancy, paged by id: those in memory and, with a store, those it knows (a room not used
-    /// since the start shows its last sequence number and no participants until it is used).
-    ///
-    /// - Parameters:
-    ///   - after: only rooms whose id sorts after this one; nil from the start.
-    ///   - limit: the most rooms to return.
-    /// - Returns: `{"rooms":[{"room","seq","participants","subscribers","activeMeeting","loaded"}],"next"}`.
-    /// - Throws: `ERR_UNAVAILABLE` when the store cannot be read.
-    public func apiRooms(after: String?, limit: Int) throws(GatewayError) -> JSONValue {
-        var sequences: [String: UInt64] = [:]
-        for id in self.rooms.keys where id > (after ?? "") { sequences[id] = self.rooms[id]?.state.sequence ?? 0 }
-        if let store = self.store, self.sharedLog == nil {
-            do {
-                for (id, sequence) in try store.rooms(after: after, limit: limit) where sequences[id] == nil {
-                    sequences[id] = sequence
-                }
-            } catch {
-                self.statistics.storeFailures += 1
-                self.onStoreFailure?("cannot list the stored rooms: \(error)")
-                throw .storeUnreadable
-            }
-        }
-        let ids = sequences.keys.sorted().prefix(limit)
-        let rooms = ids.map { id -> JSONValue in
-            let room = self.rooms[id]
-            return .object(
-                JSONObject([
-                    ("room", .string(id)), ("seq", .int(Int64(sequences[id] ?? 0))),
-                    ("participants", .int(Int64(room?.state.listedCount ?? 0))),
-                    ("subscribers", .int(Int64(room?.subscribers.count ?? 0))),
-                    ("activeMeeting", room?.state.activeMeeting.map(ServerMessages.meeting) ?? .null),
-                    ("loaded", .bool(room != nil)),
-                ]))
-        }
-        let next: JSONValue = ids.count == limit ? ids.last.map { .string($0) } ?? .null : .null
-        return .object(JSONObject([("rooms", .array(rooms)), ("next", next)]))
     }
 }

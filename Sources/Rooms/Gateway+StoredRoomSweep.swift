@@ -1,4 +1,4 @@
-/// After a restart with a store, every stored room is read back, a few per tick, not only those used again: the
+/// After a restart with a store (the log's, `LocalRoomLog`), every stored room is read back, a few per tick, not only those used again: the
 /// devices that were connected when the process ended count as lost in each (`session.connection_lost`) and, unless
 /// they come back within `reconnectGraceMilliseconds`, leave (`session.timed_out`), so the log, webhooks and the
 /// listings never keep a participant of a process that is gone.
@@ -10,19 +10,14 @@ extension Gateway {
     /// (the store holds it as it was; it is read again when used); one with lost devices stays, with their grace
     /// periods running. A room that cannot be read is counted and logged, and read again when first used.
     func readStoredRoomsBack() {
-        guard !self.storedRoomsAllRead, let store = self.store else { return }
-        guard self.sharedLog == nil else {
-            self.storedRoomsAllRead = true
-            return
-        }
+        guard !self.storedRoomsAllRead, let store = self.log.roomStore else { return }
         let page: [(room: String, sequence: UInt64)]
         do {
             page = try store.rooms(after: self.storedRoomsReadAfter, limit: Self.storedRoomsReadPerTick)
         } catch {
             // Rooms are then read back when first used, as a join, a query or the server API does anyway.
             self.storedRoomsAllRead = true
-            self.statistics.storeFailures += 1
-            self.onStoreFailure?("cannot list the stored rooms to read them back: \(error)")
+            self.roomLogStoreUnreadable("cannot list the stored rooms to read them back: \(error)")
             return
         }
         for (roomID, _) in page where self.rooms[roomID] == nil {

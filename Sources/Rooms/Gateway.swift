@@ -25,26 +25,42 @@ public final class Gateway {
     public var onModeration: ((ModerationRecord) -> Void)?
     /// Counters for metrics and tests.
     public internal(set) var statistics = GatewayStatistics()
-    /// The log this gateway shares with the other nodes of a cluster; nil (the default) keeps every room's log in
-    /// this process. Set it before the first session opens: the gateway registers itself as the log's delegate.
-    public var sharedLog: (any SharedRoomLog)? {
+    /// The room log every change goes through (`SharedRoomLog`): given at init, `LocalRoomLog` by default. The
+    /// gateway is its delegate. Replace it only before the first session opens.
+    public var log: any SharedRoomLog {
         didSet {
-            if let previous = oldValue, previous !== self.sharedLog { previous.delegate = nil }
-            self.sharedLog?.delegate = self
+            if oldValue !== self.log, oldValue.delegate === self { oldValue.delegate = nil }
+            self.log.delegate = self
+            self.logTraits = self.log.traits
         }
     }
-    /// Where a single process keeps its rooms across restarts (`Gateway+Storage.swift`); nil keeps them in memory
-    /// only. Not used in a cluster, whose shared log is the store. Set it before the first session opens.
-    public var store: (any RoomStore)?
-    /// A room's checkpoint goes to the store every this many entries.
-    public var storeCheckpointInterval: UInt64 = 100
+    /// How the log answers, read once when it is given.
+    private(set) var logTraits: RoomLogTraits
+    /// The log, when other gateways write to it too (a cluster's shared log); nil for a log of this process alone.
+    /// Setting it replaces the log (nil: a `LocalRoomLog`); only before the first session opens.
+    public var sharedLog: (any SharedRoomLog)? {
+        get { self.logTraits.hasOtherWriters ? self.log : nil }
+        set { self.log = newValue ?? LocalRoomLog() }
+    }
+    /// Where the log keeps rooms across restarts (`LocalRoomLog.store`); nil keeps them in memory only, as does a
+    /// shared log, which is its own store. Setting it gives a `LocalRoomLog` the store; only before the first
+    /// session opens.
+    public var store: (any RoomStore)? {
+        get { self.log.roomStore }
+        set { (self.log as? LocalRoomLog)?.store = newValue }
+    }
+    /// A room's checkpoint goes to the store every this many entries (`LocalRoomLog.checkpointInterval`).
+    public var storeCheckpointInterval: UInt64 {
+        get { (self.log as? LocalRoomLog)?.checkpointInterval ?? 0 }
+        set { (self.log as? LocalRoomLog)?.checkpointInterval = newValue }
+    }
     /// Told when the store cannot be read (the request gets `ERR_UNAVAILABLE`), for the log.
     public var onStoreFailure: ((String) -> Void)?
     /// Set by the runner while the store's commits fail and the transport holds the output back: requests are
     /// refused with `ERR_UNAVAILABLE` meanwhile (`Gateway+Storage.swift`).
     public var storeCannotCommit = false
     /// This gateway's place when the rooms layer runs as several shards, one per thread (`RoomShards.swift`); nil
-    /// (the default) when it is the only one. Set it before the first session opens.
+    /// (the default) when it is the only one. Given at init; set it only before the first session opens.
     public var shard: GatewayShard?
     /// Called when a room's coalescing window opens, with the moment (on `clock`) its patches are due: the runner
     /// may call `flushDueRooms()` then instead of waiting for its next `tick()`, so patches go out on time rather
@@ -83,12 +99,20 @@ public final class Gateway {
     ///   - verifier: checks tokens.
     ///   - transport: where messages go.
     ///   - clock: now, in milliseconds since the epoch.
+    ///   - log: the room log; nil (the default) for a `LocalRoomLog` without a store.
+    ///   - shard: this gateway's place among several shards; nil (the default) when it is the only one.
     public init(
         configuration: GatewayConfiguration,
         verifier: TokenVerifier,
         transport: any GatewayTransport,
-        clock: @escaping () -> Int64
+        clock: @escaping () -> Int64,
+        log: (any SharedRoomLog)? = nil,
+        shard: GatewayShard? = nil
     ) {
+        let log = log ?? LocalRoomLog()
+        self.log = log
+        self.logTraits = log.traits
+        self.shard = shard
         self.configuration = configuration
         self.verifier = verifier
         self.transport = transport
@@ -112,6 +136,7 @@ public final class Gateway {
                 self.statistics.patchDeliveries += deliveries
             }
         }
+        log.delegate = self
     }
 
     // MARK: Transport events
@@ -138,27 +163,20 @@ public final class Gateway {
     ///   - text: the message's bytes (UTF-8, already validated by the transport).
     public func sessionReceived(_ id: SessionID, text: UnsafeRawBufferPointer) {
         guard let session = self.sessions[id] else { return }
-        if let request = self.decoder.decodeTraffic(text) {
-            do {
-                try self.dispatch(request, from: session)
-            } catch {
-                self.reply(session, ServerMessages.error(id: request.id, error))
-            }
-            return
+        switch self.decoder.read(text) {
+        case .request(let request): self.received(request, from: session)
+        case .refused(let requestID, let error): self.reply(session, ServerMessages.error(id: requestID, error))
         }
-        let value: JSONValue
+    }
+
+    /// Every client request comes in here, read by the gateway (`sessionReceived(_:text:)`) or by the shard router
+    /// (`sessionReceived(_:routed:)`): handled, or answered with the error.
+    @inline(__always)
+    func received(_ request: ClientRequest, from session: GatewaySession) {
         do {
-            value = try JSONParser.parse(text)
-        } catch {
-            self.reply(session, ServerMessages.error(id: nil, .badRequest("malformed JSON: \(error)")))
-            return
-        }
-        let requestID = ClientMessageDecoder.requestID(value)
-        do {
-            let request = try self.decoder.decode(value)
             try self.dispatch(request, from: session)
         } catch {
-            self.reply(session, ServerMessages.error(id: requestID, error))
+            self.reply(session, ServerMessages.error(id: request.id, error))
         }
     }
 
@@ -244,16 +262,17 @@ public final class Gateway {
 
     // MARK: Requests
 
-    /// Handles a request, or in a cluster queues it behind the loading of its room and this node's previous change
-    /// to the room, so that each request is checked against the room as this node's own changes left it.
+    /// Handles a request, or, with a log that answers later, queues it behind the loading of its room and this
+    /// gateway's previous change to the room, so that each request is checked against the room as this gateway's
+    /// own changes left it.
     func dispatch(
         _ request: ClientRequest,
         from session: GatewaySession,
         resuming resumedRoom: GatewayRoom? = nil
     ) throws(GatewayError) {
         if self.storeCannotCommit, self.refusedWhileTheStoreCannotCommit(request, from: session) { return }
-        if self.store != nil { try self.loadStoredRooms(for: request, claims: session.claims) }
-        if self.sharedLog != nil, let claims = session.claims {
+        if self.log.roomStore != nil { try self.loadStoredRooms(for: request, claims: session.claims) }
+        if self.logTraits.answersLater, let claims = session.claims {
             var roomIDs = request.message.roomIDs
             if case .query(.rooms) = request.message {
                 roomIDs = Set(claims.groups + Array(claims.rooms.keys)).sorted()
@@ -262,16 +281,16 @@ public final class Gateway {
                 let room = self.room(roomID)
                 // Meeting messages do not depend on the room's state: they go out behind the appends in flight
                 // (the shared log keeps their order), only not ahead of requests that wait.
-                let othersWait = room !== resumedRoom && !room.waitingRequests.isEmpty
+                let othersWait = room !== resumedRoom && !room.backlog.waiting.isEmpty
                 let mustWait =
                     !room.isReady || othersWait
-                    || (room.appendsInFlight > 0 && !request.message.isIndependentOfRoomState)
+                    || (room.backlog.appendsInFlight > 0 && !request.message.isIndependentOfRoomState)
                 guard mustWait else { continue }
-                guard room.waitingRequests.count < Self.maximumWaitingRequests else { throw .busy }
+                guard room.backlog.waiting.count < Self.maximumWaitingRequests else { throw .busy }
                 if room === resumedRoom {
-                    room.waitingRequests.insert(.request(session.id, request), at: 0)
+                    room.backlog.waiting.insert(.request(session.id, request), at: 0)
                 } else {
-                    room.waitingRequests.append(.request(session.id, request))
+                    room.backlog.waiting.append(.request(session.id, request))
                 }
                 return
             }

@@ -1,7 +1,31 @@
 /// One room as the gateway keeps it: the reduced state, the log, the subscribers, the roster views, and what
 /// changed since the last flush of patches.
 final class GatewayRoom {
-    /// Work that waits for the room in a cluster: a client's request, or a server API call.
+    /// How far the room has come with its log. With a log that answers inline every room is `ready` from the start.
+    enum Phase {
+        /// The log has not loaded it yet: requests for it, and acknowledgements, wait (`backlog`).
+        case loading
+        /// Loaded: requests are handled, unless earlier work of this gateway waits for the log (`backlog`).
+        case ready
+        /// Loaded once and being loaded again (its records started afresh, or a gap the log cannot fill): as
+        /// `loading`, and when it is loaded its views start again from the room as it is then.
+        case reloading
+    }
+
+    /// This gateway's work on the room that waits for the log: its appends not answered yet, and the requests and
+    /// calls that wait behind them or behind the loading, in order.
+    struct Backlog {
+        /// Appends sent to the log and not answered yet.
+        var appendsInFlight = 0
+        /// Requests for the room that wait for it to be loaded or for this gateway's previous change to it to be
+        /// applied (so each request is checked against the room as this gateway's own changes left it).
+        var waiting: [WaitingWork] = []
+
+        /// Whether nothing waits and no append is in flight.
+        var isEmpty: Bool { self.appendsInFlight == 0 && self.waiting.isEmpty }
+    }
+
+    /// Work that waits for the room: a client's request, or a server API call.
     enum WaitingWork {
         case request(SessionID, ClientRequest)
         /// Runs when the room is loaded and idle; `fail` answers the caller when the room cannot be loaded.
@@ -37,7 +61,7 @@ final class GatewayRoom {
     var subscriptionsByUser: [String: Int] = [:]
     /// Devices whose socket ended, with the time they leave unless they come back.
     var lostDevices: [DeviceKey: LostDevice] = [:]
-    /// In a cluster: the connection each device's join on this node is for, while the join is on its way through
+    /// With other writers: the connection each device's join on this gateway is for, while the join is on its way through
     /// the shared log (the entry that restores the device takes other connections of it out of the room, not it).
     var joiningDevices: [DeviceKey: SessionID] = [:]
     /// Each retained entry's event message as it was sent live, by sequence number, so that history and resume
@@ -61,16 +85,10 @@ final class GatewayRoom {
     var isWatchedForDeadlines = false
     /// When a join last sent the pending changes at once (in a storm of joins, the others coalesce).
     var lastJoinFlush: Int64?
-    /// In a cluster: whether the room's checkpoint and log have been loaded from the shared log. Requests for the
-    /// room wait until then. Always true in a single process.
-    var isReady = true
-    /// In a cluster: whether the room was loaded from the shared log once (a later load is a reload).
-    var hasLoaded = false
-    /// In a cluster: appends sent to the shared log and not answered yet.
-    var appendsInFlight = 0
-    /// In a cluster: requests for the room that wait for it to be loaded or for this node's previous change to
-    /// it to be applied (so each request is checked against the room as this node's own changes left it).
-    var waitingRequests: [WaitingWork] = []
+    /// How far the room has come with its log.
+    var phase: Phase
+    /// This gateway's work on the room that waits for the log.
+    var backlog = Backlog()
     /// Connections to close because of applied entries (a removal, a ban, the end of the session), after the
     /// answer to the request that caused them; `uid` nil: every participant connection.
     var pendingCloses: [RoomEvent.ConnectionClosure] = []
@@ -82,13 +100,20 @@ final class GatewayRoom {
     var restrictionsEnd: Int64?
     /// Whether this node has proposed lifting the hard mutes that ran out and waits for the answer.
     var restrictionLiftProposed = false
-    /// In a cluster: when the room last had a subscriber or device on this node.
+    /// When the room last had a subscriber or device on this gateway (a room of a log with other writers is
+    /// forgotten here once unused for the history age).
     var lastLocalUse: Int64
 
     /// When the room was created, in milliseconds (for expiry when nothing ever happens in it).
     let createdAt: Int64
 
-    init(id: String, retention: HistoryRetention, createdAt: Int64 = 0) {
+    /// - Parameters:
+    ///   - id: the room.
+    ///   - retention: how much of its log memory keeps.
+    ///   - createdAt: now.
+    ///   - phase: `loading` when the log loads it later.
+    init(id: String, retention: HistoryRetention, createdAt: Int64 = 0, phase: Phase = .ready) {
+        self.phase = phase
         self.createdAt = createdAt
         self.lastLocalUse = createdAt
         self.replica = RoomReplica(state: RoomState(id: id))
@@ -101,8 +126,14 @@ final class GatewayRoom {
     /// The active speaker the views show now.
     var heldSpeaker: String? { self.replica.heldSpeaker }
 
-    /// Whether the room needs to be serialized behind earlier work on this node.
-    var isBusy: Bool { !self.isReady || self.appendsInFlight > 0 || !self.waitingRequests.isEmpty }
+    /// Whether the room is loaded and current (requests for it may be handled).
+    var isReady: Bool { if case .ready = self.phase { true } else { false } }
+
+    /// Whether the room was loaded once (a loading that follows is a reload).
+    var hasLoaded: Bool { if case .loading = self.phase { false } else { true } }
+
+    /// Whether the room needs to be serialized behind earlier work on this gateway.
+    var isBusy: Bool { !self.isReady || !self.backlog.isEmpty }
 
     /// The replica as it was right after `sequence`, rebuilt from the base and the retained entries; nil when
     /// `sequence` is before the base or after the last entry.

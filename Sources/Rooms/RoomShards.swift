@@ -95,8 +95,7 @@ public struct ShardRouter: Sendable {
         self.decoder = ClientMessageDecoder(configuration: configuration)
     }
 
-    /// Reads one text message of `session` (the traffic messages by scanning their bytes, the rest through the JSON
-    /// parser and the general decoder, as the gateway does) and says where it goes.
+    /// Reads one text message of `session` as the gateway does (`ClientMessageDecoder.read`) and says where it goes.
     ///
     /// - Parameters:
     ///   - text: the message's bytes (UTF-8, validated by the transport).
@@ -105,23 +104,11 @@ public struct ShardRouter: Sendable {
     public func route(_ text: UnsafeRawBufferPointer, from session: SessionID) -> (ShardDestination, RoutedMessage) {
         let home = ShardDestination.shard(self.placement.home(of: session))
         let request: ClientRequest
-        if let traffic = self.decoder.decodeTraffic(text) {
-            request = traffic
-        } else {
-            let value: JSONValue
-            do {
-                value = try JSONParser.parse(text)
-            } catch {
-                return (
-                    home, RoutedMessage(content: .refused(requestID: nil, .badRequest("malformed JSON: \(error)")))
-                )
-            }
-            let requestID = ClientMessageDecoder.requestID(value)
-            do {
-                request = try self.decoder.decode(value)
-            } catch {
-                return (home, RoutedMessage(content: .refused(requestID: requestID, error)))
-            }
+        switch self.decoder.read(text) {
+        case .request(let read):
+            request = read
+        case .refused(let requestID, let error):
+            return (home, RoutedMessage(content: .refused(requestID: requestID, error)))
         }
         switch request.message {
         case .authenticate:

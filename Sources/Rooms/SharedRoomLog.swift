@@ -53,18 +53,53 @@ public enum LogAppendFailure: Error, Hashable, Sendable {
     case refused(GatewayError)
 }
 
-/// The log a cluster of gateway nodes shares: every node appends to it and applies what it delivers, in order.
+/// How a room log answers the gateway, which asks it instead of asking how it is deployed.
+public struct RoomLogTraits: Hashable, Sendable {
+    /// Other gateways append to the same log: a device may have joined through another one (its join here
+    /// restores it and takes it over), a room this gateway does not hold may exist, and a group's meeting messages
+    /// reach this gateway only from the rooms it follows (it follows its members' groups). A room nobody uses here
+    /// is forgotten here, its records stay in the log.
+    public var hasOtherWriters: Bool
+    /// The log checks a room's seats itself, atomically for every writer (`ERR_CALL_FULL` comes back as a refused
+    /// append): the gateway leaves the seat check to it.
+    public var checksAdmission: Bool
+    /// The log answers loads and appends later, not inline: a room waits until it is loaded, and a request waits
+    /// behind this gateway's appends in flight to the room.
+    public var answersLater: Bool
+
+    /// - Parameters:
+    ///   - hasOtherWriters: other gateways append to the same log.
+    ///   - checksAdmission: the log checks a room's seats itself.
+    ///   - answersLater: the log answers loads and appends later.
+    public init(hasOtherWriters: Bool, checksAdmission: Bool, answersLater: Bool) {
+        self.hasOtherWriters = hasOtherWriters
+        self.checksAdmission = checksAdmission
+        self.answersLater = answersLater
+    }
+
+    /// A log in this process that only this gateway writes to, answering inline (`LocalRoomLog`).
+    public static let local = RoomLogTraits(hasOtherWriters: false, checksAdmission: false, answersLater: false)
+    /// A log several gateways share through a store (a cluster's).
+    public static let shared = RoomLogTraits(hasOtherWriters: true, checksAdmission: true, answersLater: true)
+}
+
+/// The room log port: every change to a room goes through it, whichever way the gateway runs. The gateway always
+/// has one: `LocalRoomLog` (the default) numbers entries in this process, at once, and keeps rooms in an optional
+/// `RoomStore`; a cluster's shared log (the Redis one, or the in-memory one of the tests) is shared by every node,
+/// which appends to it and applies what it delivers, in order.
 ///
 /// A port that talks both ways: the gateway calls these from its own thread, and the implementation reports back to
 /// its `delegate` (the gateway, which registers itself when it is given the log) on the same thread. Entries are
 /// delivered exactly in sequence order, each once; a room whose entries cannot all be delivered (its log was
-/// trimmed or lost in between) is reloaded with `SharedRoomLogDelegate.sharedLogLoaded`.
+/// trimmed or lost in between) is reloaded with `SharedRoomLogDelegate.sharedLogLoaded`. A log that answers inline
+/// (`traits`) numbers each event with `appendInline` as the gateway applies it, and has every room ready at once.
 public protocol SharedRoomLog: AnyObject {
-    /// Who is told what the shared log loaded, delivered and failed; held weakly.
+    /// Who is told what the log loaded, delivered and failed: the gateway that owns the log; held weakly or unowned.
     var delegate: (any SharedRoomLogDelegate)? { get set }
 
     /// The gateway needs this room: load its latest checkpoint and the entries after it (`sharedLogLoaded` or
-    /// `sharedLogFailed`), then deliver every later entry (`sharedLogReceived`).
+    /// `sharedLogFailed`), then deliver every later entry (`sharedLogReceived`). A log that answers inline has
+    /// the room at hand already.
     ///
     /// - Parameter room: the room id.
     func follow(_ room: String)
@@ -99,6 +134,47 @@ public protocol SharedRoomLog: AnyObject {
     ///   - completion: the rooms, or `ERR_UNAVAILABLE`; on the gateway's thread, never inside the call.
     func listRooms(
         after: String?, limit: Int, completion: @escaping (Result<[SharedRoomSummary], GatewayError>) -> Void)
+
+    /// How this log answers: inline or later, alone or with other writers, checking admission or not.
+    var traits: RoomLogTraits { get }
+
+    /// Where this log keeps rooms across restarts, for reading back what memory no longer holds (rooms used again,
+    /// history, audit, resumes); nil when rooms live in memory only or in a shared store.
+    var roomStore: (any RoomStore)? { get }
+
+    /// Numbers an event at once, in this process: appends it to the room's log in memory and returns its entry.
+    /// Nil, leaving `log` alone, from a log that answers later (`traits.answersLater`), which numbers events
+    /// through `append(_:completion:)`.
+    ///
+    /// - Parameters:
+    ///   - event: the event, with who caused it.
+    ///   - log: the room's log in memory.
+    ///   - time: now, in milliseconds since the epoch.
+    func appendInline(_ event: ProposedEvent, to log: inout RoomLog, time: Int64) -> RoomLogEntry?
+
+    /// The gateway applied one of a room's entries and sent `message` for it: a log that keeps rooms across
+    /// restarts buffers it for its next commit, with a checkpoint of the room (`replica`) when one is due.
+    ///
+    /// - Parameters:
+    ///   - entry: the applied entry.
+    ///   - message: its event message as sent live.
+    ///   - room: the room.
+    ///   - replica: the room right after the entry, read only for a checkpoint.
+    func applied(_ entry: RoomLogEntry, message: [UInt8], room: String, replica: () -> RoomReplica)
+}
+
+extension SharedRoomLog {
+    /// A cluster's log: shared, checking admission, answering later.
+    public var traits: RoomLogTraits { .shared }
+
+    /// None: a shared log is its own store.
+    public var roomStore: (any RoomStore)? { nil }
+
+    /// Nil: a shared log numbers events in its store (`append(_:completion:)`).
+    public func appendInline(_ event: ProposedEvent, to log: inout RoomLog, time: Int64) -> RoomLogEntry? { nil }
+
+    /// Nothing: a shared log applies what it delivered, it keeps nothing more.
+    public func applied(_ entry: RoomLogEntry, message: [UInt8], room: String, replica: () -> RoomReplica) {}
 }
 
 /// What a shared log reports back to the gateway that follows rooms in it, on the gateway's thread: rooms loaded
@@ -156,6 +232,16 @@ public protocol SharedRoomLogDelegate: AnyObject {
     ///   - room: the room.
     ///   - sequence: the sequence number.
     func replica(of room: String, at sequence: UInt64) -> RoomReplica?
+
+    /// The log's store could not be read (`message` says what and why); the caller gets `ERR_UNAVAILABLE`.
+    ///
+    /// - Parameter message: what could not be read, and the store's error.
+    func roomLogStoreUnreadable(_ message: String)
+}
+
+extension SharedRoomLogDelegate {
+    /// Nothing by default.
+    public func roomLogStoreUnreadable(_ message: String) {}
 }
 
 /// A shared log as the process that runs it sees it: started and stopped on the gateway's thread, and read for
