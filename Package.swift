@@ -135,6 +135,11 @@ let package = Package(
         // for the incremental parsers (frames, HTTP heads, RESP), sample HTTP heads fed to the parsers, and the
         // reader of the shared vectors.
         .target(name: "TestSupport", dependencies: ["HTTPCore", "JSONCoding"]),
+        // Helpers for the tests against a live server: a blocking WebSocket client over a raw socket (plain or TLS),
+        // a server started on a loopback port for one test, a temporary self-signed certificate, and a bystander
+        // that keeps doing round trips while an attack runs.
+        .target(
+            name: "WebSocketTestSupport", dependencies: ["WebSocketServer", "WebSocketCore", "HTTPCore", "EventIO"]),
         .testTarget(
             name: "RoomsTests",
             dependencies: [
@@ -185,15 +190,24 @@ let package = Package(
             name: "RollcallCLITests",
             dependencies: [
                 "RollcallCLI", "GatewayWebSocket", "Rooms", "WebSocketServer", "EventIO", "HTTPCore", "HTTPClient",
-                "TokenAuth",
-                "JSONCoding", "Cluster", "Redis", "RollcallWebClient",
+                "TokenAuth", "JSONCoding", "Cluster", "Redis",
             ]
         ),
+        // The generic WebSocket server, live on loopback: echo, HTTP bodies, hostile frames, handshakes and input,
+        // idle connections' memory.
         .testTarget(
             name: "WebSocketServerTests",
             dependencies: [
-                "WebSocketServer", "HTTPCore", "WebSocketCore", "WebSocketDeflate", "EventIO", "Rooms",
-                "GatewayWebSocket", "TokenAuth", "JSONCoding", "Storage",
+                "WebSocketServer", "HTTPCore", "WebSocketCore", "WebSocketDeflate", "EventIO", "WebSocketTestSupport",
+            ]
+        ),
+        // The rooms layer served over the WebSocket server (GatewayWebSocket): rooms threads, the store committer,
+        // metrics, the embedded browser client's routes, hostile rooms traffic and compressed room messages live.
+        .testTarget(
+            name: "RollcallServerTests",
+            dependencies: [
+                "GatewayWebSocket", "Rooms", "Storage", "TokenAuth", "JSONCoding", "EventIO", "WebSocketServer",
+                "WebSocketDeflate", "RollcallWebClient", "WebSocketTestSupport",
             ]
         ),
     ],

@@ -2,6 +2,7 @@ import EventIO
 import Foundation
 import Testing
 import WebSocketServer
+import WebSocketTestSupport
 
 /// The echo endpoint served over real sockets: messages, control frames, plain HTTP answers, listeners, limits and
 /// shutdown.

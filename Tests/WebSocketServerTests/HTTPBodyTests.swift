@@ -4,6 +4,7 @@ import Glibc
 import HTTPCore
 import Testing
 import WebSocketServer
+import WebSocketTestSupport
 
 /// Plain HTTP requests with bodies, answered by asynchronous routes.
 @Suite("HTTP request bodies and asynchronous routes")

@@ -5,6 +5,7 @@ import Testing
 import WebSocketCore
 import WebSocketDeflate
 import WebSocketServer
+import WebSocketTestSupport
 
 /// Runs `attack` against a live echo server while a bystander on another connection keeps doing round trips,
 /// then checks the bystander was served throughout, each round trip within the bound.

@@ -4,6 +4,7 @@ import Glibc
 import HTTPCore
 import Testing
 import WebSocketServer
+import WebSocketTestSupport
 
 /// Upgrade requests built to fail or to cost the server, and crowds of connections: each gets its exact status or
 /// is closed at its limit, while a bystander is served within a bound.

@@ -4,6 +4,7 @@ import Glibc
 import Testing
 import WebSocketDeflate
 import WebSocketServer
+import WebSocketTestSupport
 
 /// A second client that keeps doing echo round trips while another connection misbehaves.
 final class Bystander {

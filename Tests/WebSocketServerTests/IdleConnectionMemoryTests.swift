@@ -4,6 +4,7 @@ import Glibc
 import Synchronization
 import Testing
 import WebSocketCore
+import WebSocketTestSupport
 
 @testable import WebSocketServer
 

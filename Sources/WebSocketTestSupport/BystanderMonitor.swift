@@ -4,16 +4,19 @@ import Testing
 
 /// Keeps a bystander doing round trips on its own thread while an attack runs, and records how many succeeded,
 /// how many failed and the slowest, so a test can check the bystander was served within a bound throughout.
-final class BystanderMonitor: @unchecked Sendable {
+public final class BystanderMonitor: @unchecked Sendable {
     /// What the bystander saw.
-    struct Summary {
-        var rounds = 0
-        var failures = 0
-        var slowest: Double = 0
+    public struct Summary {
+        /// Round trips made.
+        public var rounds = 0
+        /// Round trips whose answer was missing or wrong.
+        public var failures = 0
+        /// The slowest round trip, in seconds.
+        public var slowest: Double = 0
     }
 
     /// The generous bound on one bystander round trip while an attack runs, in seconds.
-    static let bound: Double = 1.0
+    public static let bound: Double = 1.0
 
     private let lock = NSLock()
     private var summary = Summary()
@@ -23,7 +26,7 @@ final class BystanderMonitor: @unchecked Sendable {
     /// Starts round trips at most every `pause` seconds (well under the default message rate limit).
     ///
     /// - Parameter roundTrip: one round trip; true when the answer came back as expected.
-    init(pause: Double = 0.02, roundTrip: @escaping () -> Bool) {
+    public init(pause: Double = 0.02, roundTrip: @escaping () -> Bool) {
         let work = UncheckedSendable(roundTrip)
         Thread.detachNewThread { [self] in
             // At least one round, however short the attack.
@@ -43,14 +46,14 @@ final class BystanderMonitor: @unchecked Sendable {
     }
 
     /// Stops the round trips and returns what they saw.
-    func stop() -> Summary {
+    public func stop() -> Summary {
         self.lock.withLock { self.isRunning = false }
         _ = self.finished.wait(timeout: .now() + 10)
         return self.lock.withLock { self.summary }
     }
 
     /// Stops, and checks that the bystander got answers, every one of them, each within `bound`.
-    func expectServed(sourceLocation: SourceLocation = #_sourceLocation) {
+    public func expectServed(sourceLocation: SourceLocation = #_sourceLocation) {
         let summary = self.stop()
         #expect(summary.rounds > 0, "the bystander made no round trip", sourceLocation: sourceLocation)
         #expect(
@@ -69,32 +72,9 @@ struct UncheckedSendable<Value>: @unchecked Sendable {
 }
 
 /// Resident memory of this process, in bytes (from /proc/self/statm).
-func residentBytes() -> Int {
+public func residentBytes() -> Int {
     guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
     let fields = text.split(separator: " ")
     guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-}
-
-extension TestClient {
-    /// A client frame built byte by byte: the first header byte as given (FIN, RSV bits, opcode), a masked payload
-    /// of at most 125 bytes.
-    static func rawFrame(firstByte: UInt8, payload: [UInt8]) -> [UInt8] {
-        precondition(payload.count <= 125)
-        let key: [UInt8] = [0x12, 0x34, 0x56, 0x78]
-        var bytes: [UInt8] = [firstByte, 0x80 | UInt8(payload.count)] + key
-        for (index, byte) in payload.enumerated() { bytes.append(byte ^ key[index % 4]) }
-        return bytes
-    }
-
-    /// Whether the server has closed the connection by now, without waiting (a reset counts as closed).
-    func isClosedByServer() -> Bool {
-        var byte: UInt8 = 0
-        while true {
-            let count = recv(self.fd, &byte, 1, Int32(MSG_DONTWAIT))
-            if count == 0 { return true }
-            if count > 0 { continue }
-            return errno == ECONNRESET
-        }
-    }
 }

@@ -9,6 +9,7 @@ import Testing
 import TokenAuth
 import WebSocketDeflate
 import WebSocketServer
+import WebSocketTestSupport
 
 /// The rooms protocol on a live server, as `rollcall serve` runs it: the gateway on its own thread behind the
 /// WebSocket server, on loopback port 0.

@@ -1,6 +1,7 @@
 import Foundation
 import JSONCoding
 import Testing
+import WebSocketTestSupport
 
 @testable import GatewayWebSocket
 
