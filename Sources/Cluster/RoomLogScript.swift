@@ -6,7 +6,7 @@
 /// - `P:room:R:seq` the room's last sequence number; `P:room:R:epoch` an id that changes when the room's records
 ///   start afresh (they expired or were flushed), so nodes never mix two histories;
 /// - `P:room:R:log` the log, a stream whose entry ids are `SEQ-0`, each with the entry's JSON (`e`) and time (`t`),
-///   also published on the channel `P:room:R`;
+///   also published on the channel `P:room:R` (the entries of one call in one message, one a line);
 /// - `P:room:R:devices` joined devices (`uid\ndevice` → seat class `p` or `r`), `P:room:R:seats:p` and
 ///   `P:room:R:seats:r` joined users by class (uid → devices), `P:room:R:own` the node holding each device;
 /// - `P:room:R:ckpt` the latest checkpoint (`seq`, `epoch`, `data`);
@@ -21,11 +21,9 @@
 /// `append` call carries a batch of proposals of one room, each checked and appended in turn (all or none of a
 /// proposal's events), as separate calls one after the other would. The room's keys' expiry is refreshed when the
 /// sequence key's remaining time fell below three quarters of the expiry (or keys may have been created), and the
-/// log is trimmed by age every `TRIM_EVERY` entries, by count once per call.
+/// log is trimmed by age every 16 entries, by count once per call. A call's entries are published in one
+/// message on the room's channel, one entry (JSON) a line.
 enum RoomLogScript {
-    /// Age trimming looks at the log's oldest entries once per this many entries of a room.
-    static let trimEvery = 16
-
     static let source = #"""
         local mode = ARGV[1]
         local prefix = ARGV[2]
@@ -103,11 +101,11 @@ enum RoomLogScript {
           return false
         end
 
-        -- A writer of one room's entries within a call: numbers them from the room's last sequence number, stores and
-        -- publishes each, and on `finish` stores the new last number, trims the log (never past the checkpoint; by
-        -- age once per TRIM_EVERY entries) and refreshes the expiry.
+        -- A writer of one room's entries within a call: numbers them from the room's last sequence number and stores
+        -- each, and on `finish` publishes them in one message (one entry a line), stores the new last number, trims the
+        -- log (never past the checkpoint; by age once per TRIM_EVERY entries) and refreshes the expiry.
         local function writer(k, max_entries, max_age, expiry)
-          local w = {first = tonumber(redis.call('GET', k.seq) or '0'), created = false}
+          local w = {first = tonumber(redis.call('GET', k.seq) or '0'), created = false, published = {}}
           w.last = w.first
           function w.emit(event, actor, reason)
             if not w.epoch then
@@ -125,16 +123,24 @@ enum RoomLogScript {
               .. ',"actor":' .. (actor ~= '' and cjson.encode(actor) or 'null')
               .. ',"reason":' .. (reason ~= '' and cjson.encode(reason) or 'null') .. ',"event":' .. event .. '}'
             redis.call('XADD', k.log, seq .. '-0', 'e', json, 't', now)
-            redis.call('PUBLISH', k.channel, json)
+            table.insert(w.published, json)
             return seq, json
           end
           function w.finish(force)
             if w.last == w.first then return end
+            redis.call('PUBLISH', k.channel, table.concat(w.published, '\n'))
             if w.first == 0 then redis.call('SET', k.seq, w.last) else redis.call('INCRBY', k.seq, w.last - w.first) end
             local checkpoint = tonumber(redis.call('HGET', k.ckpt, 'seq') or '0')
             local keep = math.min(w.last - max_entries + 1, checkpoint + 1)
             if max_age > 0 and math.floor(w.last / TRIM_EVERY) > math.floor(w.first / TRIM_EVERY) then
-              local oldest = redis.call('XRANGE', k.log, '-', '+', 'COUNT', 32)
+              -- The oldest entry first: only when it is past the age are more looked at.
+              local oldest = redis.call('XRANGE', k.log, '-', '+', 'COUNT', 1)
+              local first_time = oldest[1] and tonumber(oldest[1][2][4])
+              if first_time and now - first_time > max_age then
+                oldest = redis.call('XRANGE', k.log, '-', '+', 'COUNT', 2 * TRIM_EVERY)
+              else
+                oldest = {}
+              end
               for _, item in ipairs(oldest) do
                 local item_seq = tonumber(string.match(item[1], '^(%d+)'))
                 local item_time = tonumber(item[2][4])
