@@ -58,7 +58,7 @@ pids+=($!)
 event='{"t":"message","from":"u-1","text":"hello, room"}'
 if grep -q 'per proposal' "$source_file"; then
     command=(EVALSHA "$sha" 0 append bench __rand_int__ node-1 1000 3600000 86400000)
-    for _ in $(seq 1 "$batch"); do command+=('' 1 "$event" u-1 '' - '' '' p 0 0); done
+    for _ in $(seq 1 "$batch"); do command+=('' 1 "$event" u-1 '' -); done
 else
     [ "$batch" -eq 1 ] || { echo "the older script takes one proposal per call: --batch 1" >&2; exit 2; }
     command=(EVALSHA "$sha" 0 append bench __rand_int__ node-1 '' 1000 3600000 86400000 "$event" u-1 '' - '' '' p 0 0)

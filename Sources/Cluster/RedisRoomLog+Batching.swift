@@ -98,7 +98,12 @@ extension RedisRoomLog {
                 arguments.append(JSONWriter.bytes(proposed.event.wireValue))
                 arguments.append(Array((proposed.actor ?? "").utf8))
                 arguments.append(Array((proposed.reason ?? "").utf8))
-                arguments.append(Array(claim.operation.rawValue.utf8))
+                guard claim.operation != .none || proposed.requiresDeviceOwnership || !claim.device.isEmpty else {
+                    // Neither a seat or device effect nor a condition: the script needs nothing more.
+                    arguments.append(Array("-".utf8))
+                    continue
+                }
+                arguments.append(Array((claim.operation == .none ? "K" : claim.operation.rawValue).utf8))
                 arguments.append(Array(claim.uid.utf8))
                 arguments.append(Array(claim.device.utf8))
                 arguments.append(Array(claim.seatClass.rawValue.utf8))

@@ -157,8 +157,9 @@ enum RoomLogScript {
 
         if mode == 'append' then
           -- ARGV: mode, prefix, room, node, max entries, max age, expiry, then per proposal: expected seq or '', its
-          -- number of events, then per event: JSON, actor, reason, op (J R L A E or -), uid, device, seat class,
-          -- capacity, needs ownership (1 or 0). The reply, per proposal: status (OK FULL CONFLICT), last sequence
+          -- number of events, then per event: JSON, actor, reason, op (J R L A E K or -), and unless the op is - (no
+          -- seat or device effect, no condition): uid, device, seat class, capacity, needs ownership (1 or 0); K is
+          -- an event without effect about a device. The reply, per proposal: status (OK FULL CONFLICT), last sequence
           -- number, number of entries, the entries.
           local room, node = ARGV[3], ARGV[4]
           local max_entries, max_age, expiry = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
@@ -172,10 +173,16 @@ enum RoomLogScript {
             i = i + 2
             local events = {}
             for _ = 1, count do
-              table.insert(events, {json = ARGV[i], actor = ARGV[i + 1], reason = ARGV[i + 2], op = ARGV[i + 3],
-                uid = ARGV[i + 4], device = ARGV[i + 5], class = ARGV[i + 6], cap = tonumber(ARGV[i + 7]),
-                owned = ARGV[i + 8] == '1'})
-              i = i + 9
+              local op = ARGV[i + 3]
+              if op == '-' then
+                table.insert(events, {json = ARGV[i], actor = ARGV[i + 1], reason = ARGV[i + 2], op = op})
+                i = i + 4
+              else
+                table.insert(events, {json = ARGV[i], actor = ARGV[i + 1], reason = ARGV[i + 2], op = op,
+                  uid = ARGV[i + 4], device = ARGV[i + 5], class = ARGV[i + 6], cap = tonumber(ARGV[i + 7]),
+                  owned = ARGV[i + 8] == '1'})
+                i = i + 9
+              end
             end
             -- Every condition of a proposal is checked before anything of it is written: all or none.
             local status = 'OK'
