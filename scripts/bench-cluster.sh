@@ -4,7 +4,7 @@
 # and the observers spread over all of them. NODES=0 runs one node without Redis (the single-process default), for
 # comparison. Extra arguments go to the bench (e.g. --subscribers 1000 --rate 200 --duration 5). With Redis, the
 # report ends with Redis's side of the run on stderr: entries appended (XADD calls), script calls (EVALSHA),
-# redis-server CPU (from /proc) and CPU per appended entry. ROLLCALL_BIN picks another build of the binary.
+# redis-server CPU (from /proc) and CPU per appended entry, and the nodes' CPU. ROLLCALL_BIN picks another build of the binary.
 #
 #   NODES=2 scripts/bench-cluster.sh --rooms 1 --subscribers 1000 --rate 200 --duration 5
 set -euo pipefail
@@ -15,6 +15,7 @@ binary=${ROLLCALL_BIN:-.build/release/rollcall}
 [ -x "$binary" ] || swift build -c release >&2
 work=$(mktemp -d)
 pids=()
+node_pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
@@ -51,12 +52,19 @@ for index in $(seq 1 "$(( nodes > 0 ? nodes : 1 ))"); do
     port=$(free_port)
     "$binary" serve --config config/conformance.conf --listen "127.0.0.1:$port" "${settings[@]}" 2>"$work/node-$index.log" &
     pids+=($!)
+    node_pids+=($!)
     wait_for_port "$port"
     urls+=("ws://127.0.0.1:$port/v1/ws")
 done
 
-# Redis's CPU (user + system, clock ticks) and its count of a command's calls.
-redis_ticks() { awk '{ print $14 + $15 }' "/proc/$redis_pid/stat"; }
+# A process's CPU (user + system, clock ticks); Redis's count of a command's calls.
+ticks_of() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+redis_ticks() { ticks_of "$redis_pid"; }
+nodes_ticks() {
+    local total=0
+    for pid in "${node_pids[@]}"; do total=$(( total + $(ticks_of "$pid") )); done
+    echo "$total"
+}
 redis_calls() {
     redis-cli -p "$redis_port" INFO commandstats | tr -d '\r' | awk -F'[=,:]' -v name="cmdstat_$1" \
         '$1 == name { print $3; found = 1 } END { if (!found) print 0 }'
@@ -65,18 +73,20 @@ redis_calls() {
 observers=$(IFS=,; echo "${urls[*]}")
 if [ "$nodes" -gt 0 ]; then
     ticks_before=$(redis_ticks)
+    node_ticks_before=$(nodes_ticks)
     xadd_before=$(redis_calls xadd)
     evalsha_before=$(redis_calls evalsha)
 fi
 "$binary" bench fanout "${urls[0]}" --observers-at "$observers" "$@"
 if [ "$nodes" -gt 0 ]; then
     ticks=$(( $(redis_ticks) - ticks_before ))
+    node_ticks=$(( $(nodes_ticks) - node_ticks_before ))
     entries=$(( $(redis_calls xadd) - xadd_before ))
     calls=$(( $(redis_calls evalsha) - evalsha_before ))
     hz=$(getconf CLK_TCK)
-    awk -v ticks="$ticks" -v hz="$hz" -v entries="$entries" -v calls="$calls" 'BEGIN {
+    awk -v ticks="$ticks" -v node_ticks="$node_ticks" -v hz="$hz" -v entries="$entries" -v calls="$calls" 'BEGIN {
         cpu = ticks / hz
-        printf "redis: %d entries appended in %d script calls (%.1f per call), redis-server CPU %.2f s, %.1f us per entry\n",
-            entries, calls, (calls > 0 ? entries / calls : 0), cpu, (entries > 0 ? cpu * 1e6 / entries : 0)
+        printf "redis: %d entries appended in %d script calls (%.1f per call), redis-server CPU %.2f s, %.1f us per entry; nodes CPU %.2f s\n",
+            entries, calls, (calls > 0 ? entries / calls : 0), cpu, (entries > 0 ? cpu * 1e6 / entries : 0), node_ticks / hz
     }' >&2
 fi
