@@ -5,59 +5,40 @@ import JSONCoding
 /// The client's thread: the connection loop over the transport, what arrives from the gateway, the deadlines and
 /// reconnects.
 extension Rollcall {
-    func setStatus(_ status: RollcallClientStatus) {
-        self.lock.withLock { self.currentStatus = status }
-        self.statusBroadcaster.publish(status)
-    }
-
     /// Connects, runs, and reconnects until closed or out of attempts.
     func runConnections() {
-        var attempt = 0
-        var hasConnected = false
         var lastClose: RollcallCloseInfo?
-        while !self.lock.withLock({ self.stopRequested }) {
+        while true {
             var failure: RollcallError?
             var info: RollcallCloseInfo?
             do {
-                let token = try self.token(reconnecting: hasConnected)
+                let token = try self.token(reconnecting: self.lock.withLock { self.state.isReconnectAttempt })
                 (info, failure) = self.runConnection(token: token)
             } catch {
                 failure = error
             }
             lastClose = info
-            let (wasWelcomed, authFailure, requests, subscriptions) = self.lock.withLock {
-                self.connection = nil
-                self.inbox = nil
+            let (ending, requests, subscriptions) = self.lock.withLock {
+                let ending = self.state.connectionEnded(code: info?.code, policy: self.configuration.reconnect)
                 let requests = Array(self.pending.values)
                 self.pending = [:]
-                return (self.welcomed, self.authenticationFailure, requests, Array(self.subscriptions.values))
+                return (ending, requests, Array(self.subscriptions.values))
             }
             let closedError = failure ?? RollcallError(.connectionClosed(code: info?.code, reason: info?.reason ?? ""))
             for request in requests { request.completion(.failure(closedError)) }
-            if wasWelcomed {
-                hasConnected = true
-                attempt = 0
+            if ending.wasOpen {
                 for subscription in subscriptions { subscription.connectionLost() }
             }
-            if self.lock.withLock({ self.stopRequested }) { break }
-            if !hasConnected {
-                let waiter = self.lock.withLock {
-                    defer { self.connectWaiter = nil }
-                    return self.connectWaiter
-                }
-                waiter?(.failure(authFailure ?? closedError))
-                break
-            }
-            if let code = info?.code, RollcallCloseCode(rawValue: code)?.isFinal == true { break }
-            attempt += 1
-            guard attempt <= self.configuration.reconnect.maximumAttempts else { break }
-            self.setStatus(.reconnecting(attempt: attempt))
-            let wakeAt = Date().addingTimeInterval(self.configuration.reconnect.delay(beforeAttempt: attempt))
+            ending.connectWaiter?(.failure(ending.authenticationFailure ?? closedError))
+            guard case .reconnect(let attempt, let delay) = ending.next else { break }
+            self.statusBroadcaster.publish(.reconnecting(attempt: attempt))
+            let wakeAt = Date().addingTimeInterval(delay)
             self.sleeper.lock()
-            while !self.lock.withLock({ self.stopRequested }) && Date() < wakeAt {
+            while !self.lock.withLock({ self.state.isEnding }) && Date() < wakeAt {
                 _ = self.sleeper.wait(until: wakeAt)
             }
             self.sleeper.unlock()
+            guard self.lock.withLock({ self.state.beginReconnect() }) else { break }
         }
         self.finish(lastClose)
     }
@@ -80,15 +61,9 @@ extension Rollcall {
             return (nil, RollcallError(.transport("no transport: set RollcallClientConfiguration.transport")))
         }
         let inbox = TransportInbox()
-        let stopping = self.lock.withLock {
-            self.connection = transport
-            self.inbox = inbox
-            self.welcomed = false
-            self.authenticationFailure = nil
-            self.welcomeDeadline = .infinity
-            return self.stopRequested
+        guard self.lock.withLock({ self.state.attach(transport, inbox: inbox) }) else {
+            return (nil, RollcallError(.notConnected))
         }
-        if stopping { return (nil, RollcallError(.notConnected)) }
         transport.start { inbox.push($0) }
         let openDeadline = MonotonicClock.now() + self.configuration.connectTimeout
         var opened = false
@@ -97,9 +72,8 @@ extension Rollcall {
                 switch event {
                 case .opened:
                     opened = true
-                    self.lock.withLock {
-                        self.welcomeDeadline = MonotonicClock.now() + self.configuration.requestTimeout
-                    }
+                    let deadline = MonotonicClock.now() + self.configuration.requestTimeout
+                    self.lock.withLock { self.state.opened(welcomeBy: deadline) }
                     guard self.configuration.authentication == .message else { continue }
                     var auth = JSONObject()
                     auth["type"] = .string(RollcallClientMessageType.auth.rawValue)
@@ -118,7 +92,7 @@ extension Rollcall {
                 }
             }
             self.tick()
-            if !opened && self.lock.withLock({ self.stopRequested }) {
+            if !opened && self.lock.withLock({ self.state.isEnding }) {
                 transport.abort()
                 return (nil, RollcallError(.notConnected))
             }
@@ -130,62 +104,48 @@ extension Rollcall {
         }
     }
 
+    /// Ends the client once its thread is done: fails a `connect()` still waiting, ends every subscription, shows
+    /// the client closed, finishes the streams, and resumes the `close()` calls waiting.
     func finish(_ info: RollcallCloseInfo?) {
+        let error = RollcallError(.connectionClosed(code: info?.code, reason: info?.reason ?? ""))
         let (subscriptions, waiter) = self.lock.withLock {
             let all = Array(self.subscriptions.values)
             self.subscriptions = [:]
-            defer { self.connectWaiter = nil }
-            return (all, self.connectWaiter)
+            return (all, self.state.takeConnectWaiter())
         }
-        waiter?(.failure(RollcallError(.connectionClosed(code: info?.code, reason: info?.reason ?? ""))))
-        let error = RollcallError(.connectionClosed(code: info?.code, reason: info?.reason ?? ""))
+        waiter?(.failure(error))
         for subscription in subscriptions { subscription.end(error) }
-        self.setStatus(.closed(info))
+        self.lock.withLock { self.state.showClosed(info) }
+        self.statusBroadcaster.publish(.closed(info))
         self.statusBroadcaster.finish()
         self.meetingBroadcaster.finish()
         self.errorBroadcaster.finish()
-        let waiters = self.lock.withLock {
-            self.isFinished = true
-            defer { self.finishWaiters = [] }
-            return self.finishWaiters
-        }
+        let waiters = self.lock.withLock { self.state.finish(info) }
         for waiter in waiters { waiter() }
     }
 
-    /// Closes a client that never connected.
-    func finishIfIdle() {
-        let idle = self.lock.withLock {
-            guard case .idle = self.currentStatus, !self.isFinished else { return false }
-            self.isFinished = true
-            return true
-        }
-        if idle {
-            self.setStatus(.closed(nil))
-            self.statusBroadcaster.finish()
-            self.meetingBroadcaster.finish()
-            self.errorBroadcaster.finish()
-        }
+    /// Closes a client that never connected: shows it closed and finishes the streams.
+    func finishIdle() {
+        self.statusBroadcaster.publish(.closed(nil))
+        self.statusBroadcaster.finish()
+        self.meetingBroadcaster.finish()
+        self.errorBroadcaster.finish()
     }
 
     /// Times out requests and a missing welcome.
     func tick() {
         let now = MonotonicClock.now()
-        let (expired, lateWelcome, connection) = self.lock.withLock {
+        let (expired, unwelcomed) = self.lock.withLock {
             var expired: [PendingRequest] = []
             for (id, request) in self.pending where request.deadline < now {
                 expired.append(request)
                 self.pending[id] = nil
             }
-            let late = !self.welcomed && now > self.welcomeDeadline
-            if late { self.welcomeDeadline = .infinity }
-            return (expired, late, self.connection)
+            return (expired, self.state.overdueWelcome(now: now))
         }
         for request in expired { request.completion(.failure(RollcallError(.timedOut(request.what)))) }
         self.refreshTokenIfDue()
-        if lateWelcome {
-            self.lock.withLock { self.authenticationFailure = RollcallError(.timedOut("the welcome")) }
-            connection?.close(code: 1000, reason: "no welcome")
-        }
+        unwelcomed?.close(code: 1000, reason: "no welcome")
     }
 
     /// Handles one text message from the gateway.
@@ -215,7 +175,7 @@ extension Rollcall {
                     code: message["code"]?.stringValue ?? "ERR_UNKNOWN", message: message["message"]?.stringValue ?? ""
                 ))
             if let id, self.complete(id, .failure(error)) { return }
-            self.lock.withLock { if !self.welcomed { self.authenticationFailure = error } }
+            self.lock.withLock { self.state.refused(error) }
             self.errorBroadcaster.publish(error)
         case .unsubscribed:
             // Taken out of the room (another connection holds the device now): forgotten first, so no reconnect
@@ -233,36 +193,34 @@ extension Rollcall {
                 }
                 return
             }
-            let followUp = subscription.handle(message)
+            let rejoin = subscription.handle(message)
             if type == .snapshot || type == .resumed {
                 self.completeRoster(room: room)
             }
-            if case .rejoin(let resume) = followUp {
-                self.rejoin(subscription, resume: resume)
+            if let rejoin {
+                self.rejoin(subscription, resume: rejoin.resume)
             }
         }
     }
 
+    /// A `welcome`: opens the connection (resuming `connect()`, or rejoining every room after a reconnect), or
+    /// answers a token refresh.
     func welcome(_ message: JSONValue, id: Int64?) {
         let identity = (
             uid: message["uid"]?.stringValue ?? "", name: message["name"]?.stringValue ?? "",
             expiresAt: message["expiresAt"]?.intValue ?? 0
         )
-        let (first, waiter, subscriptions) = self.lock.withLock {
+        let refreshAt = self.refreshTime(expiresAt: identity.expiresAt)
+        let (welcome, subscriptions) = self.lock.withLock {
             self.identity = identity
-            self.refreshAt = self.refreshTime(expiresAt: identity.expiresAt)
-            let first = !self.welcomed
-            self.welcomed = true
-            defer { self.connectWaiter = nil }
-            return (first, self.connectWaiter, Array(self.subscriptions.values))
+            return (self.state.welcomed(refreshAt: refreshAt), Array(self.subscriptions.values))
         }
-        if let id, !first {
-            self.complete(id, .success(message))
+        guard let welcome, welcome.isFirst else {
+            if let id { self.complete(id, .success(message)) }
             return
         }
-        guard first else { return }
-        self.setStatus(.connected)
-        if let waiter {
+        self.statusBroadcaster.publish(.connected)
+        if let waiter = welcome.connectWaiter {
             waiter(.success(()))
         } else {
             for subscription in subscriptions { self.rejoin(subscription, resume: true) }

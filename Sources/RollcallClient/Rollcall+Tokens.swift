@@ -26,7 +26,7 @@ extension Rollcall {
                 self.lock.withLock { self.token = token }
                 return token
             }
-            if self.lock.withLock({ self.stopRequested }) {
+            if self.lock.withLock({ self.state.isEnding }) {
                 task.cancel()
                 throw RollcallError(.notConnected)
             }
@@ -51,7 +51,9 @@ extension Rollcall {
         guard let provider = self.configuration.tokenProvider else { return }
         let now = MonotonicClock.now()
         let due: Bool = self.lock.withLock {
-            guard self.welcomed, !self.refreshInFlight, now >= self.refreshAt else { return false }
+            guard self.state.welcomedTransport != nil, !self.refreshInFlight, now >= self.state.refreshAt else {
+                return false
+            }
             self.refreshInFlight = true
             return true
         }
@@ -68,7 +70,7 @@ extension Rollcall {
             self.lock.withLock {
                 self.refreshInFlight = false
                 if !succeeded {
-                    self.refreshAt = MonotonicClock.now() + max(1, self.configuration.tokenRefreshMargin / 4)
+                    self.state.refresh(at: MonotonicClock.now() + max(1, self.configuration.tokenRefreshMargin / 4))
                 }
             }
         }

@@ -7,7 +7,7 @@ import JSONCoding
 /// let client = Rollcall(configuration: RollcallClientConfiguration(
 ///     endpoint: try RollcallEndpoint(url: "wss://rollcall.example.com/v1/ws"), token: token))
 /// try await client.connect()
-/// let room = try await client.subscribe(room: "team-standup")
+/// let room = try await client.join(room: "team-standup")
 /// for await change in room.changes { render(room.participants) }
 /// ```
 ///
@@ -24,26 +24,19 @@ public final class Rollcall: @unchecked Sendable {
     /// The configuration the client was created with (the token may since have been refreshed).
     public let configuration: RollcallClientConfiguration
 
+    // Under `lock`.
     let lock = NSLock()
-    let sleeper = NSCondition()
-    var currentStatus: RollcallClientStatus = .idle
-    var connection: (any RollcallTransport)?
-    var inbox: TransportInbox?
+    /// Where the connection stands: idle, connecting, open, waiting to reconnect, closing or closed.
+    var state = ConnectionState.idle
     var token: String
     var identity: (uid: String, name: String, expiresAt: Int64)?
-    var welcomed = false
-    var welcomeDeadline = 0.0
-    var authenticationFailure: RollcallError?
     var pending: [Int64: PendingRequest] = [:]
     var nextRequestID: Int64 = 0
     var subscriptions: [String: RoomSubscription] = [:]
-    var stopRequested = false
-    var connectWaiter: (@Sendable (Result<Void, RollcallError>) -> Void)?
-    var finishWaiters: [@Sendable () -> Void] = []
-    var isFinished = false
-    var thread: Thread?
     var refreshInFlight = false
-    var refreshAt = Double.infinity
+
+    /// Where the client's thread waits before a reconnect; `close()` wakes it.
+    let sleeper = NSCondition()
 
     let statusBroadcaster = Broadcaster<RollcallClientStatus>()
     let meetingBroadcaster = Broadcaster<RollcallEvent>()
@@ -61,7 +54,7 @@ public final class Rollcall: @unchecked Sendable {
     // MARK: State
 
     /// Where the connection stands.
-    public var status: RollcallClientStatus { self.lock.withLock { self.currentStatus } }
+    public var status: RollcallClientStatus { self.lock.withLock { self.state.status } }
 
     /// The authenticated user's uid, from the last `welcome`.
     public var uid: String? { self.lock.withLock { self.identity?.uid } }
@@ -74,7 +67,7 @@ public final class Rollcall: @unchecked Sendable {
 
     /// Whether the client is connected and authenticated now, and the server agreed to compression.
     public var isCompressionNegotiated: Bool {
-        self.lock.withLock { self.connection?.isCompressionNegotiated ?? false }
+        self.lock.withLock { self.state.welcomedTransport?.isCompressionNegotiated ?? false }
     }
 
     /// The subscriptions, by room id.
@@ -114,19 +107,14 @@ public final class Rollcall: @unchecked Sendable {
     ///   A failed first connection is not retried.
     public func connect() async throws(RollcallError) {
         let result: Result<Void, RollcallError> = await withCheckedContinuation { continuation in
-            let error: RollcallError? = self.lock.withLock {
-                guard case .idle = self.currentStatus else {
-                    return RollcallError(.protocolError("connect() was already called"))
-                }
-                self.currentStatus = .connecting
-                self.connectWaiter = { continuation.resume(returning: $0) }
-                let thread = Thread { [self] in self.runConnections() }
-                thread.name = "rollcall-client"
-                self.thread = thread
-                thread.start()
-                return nil
+            let started = self.lock.withLock { self.state.start { continuation.resume(returning: $0) } }
+            guard started else {
+                continuation.resume(returning: .failure(RollcallError(.protocolError("connect() was already called"))))
+                return
             }
-            if let error { continuation.resume(returning: .failure(error)) }
+            let thread = Thread { [self] in self.runConnections() }
+            thread.name = "rollcall-client"
+            thread.start()
         }
         try result.get()
     }
@@ -134,24 +122,19 @@ public final class Rollcall: @unchecked Sendable {
     /// Closes the connection (close code 1000) and ends every subscription; returns once the client's thread has
     /// stopped. Idempotent.
     public func close() async {
-        let needsWait: Bool = self.lock.withLock {
-            self.stopRequested = true
-            self.connection?.close(code: 1000, reason: "")
-            self.inbox?.wake()
-            return self.thread != nil && !self.isFinished
-        }
-        self.wakeSleeper()
-        guard needsWait else {
-            self.finishIfIdle()
-            return
-        }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let finished = self.lock.withLock {
-                if self.isFinished { return true }
-                self.finishWaiters.append { continuation.resume() }
-                return false
+            let request = self.lock.withLock { self.state.requestClose { continuation.resume() } }
+            switch request {
+            case .closedIdle:
+                self.finishIdle()
+                continuation.resume()
+            case .closedAlready:
+                continuation.resume()
+            case .wait(let transport, let inbox):
+                transport?.close(code: 1000, reason: "")
+                inbox?.wake()
+                self.wakeSleeper()
             }
-            if finished { continuation.resume() }
         }
     }
 
@@ -164,7 +147,7 @@ public final class Rollcall: @unchecked Sendable {
     /// Drops the connection as a network failure would (no close handshake); the client then reconnects by its
     /// policy and resumes every subscription. Useful when the app learns that the network changed.
     public func dropConnection() {
-        self.lock.withLock { self.connection }?.abort()
+        self.lock.withLock { self.state.transport }?.abort()
     }
 
     // MARK: Rooms and requests
@@ -179,7 +162,7 @@ public final class Rollcall: @unchecked Sendable {
     ///   - callType: `audio` or `video`, taken from the join that starts the call.
     /// - Returns: the subscription.
     /// - Throws: `RollcallError`: `ERR_NOT_GROUP_MEMBER`, `ERR_BANNED`, `ERR_CALL_FULL`, `ERR_TOO_MANY_ROOMS`, …
-    public func subscribe(
+    public func join(
         room: String,
         as kind: RollcallJoinKind = .participant,
         view: RollcallView = .all,
@@ -206,6 +189,27 @@ public final class Rollcall: @unchecked Sendable {
             throw error
         }
         return subscription
+    }
+
+    /// Joins a room: the name of `join(room:as:view:events:callType:)` before it was called `join`, as in the
+    /// JavaScript and Python clients.
+    ///
+    /// - Parameters:
+    ///   - room: the room id.
+    ///   - kind: join the call (`participant`, default) or watch it (`observer`).
+    ///   - view: the roster view to mirror; default the whole roster.
+    ///   - events: the events to receive besides patches; default all.
+    ///   - callType: `audio` or `video`, taken from the join that starts the call.
+    /// - Returns: the subscription.
+    @available(*, deprecated, renamed: "join(room:as:view:events:callType:)")
+    public func subscribe(
+        room: String,
+        as kind: RollcallJoinKind = .participant,
+        view: RollcallView = .all,
+        events: RollcallEventMode = .all,
+        callType: String? = nil
+    ) async throws(RollcallError) -> RoomSubscription {
+        try await self.join(room: room, as: kind, view: view, events: events, callType: callType)
     }
 
     /// Tells every member of a group that a meeting is on or over.
@@ -284,7 +288,7 @@ public final class Rollcall: @unchecked Sendable {
         completion: @escaping @Sendable (Result<JSONValue, RollcallError>) -> Void
     ) {
         let outcome: (any RollcallTransport, String, Int64)? = self.lock.withLock {
-            guard let connection = self.connection, self.welcomed else { return nil }
+            guard let connection = self.state.welcomedTransport else { return nil }
             self.nextRequestID += 1
             let id = self.nextRequestID
             self.pending[id] = PendingRequest(
@@ -313,7 +317,7 @@ public final class Rollcall: @unchecked Sendable {
 
     /// Sends a message without an id, for which no answer comes.
     func sendUnanswered(_ type: RollcallClientMessageType, _ fields: [(String, JSONValue)]) throws(RollcallError) {
-        guard let connection = self.lock.withLock({ self.welcomed ? self.connection : nil }) else {
+        guard let connection = self.lock.withLock({ self.state.welcomedTransport }) else {
             throw RollcallError(.notConnected)
         }
         var object = JSONObject()

@@ -5,7 +5,7 @@ import Observation
 /// A room as SwiftUI binds to it: an `@Observable` model of one subscription, changed only on the main actor.
 ///
 /// ```swift
-/// let model = RollcallRoomModel(try await client.subscribe(room: "standup"))
+/// let model = RollcallRoomModel(try await client.join(room: "standup"))
 /// List(model.participants) { person in Text(person.name) }
 /// ```
 ///

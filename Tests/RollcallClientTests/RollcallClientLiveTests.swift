@@ -8,7 +8,7 @@ import XCTest
 final class RollcallClientLiveTests: XCTestCase {
     private let room = "standup"
 
-    /// Connects Alice (moderator) and Bob (participant) and subscribes both to the room.
+    /// Connects Alice (moderator) and Bob (participant) and joins both to the room.
     private func joinBoth(
         _ gateway: LiveGateway,
         secure: Bool = false,
@@ -23,8 +23,8 @@ final class RollcallClientLiveTests: XCTestCase {
             authentication: authentication)
         try await alice.connect()
         try await bob.connect()
-        let aliceRoom = try await alice.subscribe(room: self.room, callType: "video")
-        let bobRoom = try await bob.subscribe(room: self.room)
+        let aliceRoom = try await alice.join(room: self.room, callType: "video")
+        let bobRoom = try await bob.join(room: self.room)
         // The join's answer says what each may do.
         XCTAssertEqual(aliceRoom.rights?.isOperator, true)
         XCTAssertEqual(aliceRoom.rights?.actions.contains("mute"), true)
@@ -180,7 +180,7 @@ final class RollcallClientLiveTests: XCTestCase {
         let carol = try gateway.client("carol", rooms: ["other-room": .participant])
         try await carol.connect()
         do {
-            _ = try await carol.subscribe(room: self.room)
+            _ = try await carol.join(room: self.room)
             XCTFail("joining a room outside the token succeeded")
         } catch {
             XCTAssertEqual(error.serverCode, "ERR_NOT_GROUP_MEMBER")

@@ -26,7 +26,7 @@ import Testing
                 },
                 reconnect: .never, requestTimeout: 5))
         try await client.connect()
-        return (client, try await client.subscribe(room: "standup"))
+        return (client, try await client.join(room: "standup"))
     }
 
     /// Sends a patch from `from` to `seq` whose checksum is the roster it leads to.

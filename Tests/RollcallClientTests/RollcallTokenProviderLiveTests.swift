@@ -45,8 +45,8 @@ final class RollcallTokenProviderLiveTests: XCTestCase {
                 reconnect: outage))
         try await withProvider.connect()
         try await without.connect()
-        let bobRoom = try await withProvider.subscribe(room: self.room)
-        let carolRoom = try await without.subscribe(room: self.room)
+        let bobRoom = try await withProvider.join(room: self.room)
+        let carolRoom = try await without.join(room: self.room)
         let resumed = Resumptions()
         bobRoom.onChange { change in
             if case .resumed(let recovered) = change { resumed.append(recovered) }
@@ -83,7 +83,7 @@ final class RollcallTokenProviderLiveTests: XCTestCase {
         }
         try await client.connect()
         let firstExpiry = try XCTUnwrap(client.tokenExpiresAt)
-        let room = try await client.subscribe(room: self.room)
+        let room = try await client.join(room: self.room)
         try await Task.sleep(nanoseconds: 5_000_000_000)
         // Without a refresh the gateway would have closed the session with 4002 after three seconds.
         XCTAssertEqual(client.status, .connected)

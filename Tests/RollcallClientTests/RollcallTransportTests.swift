@@ -45,7 +45,7 @@ final class RollcallTransportTests: XCTestCase {
         try await client.connect()
         XCTAssertEqual(client.uid, "bob")
         XCTAssertEqual(log.all.first?.request.url, "wss://rollcall.example.com/v1/ws?token=first-token")
-        let room = try await client.subscribe(room: "standup")
+        let room = try await client.join(room: "standup")
         XCTAssertEqual(room.participants.map(\.id), ["bob"])
         XCTAssertEqual(room.rosterSequence, 4)
         let join = try XCTUnwrap(log.all.first?.sent.first)

@@ -22,10 +22,10 @@ import Testing
         let second = try gateway.client("alice", rooms: ["standup": .participant])
         try await first.connect()
         try await second.connect()
-        let firstRoom = try await first.subscribe(room: "standup")
+        let firstRoom = try await first.join(room: "standup")
         let firstChanges = Changes()
         firstRoom.onChange { firstChanges.append($0) }
-        let secondRoom = try await second.subscribe(room: "standup")
+        let secondRoom = try await second.join(room: "standup")
         let secondChanges = Changes()
         secondRoom.onChange { secondChanges.append($0) }
 

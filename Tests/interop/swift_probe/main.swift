@@ -53,7 +53,7 @@ Thread.detachNewThread {
 /// participants once it shows someone besides the probe (its changes are made on the main actor, where this runs).
 @MainActor
 func followThroughTheModel(_ client: Rollcall) async throws {
-    let model = RollcallRoomModel(try await client.subscribe(room: roomID, view: .all, events: .none))
+    let model = RollcallRoomModel(try await client.join(room: roomID, view: .all, events: .none))
     emit("model \(model.participants.map(\.id).joined(separator: ","))")
     while model.participants.count < 2 { try await Task.sleep(nanoseconds: 20_000_000) }
     let rights = model.rights.map { "operator=\($0.isOperator) actions=\($0.actions.count)" } ?? "none"
@@ -73,7 +73,7 @@ if mode == "urlsession" {
             reconnect: .never, requestTimeout: 10))
     do {
         try await client.connect()
-        let room = try await client.subscribe(room: roomID)
+        let room = try await client.join(room: roomID)
         emit("joined \(room.participants.map(\.id).joined(separator: ","))")
         try await room.leave()
     } catch {
@@ -97,7 +97,7 @@ do {
     }
     let tally = Tally()
     if mode == "smoke" {
-        let room = try await client.subscribe(room: roomID, view: .all, events: .none)
+        let room = try await client.join(room: roomID, view: .all, events: .none)
         let changes = room.changes
         room.onChange { tally.add($0) }
         // The snapshot may trail a join by one coalescing window: the probe's own entry can come in a patch.
@@ -127,7 +127,7 @@ do {
         try await room.leave()
         emit("left drifts=\(tally.count("drifts"))")
     } else {
-        let room = try await client.subscribe(room: roomID, as: .observer, events: .none)
+        let room = try await client.join(room: roomID, as: .observer, events: .none)
         room.onChange { tally.add($0) }
         emit("ready \(room.rosterSequence)")
         while let line = readLine(), line == "dump" {
