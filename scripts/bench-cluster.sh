@@ -2,17 +2,20 @@
 # Fan-out through a cluster: starts a redis-server on a free loopback port in a temporary directory and NODES
 # gateway nodes (release build) sharing it, then runs `rollcall bench fanout` with the publisher on the first node
 # and the observers spread over all of them. NODES=0 runs one node without Redis (the single-process default), for
-# comparison. Extra arguments go to the bench (e.g. --subscribers 1000 --rate 200 --duration 5).
+# comparison. Extra arguments go to the bench (e.g. --subscribers 1000 --rate 200 --duration 5). With Redis, the
+# report ends with Redis's side of the run on stderr: entries appended (XADD calls), script calls (EVALSHA),
+# redis-server CPU (from /proc) and CPU per appended entry, and the nodes' CPU. ROLLCALL_BIN picks another build of the binary.
 #
 #   NODES=2 scripts/bench-cluster.sh --rooms 1 --subscribers 1000 --rate 200 --duration 5
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 nodes=${NODES:-2}
-binary=.build/release/rollcall
+binary=${ROLLCALL_BIN:-.build/release/rollcall}
 [ -x "$binary" ] || swift build -c release >&2
 work=$(mktemp -d)
 pids=()
+node_pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
@@ -38,7 +41,8 @@ if [ "$nodes" -gt 0 ]; then
     redis_port=$(free_port)
     redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$work" --save "" --appendonly no \
         --daemonize no --logfile "$work/redis.log" &
-    pids+=($!)
+    redis_pid=$!
+    pids+=("$redis_pid")
     wait_for_port "$redis_port"
     settings+=(--set "cluster.redis_url=redis://127.0.0.1:$redis_port")
 fi
@@ -48,9 +52,41 @@ for index in $(seq 1 "$(( nodes > 0 ? nodes : 1 ))"); do
     port=$(free_port)
     "$binary" serve --config config/conformance.conf --listen "127.0.0.1:$port" "${settings[@]}" 2>"$work/node-$index.log" &
     pids+=($!)
+    node_pids+=($!)
     wait_for_port "$port"
     urls+=("ws://127.0.0.1:$port/v1/ws")
 done
 
+# A process's CPU (user + system, clock ticks); Redis's count of a command's calls.
+ticks_of() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+redis_ticks() { ticks_of "$redis_pid"; }
+nodes_ticks() {
+    local total=0
+    for pid in "${node_pids[@]}"; do total=$(( total + $(ticks_of "$pid") )); done
+    echo "$total"
+}
+redis_calls() {
+    redis-cli -p "$redis_port" INFO commandstats | tr -d '\r' | awk -F'[=,:]' -v name="cmdstat_$1" \
+        '$1 == name { print $3; found = 1 } END { if (!found) print 0 }'
+}
+
 observers=$(IFS=,; echo "${urls[*]}")
+if [ "$nodes" -gt 0 ]; then
+    ticks_before=$(redis_ticks)
+    node_ticks_before=$(nodes_ticks)
+    xadd_before=$(redis_calls xadd)
+    evalsha_before=$(redis_calls evalsha)
+fi
 "$binary" bench fanout "${urls[0]}" --observers-at "$observers" "$@"
+if [ "$nodes" -gt 0 ]; then
+    ticks=$(( $(redis_ticks) - ticks_before ))
+    node_ticks=$(( $(nodes_ticks) - node_ticks_before ))
+    entries=$(( $(redis_calls xadd) - xadd_before ))
+    calls=$(( $(redis_calls evalsha) - evalsha_before ))
+    hz=$(getconf CLK_TCK)
+    awk -v ticks="$ticks" -v node_ticks="$node_ticks" -v hz="$hz" -v entries="$entries" -v calls="$calls" 'BEGIN {
+        cpu = ticks / hz
+        printf "redis: %d entries appended in %d script calls (%.1f per call), redis-server CPU %.2f s, %.1f us per entry; nodes CPU %.2f s\n",
+            entries, calls, (calls > 0 ? entries / calls : 0), cpu, (entries > 0 ? cpu * 1e6 / entries : 0), node_ticks / hz
+    }' >&2
+fi

@@ -32,6 +32,9 @@ struct RedisRoomKeys {
     /// Every room by the time of its last entry, a sorted set.
     var rooms: String { "\(self.prefix):rooms" }
 
+    /// The rooms where a node took devices, a set: what the reaper looks at when the node's lease runs out.
+    func nodeRooms(_ nodeID: String) -> String { "\(self.prefix):node:\(nodeID):rooms" }
+
     /// What every room key starts with (`P:room:`).
     var roomKeyPrefix: String { "\(self.prefix):room:" }
 

@@ -78,9 +78,13 @@ extension RedisRoomLog: SharedRoomReader {
             return
         }
         let prefix = self.keys.roomChannelPrefix
-        guard channel.starts(with: prefix), let entry = SharedLogEntry(bytes: payload) else { return }
+        guard channel.starts(with: prefix) else { return }
+        // One script call's entries, one a line (JSON has no raw line feed); one that cannot be read is a gap,
+        // which the follower fills from the stream.
+        let entries = payload.split(separator: UInt8(ascii: "\n")).compactMap { SharedLogEntry(bytes: Array($0)) }
+        guard !entries.isEmpty else { return }
         let roomID = String(decoding: channel[prefix.count...], as: UTF8.self)
-        self.follower.received([entry], in: roomID)
+        self.follower.received(entries, in: roomID)
     }
 
     /// The entries of an `XRANGE` reply, in its order; those that cannot be read are left out.

@@ -26,6 +26,13 @@ public final class RedisRoomLog: FollowingSharedLog {
     public let follower = SharedLogFollower()
     /// The digest of `RoomLogScript` once Redis has it.
     var scriptSHA: String?
+    /// Appends waiting for, or on their way in, their room's script call, by room.
+    var appendQueues: [String: RoomAppendQueue] = [:]
+    /// Rooms appended to since `P:rooms` was last brought up to date, and whether that is scheduled.
+    var roomsToIndex: [String] = []
+    var indexScheduled = false
+    /// Script calls that carried appends (each one or more proposals of one room).
+    var appendCalls = 0
     var leaseTimer: TimerID?
     var pollTimer: TimerID?
     var isRunning = false
@@ -103,63 +110,20 @@ public final class RedisRoomLog: FollowingSharedLog {
         self.subscriber.unsubscribe([Array(self.keys.channel(roomID).utf8)])
     }
 
-    /// Appends events through the store's atomic check-and-append (`SharedRoomLog.append`).
+    /// Appends events through the store's atomic check-and-append (`SharedRoomLog.append`). The appends of one room
+    /// that arrive while its previous call is on its way, or within one loop iteration, go to Redis in one call
+    /// (`RedisRoomLog+Batching`), each checked and appended as if it were alone; calls of different rooms are
+    /// pipelined on the connection.
     ///
     /// - Parameters:
     ///   - proposal: the events and their conditions.
     ///   - completion: the last sequence number, or the failure; on the gateway's thread, never inside the call.
     public func append(_ proposal: LogProposal, completion: @escaping (Result<UInt64, LogAppendFailure>) -> Void) {
-        guard let sha = self.scriptSHA, self.commands.isConnected else {
+        guard self.scriptSHA != nil, self.commands.isConnected else {
             self.loop.execute { [weak self] in self?.follower.appendFailed(completion: completion) }
             return
         }
-        let history = self.rules.history
-        var arguments: [[UInt8]] = [
-            Array("EVALSHA".utf8), Array(sha.utf8), Array("0".utf8), Array("append".utf8),
-            Array(self.configuration.keyPrefix.utf8), Array(proposal.room.utf8), Array(self.configuration.nodeID.utf8),
-            Array((proposal.expectedSequence.map(String.init) ?? "").utf8), Array(String(history.maximumEntries).utf8),
-            Array(String(history.maximumAgeMilliseconds).utf8),
-            Array(String(self.configuration.roomExpiryMilliseconds).utf8),
-        ]
-        for proposed in proposal.events {
-            let claim = SeatClaim(proposed.event, rules: self.rules)
-            arguments.append(JSONWriter.bytes(proposed.event.wireValue))
-            arguments.append(Array((proposed.actor ?? "").utf8))
-            arguments.append(Array((proposed.reason ?? "").utf8))
-            arguments.append(Array(claim.operation.rawValue.utf8))
-            arguments.append(Array(claim.uid.utf8))
-            arguments.append(Array(claim.device.utf8))
-            arguments.append(Array(claim.seatClass.rawValue.utf8))
-            arguments.append(Array(String(claim.capacity).utf8))
-            arguments.append(Array((proposed.requiresDeviceOwnership ? "1" : "0").utf8))
-        }
-        let roomID = proposal.room
-        self.commands.send(arguments) { [weak self] result in
-            guard let self else { return }
-            switch result {
-            case .success(.array(let items?)) where items.count >= 2:
-                let outcome: AppendOutcome
-                let status = Self.text(items[0])
-                if status == "OK", case .integer(let sequence) = items[1] {
-                    let entries = items.dropFirst(2).compactMap { item -> SharedLogEntry? in
-                        guard case .bulkString(let bytes?) = item else { return nil }
-                        return SharedLogEntry(bytes: bytes)
-                    }
-                    outcome = .appended(through: UInt64(sequence), entries: entries)
-                } else {
-                    outcome = status == "FULL" ? .full : .conflict
-                }
-                let checkpoint = self.follower.appendAnswered(
-                    outcome, in: roomID, checkpointInterval: self.configuration.checkpointInterval,
-                    completion: completion)
-                if let (replica, epoch) = checkpoint { self.writeCheckpoint(roomID, replica, epoch: epoch) }
-            case .success:
-                self.follower.appendFailed(completion: completion)
-            case .failure(let error):
-                if error.serverMessage?.hasPrefix("NOSCRIPT") == true { self.loadScript() }
-                self.follower.appendFailed(completion: completion)
-            }
-        }
+        self.enqueue(proposal, completion: completion)
     }
 
     /// Asks every other node to close a user's connections (`SharedRoomLog.disconnect`).

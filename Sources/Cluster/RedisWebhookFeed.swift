@@ -9,8 +9,8 @@ import Rooms
 /// in a hash beside a lease (`WebhookScript`), so exactly one node delivers for an endpoint at a time and another
 /// continues from the cursor once the holder's lease lapses.
 ///
-/// Rooms with new entries are found through `P:rooms`, every room by the time of its last entry (the room log script
-/// keeps it): an endpoint looks at the rooms changed since it last looked, then reads the streams of those behind
+/// Rooms with new entries are found through `P:rooms`, every room by the time of its last entry (each node brings
+/// it up to date after its appends, at the end of the loop iteration): an endpoint looks at the rooms changed since it last looked, then reads the streams of those behind
 /// its cursor. Confined to the delivery loop, with a Redis connection of its own.
 public final class RedisWebhookFeed: WebhookFeed {
     /// The cluster's settings: Redis, key prefix, node id, lease.

@@ -6,20 +6,30 @@
 /// - `P:room:R:seq` the room's last sequence number; `P:room:R:epoch` an id that changes when the room's records
 ///   start afresh (they expired or were flushed), so nodes never mix two histories;
 /// - `P:room:R:log` the log, a stream whose entry ids are `SEQ-0`, each with the entry's JSON (`e`) and time (`t`),
-///   also published on the channel `P:room:R`;
+///   also published on the channel `P:room:R` (the entries of one call in one message, one a line);
 /// - `P:room:R:devices` joined devices (`uid\ndevice` → seat class `p` or `r`), `P:room:R:seats:p` and
 ///   `P:room:R:seats:r` joined users by class (uid → devices), `P:room:R:own` the node holding each device;
 /// - `P:room:R:ckpt` the latest checkpoint (`seq`, `epoch`, `data`);
 /// - `P:rooms` every room by the time of its last entry (what webhooks in a cluster look at for new entries; a room
-///   whose records expired leaves it with the next lease renewal);
+///   whose records expired leaves it with the next lease renewal), kept by the `index` mode after the appends;
 /// - `P:nodes` live nodes by lease end, `P:dead` nodes past their lease by the end of the grace period,
-///   `P:node:N:devices` the devices node N holds (`R\nuid\ndevice`).
+///   `P:node:N:rooms` the rooms where node N took devices (added to after its appends, pruned by its lease renewal,
+///   read by the reaper).
+///
+/// An `append` call touches the keys of one room only (its channel too); what spans rooms or nodes (`P:rooms`,
+/// `P:node:N:rooms`, the reaping) is done by the `index` and `lease` modes and by plain commands of the node. An
+/// `append` call carries a batch of proposals of one room, each checked and appended in turn (all or none of a
+/// proposal's events), as separate calls one after the other would. The room's keys' expiry is refreshed when the
+/// sequence key's remaining time fell below three quarters of the expiry (or keys may have been created), and the
+/// log is trimmed by age every 16 entries, by count once per call. A call's entries are published in one
+/// message on the room's channel, one entry (JSON) a line.
 enum RoomLogScript {
     static let source = #"""
         local mode = ARGV[1]
         local prefix = ARGV[2]
         local time = redis.call('TIME')
         local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+        local TRIM_EVERY = 16
 
         local function keys(room)
           local base = prefix .. ':room:' .. room
@@ -30,7 +40,7 @@ enum RoomLogScript {
           }
         end
 
-        local function node_devices(node) return prefix .. ':node:' .. node .. ':devices' end
+        local function node_rooms(node) return prefix .. ':node:' .. node .. ':rooms' end
 
         local function touch(k, expiry)
           if expiry > 0 then
@@ -40,146 +50,213 @@ enum RoomLogScript {
           end
         end
 
+        -- Refreshes the room's expiry lazily: only when the sequence key has less than three quarters of it left (or
+        -- none: new, or created without it), or when keys may have been created (`force`).
+        local function refresh(k, expiry, force)
+          if expiry <= 0 then return end
+          if not force then
+            local left = redis.call('PTTL', k.seq)
+            if left >= 0 and left >= expiry * 3 / 4 then return end
+          end
+          touch(k, expiry)
+        end
+
         -- Seat and ownership bookkeeping, mirroring the reducer: a user takes one seat of their class while any of their
         -- devices is in the call.
-        local function device_leaves(k, room, uid, device)
+        local function device_leaves(k, uid, device)
           local field = uid .. '\n' .. device
           local class = redis.call('HGET', k.devices, field)
           if not class then return end
           redis.call('HDEL', k.devices, field)
           local seats = class == 'r' and k.seats_r or k.seats_p
           if redis.call('HINCRBY', seats, uid, -1) <= 0 then redis.call('HDEL', seats, uid) end
-          local owner = redis.call('HGET', k.own, field)
-          if owner then
-            redis.call('SREM', node_devices(owner), room .. '\n' .. field)
-            redis.call('HDEL', k.own, field)
-          end
+          redis.call('HDEL', k.own, field)
         end
 
-        local function take_device(k, room, uid, device, node)
-          local field = uid .. '\n' .. device
-          local owner = redis.call('HGET', k.own, field)
-          if owner and owner ~= node then redis.call('SREM', node_devices(owner), room .. '\n' .. field) end
-          redis.call('HSET', k.own, field, node)
-          redis.call('SADD', node_devices(node), room .. '\n' .. field)
-        end
-
-        local function effect(k, room, node, op, uid, device, class)
+        -- Applies an event's seat and ownership effect; true when it may have created keys.
+        local function effect(k, node, op, uid, device, class)
           if op == 'J' then
             local field = uid .. '\n' .. device
             if not redis.call('HGET', k.devices, field) then
               redis.call('HSET', k.devices, field, class)
               redis.call('HINCRBY', class == 'r' and k.seats_r or k.seats_p, uid, 1)
             end
-            take_device(k, room, uid, device, node)
+            redis.call('HSET', k.own, field, node)
+            return true
           elseif op == 'R' then
-            if redis.call('HGET', k.devices, uid .. '\n' .. device) then take_device(k, room, uid, device, node) end
+            local field = uid .. '\n' .. device
+            if redis.call('HGET', k.devices, field) then redis.call('HSET', k.own, field, node) end
+            return true
           elseif op == 'L' then
-            device_leaves(k, room, uid, device)
+            device_leaves(k, uid, device)
           elseif op == 'A' then
             local all = redis.call('HKEYS', k.devices)
             for _, field in ipairs(all) do
               local cut = string.find(field, '\n', 1, true)
-              if cut and string.sub(field, 1, cut - 1) == uid then device_leaves(k, room, uid, string.sub(field, cut + 1)) end
+              if cut and string.sub(field, 1, cut - 1) == uid then device_leaves(k, uid, string.sub(field, cut + 1)) end
             end
           elseif op == 'E' then
-            local owners = redis.call('HGETALL', k.own)
-            for i = 1, #owners, 2 do redis.call('SREM', node_devices(owners[i + 1]), room .. '\n' .. owners[i]) end
             redis.call('DEL', k.devices, k.seats_p, k.seats_r, k.own)
           end
+          return false
         end
 
-        -- Appends one entry: numbers it, stores it, publishes it, trims the log (never past the checkpoint).
-        local function emit(k, event, actor, reason, max_entries, max_age, expiry)
-          local seq = redis.call('INCR', k.seq)
-          local epoch = redis.call('GET', k.epoch)
-          if seq == 1 or not epoch then
-            epoch = tostring(now) .. '-' .. tostring(redis.call('INCR', prefix .. ':epochs'))
-            redis.call('SET', k.epoch, epoch)
+        -- A writer of one room's entries within a call: numbers them from the room's last sequence number and stores
+        -- each, and on `finish` publishes them in one message (one entry a line), stores the new last number, trims the
+        -- log (never past the checkpoint; by age once per TRIM_EVERY entries) and refreshes the expiry.
+        local function writer(k, max_entries, max_age, expiry)
+          local w = {first = tonumber(redis.call('GET', k.seq) or '0'), created = false, published = {}}
+          w.last = w.first
+          function w.emit(event, actor, reason)
+            if not w.epoch then
+              w.epoch = redis.call('GET', k.epoch)
+              if w.last == 0 or not w.epoch then
+                w.epoch = tostring(now) .. '-' .. tostring(redis.call('INCR', prefix .. ':epochs'))
+                redis.call('SET', k.epoch, w.epoch)
+                w.created = true
+              end
+              w.epoch_json = cjson.encode(w.epoch)
+            end
+            w.last = w.last + 1
+            local seq = w.last
+            local json = '{"seq":' .. seq .. ',"time":' .. now .. ',"epoch":' .. w.epoch_json
+              .. ',"actor":' .. (actor ~= '' and cjson.encode(actor) or 'null')
+              .. ',"reason":' .. (reason ~= '' and cjson.encode(reason) or 'null') .. ',"event":' .. event .. '}'
+            redis.call('XADD', k.log, seq .. '-0', 'e', json, 't', now)
+            table.insert(w.published, json)
+            return seq, json
           end
-          local json = '{"seq":' .. seq .. ',"time":' .. now .. ',"epoch":' .. cjson.encode(epoch)
-            .. ',"actor":' .. (actor ~= '' and cjson.encode(actor) or 'null')
-            .. ',"reason":' .. (reason ~= '' and cjson.encode(reason) or 'null') .. ',"event":' .. event .. '}'
-          redis.call('XADD', k.log, seq .. '-0', 'e', json, 't', now)
-          redis.call('PUBLISH', k.channel, json)
-          redis.call('ZADD', prefix .. ':rooms', now, k.id)
-          local checkpoint = tonumber(redis.call('HGET', k.ckpt, 'seq') or '0')
-          local keep = math.min(seq - max_entries + 1, checkpoint + 1)
-          if max_age > 0 then
-            local oldest = redis.call('XRANGE', k.log, '-', '+', 'COUNT', 32)
-            for _, item in ipairs(oldest) do
-              local item_seq = tonumber(string.match(item[1], '^(%d+)'))
-              local item_time = tonumber(item[2][4])
-              if item_seq <= checkpoint and item_time and now - item_time > max_age then
-                keep = math.max(keep, item_seq + 1)
+          function w.finish(force)
+            if w.last == w.first then return end
+            redis.call('PUBLISH', k.channel, table.concat(w.published, '\n'))
+            if w.first == 0 then redis.call('SET', k.seq, w.last) else redis.call('INCRBY', k.seq, w.last - w.first) end
+            local checkpoint = tonumber(redis.call('HGET', k.ckpt, 'seq') or '0')
+            local keep = math.min(w.last - max_entries + 1, checkpoint + 1)
+            if max_age > 0 and math.floor(w.last / TRIM_EVERY) > math.floor(w.first / TRIM_EVERY) then
+              -- The oldest entry first: only when it is past the age are more looked at.
+              local oldest = redis.call('XRANGE', k.log, '-', '+', 'COUNT', 1)
+              local first_time = oldest[1] and tonumber(oldest[1][2][4])
+              if first_time and now - first_time > max_age then
+                oldest = redis.call('XRANGE', k.log, '-', '+', 'COUNT', 2 * TRIM_EVERY)
+              else
+                oldest = {}
+              end
+              for _, item in ipairs(oldest) do
+                local item_seq = tonumber(string.match(item[1], '^(%d+)'))
+                local item_time = tonumber(item[2][4])
+                if item_seq <= checkpoint and item_time and now - item_time > max_age then
+                  keep = math.max(keep, item_seq + 1)
+                end
               end
             end
+            if keep > 1 then redis.call('XTRIM', k.log, 'MINID', keep .. '-0') end
+            refresh(k, expiry, force or w.created or w.first == 0)
           end
-          if keep > 1 then redis.call('XTRIM', k.log, 'MINID', keep .. '-0') end
-          touch(k, expiry)
-          return seq, json
+          return w
         end
 
         if mode == 'append' then
-          -- ARGV: mode, prefix, room, node, expected seq or '', max entries, max age, expiry, then per event:
-          -- JSON, actor, reason, op (J R L A E or -), uid, device, seat class, capacity, needs ownership (1 or 0).
-          local room, node, expected = ARGV[3], ARGV[4], ARGV[5]
-          local max_entries, max_age, expiry = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+          -- ARGV: mode, prefix, room, node, max entries, max age, expiry, then per proposal: expected seq or '', its
+          -- number of events, then per event: JSON, actor, reason, op (J R L A E K or -), and unless the op is - (no
+          -- seat or device effect, no condition): uid, device, seat class, capacity, needs ownership (1 or 0); K is
+          -- an event without effect about a device. The reply, per proposal: status (OK FULL CONFLICT), last sequence
+          -- number, number of entries, the entries.
+          local room, node = ARGV[3], ARGV[4]
+          local max_entries, max_age, expiry = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
           local k = keys(room)
-          local last = tonumber(redis.call('GET', k.seq) or '0')
-          if expected ~= '' and tonumber(expected) ~= last then return {'CONFLICT', last} end
-          local events = {}
-          for i = 9, #ARGV, 9 do
-            table.insert(events, {json = ARGV[i], actor = ARGV[i + 1], reason = ARGV[i + 2], op = ARGV[i + 3],
-              uid = ARGV[i + 4], device = ARGV[i + 5], class = ARGV[i + 6], cap = tonumber(ARGV[i + 7]),
-              owned = ARGV[i + 8] == '1'})
-          end
-          -- Every condition is checked before anything is written: all or none.
-          local in_call, users, counts = {}, {}, {}
-          local function device_in(uid, device)
-            local field = uid .. '\n' .. device
-            if in_call[field] == nil then in_call[field] = redis.call('HGET', k.devices, field) or false end
-            return in_call[field]
-          end
-          local function user_devices(class, uid)
-            local key = class .. '\n' .. uid
-            if users[key] == nil then
-              users[key] = tonumber(redis.call('HGET', class == 'r' and k.seats_r or k.seats_p, uid) or '0')
-            end
-            return users[key]
-          end
-          local function seats(class)
-            if counts[class] == nil then counts[class] = redis.call('HLEN', class == 'r' and k.seats_r or k.seats_p) end
-            return counts[class]
-          end
-          for _, e in ipairs(events) do
-            if e.owned and redis.call('HGET', k.own, e.uid .. '\n' .. e.device) ~= node then return {'CONFLICT', last} end
-            if e.op == 'J' and not device_in(e.uid, e.device) then
-              if user_devices(e.class, e.uid) == 0 then
-                if seats(e.class) >= e.cap then return {'FULL', last} end
-                counts[e.class] = seats(e.class) + 1
+          local w = writer(k, max_entries, max_age, expiry)
+          local created = false
+          local reply = {}
+          local i = 8
+          while i <= #ARGV do
+            local expected, count = ARGV[i], tonumber(ARGV[i + 1])
+            i = i + 2
+            local events = {}
+            for _ = 1, count do
+              local op = ARGV[i + 3]
+              if op == '-' then
+                table.insert(events, {json = ARGV[i], actor = ARGV[i + 1], reason = ARGV[i + 2], op = op})
+                i = i + 4
+              else
+                table.insert(events, {json = ARGV[i], actor = ARGV[i + 1], reason = ARGV[i + 2], op = op,
+                  uid = ARGV[i + 4], device = ARGV[i + 5], class = ARGV[i + 6], cap = tonumber(ARGV[i + 7]),
+                  owned = ARGV[i + 8] == '1'})
+                i = i + 9
               end
-              users[e.class .. '\n' .. e.uid] = user_devices(e.class, e.uid) + 1
-              in_call[e.uid .. '\n' .. e.device] = e.class
-            elseif e.op == 'L' then
-              local class = device_in(e.uid, e.device)
-              if class then
-                in_call[e.uid .. '\n' .. e.device] = false
-                users[class .. '\n' .. e.uid] = user_devices(class, e.uid) - 1
-                if users[class .. '\n' .. e.uid] <= 0 then counts[class] = seats(class) - 1 end
+            end
+            -- Every condition of a proposal is checked before anything of it is written: all or none.
+            local status = 'OK'
+            if expected ~= '' and tonumber(expected) ~= w.last then status = 'CONFLICT' end
+            local in_call, users, counts = {}, {}, {}
+            local function device_in(uid, device)
+              local field = uid .. '\n' .. device
+              if in_call[field] == nil then in_call[field] = redis.call('HGET', k.devices, field) or false end
+              return in_call[field]
+            end
+            local function user_devices(class, uid)
+              local key = class .. '\n' .. uid
+              if users[key] == nil then
+                users[key] = tonumber(redis.call('HGET', class == 'r' and k.seats_r or k.seats_p, uid) or '0')
               end
-            elseif e.op == 'A' or e.op == 'E' then
-              -- Rare (moderation, end of session) and never followed by a join in one call: no simulation needed.
+              return users[key]
+            end
+            local function seats(class)
+              if counts[class] == nil then counts[class] = redis.call('HLEN', class == 'r' and k.seats_r or k.seats_p) end
+              return counts[class]
+            end
+            for _, e in ipairs(events) do
+              if status ~= 'OK' then break end
+              if e.owned and redis.call('HGET', k.own, e.uid .. '\n' .. e.device) ~= node then
+                status = 'CONFLICT'
+              elseif e.op == 'J' and not device_in(e.uid, e.device) then
+                if user_devices(e.class, e.uid) == 0 then
+                  if seats(e.class) >= e.cap then
+                    status = 'FULL'
+                  else
+                    counts[e.class] = seats(e.class) + 1
+                  end
+                end
+                users[e.class .. '\n' .. e.uid] = user_devices(e.class, e.uid) + 1
+                in_call[e.uid .. '\n' .. e.device] = e.class
+              elseif e.op == 'L' then
+                local class = device_in(e.uid, e.device)
+                if class then
+                  in_call[e.uid .. '\n' .. e.device] = false
+                  users[class .. '\n' .. e.uid] = user_devices(class, e.uid) - 1
+                  if users[class .. '\n' .. e.uid] <= 0 then counts[class] = seats(class) - 1 end
+                end
+              elseif e.op == 'A' or e.op == 'E' then
+                -- Rare (moderation, end of session) and never followed by a join in one proposal: no simulation.
+              end
+            end
+            if status == 'OK' then
+              table.insert(reply, 'OK')
+              local at = #reply
+              table.insert(reply, 0)
+              table.insert(reply, #events)
+              for _, e in ipairs(events) do
+                if effect(k, node, e.op, e.uid, e.device, e.class) then created = true end
+                local seq, json = w.emit(e.json, e.actor, e.reason)
+                reply[at + 1] = seq
+                table.insert(reply, json)
+              end
+            else
+              table.insert(reply, status)
+              table.insert(reply, w.last)
+              table.insert(reply, 0)
             end
           end
-          local reply = {'OK', 0}
-          for _, e in ipairs(events) do
-            effect(k, room, node, e.op, e.uid, e.device, e.class)
-            local seq, json = emit(k, e.json, e.actor, e.reason, max_entries, max_age, expiry)
-            reply[2] = seq
-            table.insert(reply, json)
-          end
+          w.finish(created)
           return reply
+        elseif mode == 'index' then
+          -- ARGV: mode, prefix, rooms appended to: each takes the time of now in `P:rooms`.
+          local arguments = {}
+          for i = 3, #ARGV do
+            table.insert(arguments, now)
+            table.insert(arguments, ARGV[i])
+          end
+          if #arguments > 0 then redis.call('ZADD', prefix .. ':rooms', unpack(arguments)) end
+          return #arguments / 2
         elseif mode == 'lease' then
           -- ARGV: mode, prefix, node, lease, grace, max entries, max age, expiry, rooms to keep alive...
           local node, lease, grace = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -190,37 +267,57 @@ enum RoomLogScript {
           local was_live = redis.call('ZSCORE', prefix .. ':nodes', node)
           if not was_live then redis.call('ZREM', prefix .. ':dead', node) end
           redis.call('ZADD', prefix .. ':nodes', now + lease, node)
-          if expiry > 0 then redis.call('PEXPIRE', node_devices(node), expiry + lease + grace) end
           for i = 9, #ARGV do touch(keys(ARGV[i]), expiry) end
+          -- A few of this node's rooms where it holds no device any more (or whose records are gone) leave its set.
+          local mine = node_rooms(node)
+          for _, room in ipairs(redis.call('SRANDMEMBER', mine, 16)) do
+            local holds = false
+            for _, owner in ipairs(redis.call('HVALS', keys(room).own)) do
+              if owner == node then
+                holds = true
+                break
+              end
+            end
+            if not holds then redis.call('SREM', mine, room) end
+          end
+          if expiry > 0 then redis.call('PEXPIRE', mine, expiry + lease + grace) end
           if expiry > 0 then redis.call('ZREMRANGEBYSCORE', prefix .. ':rooms', '-inf', now - expiry) end
           local reaped = 0
+          -- Each device a dead node holds in one of its rooms, by room: f(k, w, uid, device) for each.
+          local function each_device(dead, f)
+            for _, room in ipairs(redis.call('SMEMBERS', node_rooms(dead))) do
+              local k = keys(room)
+              local owners = redis.call('HGETALL', k.own)
+              local w = writer(k, max_entries, max_age, expiry)
+              for j = 1, #owners, 2 do
+                if owners[j + 1] == dead then
+                  local uid, device = string.match(owners[j], '^(.-)\n(.*)$')
+                  if uid then
+                    f(k, w, uid, device)
+                    reaped = reaped + 1
+                  end
+                end
+              end
+              w.finish(false)
+              if w.last > w.first then redis.call('ZADD', prefix .. ':rooms', now, room) end
+            end
+          end
           -- A node whose lease ran out: its devices are reconnecting for the grace period.
           for _, dead in ipairs(redis.call('ZRANGEBYSCORE', prefix .. ':nodes', '-inf', now, 'LIMIT', 0, 16)) do
             redis.call('ZREM', prefix .. ':nodes', dead)
             redis.call('ZADD', prefix .. ':dead', now + grace, dead)
-            for _, member in ipairs(redis.call('SMEMBERS', node_devices(dead))) do
-              local room, uid, device = string.match(member, '^(.-)\n(.-)\n(.*)$')
-              local k = keys(room)
-              if room and redis.call('HGET', k.own, uid .. '\n' .. device) == dead then
-                emit(k, cjson.encode({t = 'lost', uid = uid, device = device}), '', '', max_entries, max_age, expiry)
-                reaped = reaped + 1
-              end
-            end
+            each_device(dead, function(k, w, uid, device)
+              w.emit(cjson.encode({t = 'lost', uid = uid, device = device}), '', '')
+            end)
           end
           -- A node dead for the grace period: its devices that did not come back through another node leave.
           for _, dead in ipairs(redis.call('ZRANGEBYSCORE', prefix .. ':dead', '-inf', now, 'LIMIT', 0, 16)) do
             redis.call('ZREM', prefix .. ':dead', dead)
-            for _, member in ipairs(redis.call('SMEMBERS', node_devices(dead))) do
-              local room, uid, device = string.match(member, '^(.-)\n(.-)\n(.*)$')
-              local k = keys(room)
-              if room and redis.call('HGET', k.own, uid .. '\n' .. device) == dead then
-                device_leaves(k, room, uid, device)
-                emit(k, cjson.encode({t = 'left', uid = uid, device = device, reason = 'timed_out'}), '', '',
-                  max_entries, max_age, expiry)
-                reaped = reaped + 1
-              end
-            end
-            redis.call('DEL', node_devices(dead))
+            each_device(dead, function(k, w, uid, device)
+              device_leaves(k, uid, device)
+              w.emit(cjson.encode({t = 'left', uid = uid, device = device, reason = 'timed_out'}), '', '')
+            end)
+            redis.call('DEL', node_rooms(dead))
           end
           return {reaped, was_live and 1 or 0}
         elseif mode == 'checkpoint' then
