@@ -3,8 +3,10 @@ import Rooms
 
 /// Settings of cluster mode: where Redis is, and how the shared room logs behave.
 public struct ClusterConfiguration: Sendable {
-    /// The Redis server (a single primary; Redis Cluster's sharding is not used).
+    /// The settings of every Redis connection, and the server's address when Redis is one server.
     public var redis: RedisClientConfiguration
+    /// A Redis Cluster's seed nodes; nil when Redis is one server (`redis`'s host and port).
+    public var redisClusterSeeds: [RedisNodeAddress]?
     /// Prefix of every key and channel, so several deployments can share one Redis.
     public var keyPrefix: String = "rollcall"
     /// This node's id in the shared records: unique per process (the default is random).
@@ -20,9 +22,10 @@ public struct ClusterConfiguration: Sendable {
     /// How often each followed room's last sequence number is compared with the shared log's, in milliseconds:
     /// catches entries a lost pub/sub connection missed.
     public var pollIntervalMilliseconds: Int64 = 1_000
-    /// Keys `SCAN` looks at per call of the cluster-wide room listing (`GET /v1/api/rooms`).
+    /// Keys `SCAN` looks at per call of the cluster-wide room listing (`GET /v1/api/rooms`), on each primary.
     public var listingScanCount = 1_000
-    /// The most keys one listing looks at before it answers with what it found (a bound on its time in Redis).
+    /// The most keys one listing looks at, over all primaries, before it answers with what it found (a bound on its
+    /// time in Redis).
     public var listingScanLimit = 1_000_000
 
     /// - Parameters:
@@ -31,6 +34,19 @@ public struct ClusterConfiguration: Sendable {
     public init(redis: RedisClientConfiguration, nodeID: String? = nil) {
         self.redis = redis
         self.nodeID = nodeID ?? ClusterConfiguration.randomNodeID()
+    }
+
+    /// - Parameters:
+    ///   - deployment: one Redis server, or a Redis Cluster's seeds, with the connections' settings.
+    ///   - nodeID: this node's id; random when nil.
+    public init(deployment: RedisDeployment, nodeID: String? = nil) {
+        self.init(redis: deployment.configuration, nodeID: nodeID)
+        self.redisClusterSeeds = deployment.clusterSeeds
+    }
+
+    /// Where Redis is: `redis`, or the cluster of `redisClusterSeeds`.
+    public var deployment: RedisDeployment {
+        RedisDeployment(configuration: self.redis, clusterSeeds: self.redisClusterSeeds)
     }
 
     /// A random node id: 16 hex digits.

@@ -63,31 +63,41 @@ extension RedisRoomLog {
             return
         }
         let (arguments, takesDevices) = self.arguments(sha: sha, roomID: roomID, batch.map(\.proposal))
-        if takesDevices {
-            // Before the call, on the same connection: the reaper finds every room where this node may hold devices.
-            self.commands.send([
-                Array("SADD".utf8), Array(self.keys.nodeRooms(self.configuration.nodeID).utf8), Array(roomID.utf8),
-            ]) { _ in }
-        }
         queue.inFlight = true
         self.appendCalls += 1
-        self.commands.send(arguments) { [weak self] result in
+        let call = { [weak self] in
             guard let self else { return }
-            self.answered(roomID, batch, result)
-            queue.inFlight = false
-            self.sendBatch(roomID, queue)
+            self.commands.send(arguments) { [weak self] result in
+                guard let self else { return }
+                self.answered(roomID, batch, result)
+                queue.inFlight = false
+                self.sendBatch(roomID, queue)
+            }
+        }
+        guard takesDevices && !self.roomsRegistered.contains(roomID) else {
+            call()
+            return
+        }
+        // Before the call takes a device: the reaper finds every room where this node may hold devices. In a Redis
+        // Cluster the set is on another node than the room, so the call waits for the set's answer.
+        self.commands.send([
+            Array("SADD".utf8), Array(self.keys.nodeRooms(self.configuration.nodeID).utf8), Array(roomID.utf8),
+        ]) { [weak self] result in
+            if case .success = result { self?.roomsRegistered.insert(roomID) }
+            call()
         }
     }
 
     /// The script call's arguments for a batch, and whether any of its events takes a device for this node.
     private func arguments(sha: String, roomID: String, _ proposals: [LogProposal]) -> ([[UInt8]], Bool) {
         let history = self.rules.history
-        var arguments: [[UInt8]] = [
-            Array("EVALSHA".utf8), Array(sha.utf8), Array("0".utf8), Array("append".utf8),
-            Array(self.configuration.keyPrefix.utf8), Array(roomID.utf8), Array(self.configuration.nodeID.utf8),
-            Array(String(history.maximumEntries).utf8), Array(String(history.maximumAgeMilliseconds).utf8),
-            Array(String(self.configuration.roomExpiryMilliseconds).utf8),
-        ]
+        var arguments: [[UInt8]] = self.scriptCall(
+            sha, key: self.keys.room(roomID).base, "append",
+            [
+                roomID, self.configuration.nodeID, String(history.maximumEntries),
+                String(history.maximumAgeMilliseconds), String(self.configuration.roomExpiryMilliseconds),
+            ]
+        ).map { Array($0.utf8) }
         var takesDevices = false
         for proposal in proposals {
             arguments.append(Array((proposal.expectedSequence.map(String.init) ?? "").utf8))
@@ -173,7 +183,7 @@ extension RedisRoomLog {
             while start < rooms.count {
                 let page = rooms[start..<min(start + Self.maximumIndexBatch, rooms.count)]
                 start += page.count
-                let arguments = ["EVALSHA", sha, "0", "index", self.configuration.keyPrefix] + page
+                let arguments = self.scriptCall(sha, key: self.keys.rooms, "index", Array(page))
                 self.commands.send(arguments) { [weak self] result in
                     if case .failure(let error) = result { self?.log?("cannot update the room index: \(error)") }
                 }

@@ -2,10 +2,12 @@ import Redis
 import Rooms
 
 /// The cluster-wide room listing: every room with records in Redis, found with `SCAN` over the rooms' sequence keys
-/// under the key prefix, and paged by room id as the single-process listing is.
+/// under the key prefix on every primary (in a Redis Cluster each holds only its slots' keys), and paged by room id
+/// as the single-process listing is.
 extension RedisRoomLog {
-    /// Lists the rooms in Redis in id order after `after` (`SharedRoomLog.listRooms`): `SCAN` pages of
-    /// `ClusterConfiguration.listingScanCount` keys until the scan ends or `listingScanLimit` keys were looked at,
+    /// Lists the rooms in Redis in id order after `after` (`SharedRoomLog.listRooms`): on each primary in turn,
+    /// `SCAN` pages of `ClusterConfiguration.listingScanCount` keys until its scan ends, or until `listingScanLimit`
+    /// keys were looked at in all,
     /// keeping only the `limit` smallest ids (memory stays bounded by the page), then their last sequence numbers
     /// and seats in one round trip.
     ///
@@ -20,9 +22,10 @@ extension RedisRoomLog {
             self.loop.execute { completion(.failure(.unavailable)) }
             return
         }
-        let pattern = Self.globEscaped(self.keys.roomKeyPrefix) + "*:seq"
+        let pattern = Self.globEscaped(self.keys.roomKeyPrefix) + "*}:seq"
         self.scanRooms(
-            cursor: "0", pattern: pattern, after: after ?? "", limit: max(1, limit), found: [], scanned: 0
+            self.commands.primaries[...], cursor: "0", pattern: pattern, after: after ?? "", limit: max(1, limit),
+            found: [], scanned: 0
         ) { [weak self] result in
             guard let self else { return }
             switch result {
@@ -34,13 +37,18 @@ extension RedisRoomLog {
         }
     }
 
-    /// One `SCAN` page after another, keeping the `limit` smallest ids after `after`.
+    /// One `SCAN` page after another on the first of `primaries`, then on the next, keeping the `limit` smallest ids
+    /// after `after`.
     private func scanRooms(
-        cursor: String, pattern: String, after: String, limit: Int, found: [String], scanned: Int,
-        completion: @escaping (Result<[String], RedisError>) -> Void
+        _ primaries: ArraySlice<RedisNodeAddress>, cursor: String, pattern: String, after: String, limit: Int,
+        found: [String], scanned: Int, completion: @escaping (Result<[String], RedisError>) -> Void
     ) {
+        guard let primary = primaries.first else {
+            completion(.success(found))
+            return
+        }
         let count = String(self.configuration.listingScanCount)
-        self.commands.send(["SCAN", cursor, "MATCH", pattern, "COUNT", count]) { [weak self] result in
+        self.commands.send(["SCAN", cursor, "MATCH", pattern, "COUNT", count], to: primary) { [weak self] result in
             guard let self else { return }
             guard case .success(.array(let reply?)) = result, reply.count == 2, let next = Self.text(reply[0]),
                 case .array(let keys?) = reply[1]
@@ -53,10 +61,10 @@ extension RedisRoomLog {
                 return
             }
             var found = found
-            let prefix = self.keys.roomKeyPrefix
             for key in keys {
-                guard let text = Self.text(key), text.hasPrefix(prefix), text.hasSuffix(":seq") else { continue }
-                let id = String(text.dropFirst(prefix.count).dropLast(":seq".count))
+                guard let text = Self.text(key), text.hasSuffix(":seq"),
+                    let id = self.keys.room(ofChannel: text.utf8.dropLast(":seq".utf8.count))
+                else { continue }
                 guard id > after, found.count < limit || id < found[found.count - 1] else { continue }
                 var low = 0
                 var high = found.count
@@ -70,18 +78,21 @@ extension RedisRoomLog {
                 if found.count > limit { found.removeLast() }
             }
             let total = scanned + self.configuration.listingScanCount
-            guard next != "0", total < self.configuration.listingScanLimit else {
-                if next != "0" { self.log?("the room listing stopped after looking at \(total) keys") }
+            guard total < self.configuration.listingScanLimit else {
+                if next != "0" || primaries.count > 1 {
+                    self.log?("the room listing stopped after looking at \(total) keys")
+                }
                 completion(.success(found))
                 return
             }
             self.scanRooms(
-                cursor: next, pattern: pattern, after: after, limit: limit, found: found, scanned: total,
-                completion: completion)
+                next == "0" ? primaries.dropFirst() : primaries, cursor: next, pattern: pattern, after: after,
+                limit: limit, found: found, scanned: total, completion: completion)
         }
     }
 
-    /// The rooms' last sequence numbers and seats (users of either class), in one pipelined round trip.
+    /// The rooms' last sequence numbers and seats (users of either class): three commands per room, pipelined (in a
+    /// Redis Cluster on the rooms' primaries), answered once the last reply is in.
     private func summaries(
         of ids: [String], completion: @escaping (Result<[SharedRoomSummary], GatewayError>) -> Void
     ) {
@@ -91,33 +102,50 @@ extension RedisRoomLog {
         }
         final class Replies {
             var users: [Int]
+            var sequences: [UInt64]
+            var waiting: Int
             var failed = false
-            init(count: Int) { self.users = Array(repeating: 0, count: count) }
-        }
-        let replies = Replies(count: ids.count)
-        for (index, id) in ids.enumerated() {
-            let base = "\(self.keys.roomKeyPrefix)\(id)"
-            for seats in [base + ":seats:p", base + ":seats:r"] {
-                self.commands.send(["HLEN", seats]) { result in
-                    guard case .success(.integer(let count)) = result else {
-                        replies.failed = true
-                        return
-                    }
-                    replies.users[index] += Int(count)
-                }
+            init(count: Int) {
+                self.users = Array(repeating: 0, count: count)
+                self.sequences = Array(repeating: 0, count: count)
+                self.waiting = count * 3
             }
         }
-        self.commands.send(["MGET"] + ids.map { self.keys.room($0).sequence }) { result in
-            guard !replies.failed, case .success(.array(let values?)) = result, values.count == ids.count else {
+        let replies = Replies(count: ids.count)
+        let answered = {
+            replies.waiting -= 1
+            guard replies.waiting == 0 else { return }
+            guard !replies.failed else {
                 completion(.failure(.unavailable))
                 return
             }
             var rooms: [SharedRoomSummary] = []
-            for (index, id) in ids.enumerated() {
-                guard let sequence = Self.text(values[index]).flatMap({ UInt64($0) }), sequence > 0 else { continue }
-                rooms.append(SharedRoomSummary(room: id, sequence: sequence, participants: replies.users[index]))
+            for (index, id) in ids.enumerated() where replies.sequences[index] > 0 {
+                rooms.append(
+                    SharedRoomSummary(
+                        room: id, sequence: replies.sequences[index], participants: replies.users[index]))
             }
             completion(.success(rooms))
+        }
+        for (index, id) in ids.enumerated() {
+            let keys = self.keys.room(id)
+            for seats in [keys.seats.participants, keys.seats.reserved] {
+                self.commands.send(["HLEN", seats]) { result in
+                    if case .success(.integer(let count)) = result {
+                        replies.users[index] += Int(count)
+                    } else {
+                        replies.failed = true
+                    }
+                    answered()
+                }
+            }
+            self.commands.send(["GET", keys.sequence]) { result in
+                switch result {
+                case .success(let value): replies.sequences[index] = Self.text(value).flatMap { UInt64($0) } ?? 0
+                case .failure: replies.failed = true
+                }
+                answered()
+            }
         }
     }
 

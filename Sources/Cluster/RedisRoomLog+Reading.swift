@@ -68,7 +68,7 @@ extension RedisRoomLog: SharedRoomReader {
     ///
     /// - Parameter roomID: the room.
     public func stopListening(to roomID: String) {
-        self.subscriber.unsubscribe([Array(self.keys.channel(roomID).utf8)])
+        self.subscriber.unsubscribeShard([Array(self.keys.channel(roomID).utf8)])
     }
 
     /// A message on a subscribed channel: an entry of a followed room, or a message to every node.
@@ -77,13 +77,11 @@ extension RedisRoomLog: SharedRoomReader {
             self.receivedControl(payload)
             return
         }
-        let prefix = self.keys.roomChannelPrefix
-        guard channel.starts(with: prefix) else { return }
+        guard let roomID = self.keys.room(ofChannel: channel) else { return }
         // One script call's entries, one a line (JSON has no raw line feed); one that cannot be read is a gap,
         // which the follower fills from the stream.
         let entries = payload.split(separator: UInt8(ascii: "\n")).compactMap { SharedLogEntry(bytes: Array($0)) }
         guard !entries.isEmpty else { return }
-        let roomID = String(decoding: channel[prefix.count...], as: UTF8.self)
         self.follower.received(entries, in: roomID)
     }
 

@@ -19,8 +19,8 @@ public final class RedisRoomLog: FollowingSharedLog {
     /// Seats, grace period and history, as every node applies them.
     let rules: SharedRoomRules
     let loop: EventLoop
-    let commands: RedisClient
-    let subscriber: RedisClient
+    let commands: RedisClusterClient
+    let subscriber: RedisClusterClient
     let keys: RedisRoomKeys
     /// Follows this node's rooms: delivery in order, gaps, reloads.
     public let follower = SharedLogFollower()
@@ -31,6 +31,8 @@ public final class RedisRoomLog: FollowingSharedLog {
     /// Rooms appended to since `P:rooms` was last brought up to date, and whether that is scheduled.
     var roomsToIndex: [String] = []
     var indexScheduled = false
+    /// The rooms this node knows to be in its set of rooms (`P:{nodes}:N:rooms`), so a join there needs no `SADD`.
+    var roomsRegistered: Set<String> = []
     /// Script calls that carried appends (each one or more proposals of one room).
     var appendCalls = 0
     var leaseTimer: TimerID?
@@ -48,8 +50,8 @@ public final class RedisRoomLog: FollowingSharedLog {
         self.rules = rules
         self.loop = loop
         self.keys = RedisRoomKeys(prefix: configuration.keyPrefix)
-        self.commands = RedisClient(configuration: configuration.redis, loop: loop)
-        self.subscriber = RedisClient(configuration: configuration.redis, loop: loop)
+        self.commands = RedisClusterClient(deployment: configuration.deployment, loop: loop)
+        self.subscriber = RedisClusterClient(deployment: configuration.deployment, loop: loop)
         self.follower.reader = self
     }
 
@@ -98,7 +100,7 @@ public final class RedisRoomLog: FollowingSharedLog {
     /// - Parameter roomID: the room.
     public func follow(_ roomID: String) {
         guard !self.follower.isFollowing(roomID) else { return }
-        self.subscriber.subscribe([Array(self.keys.channel(roomID).utf8)])
+        self.subscriber.subscribeShard([Array(self.keys.channel(roomID).utf8)])
         self.follower.follow(roomID)
     }
 
@@ -107,7 +109,7 @@ public final class RedisRoomLog: FollowingSharedLog {
     /// - Parameter roomID: the room.
     public func unfollow(_ roomID: String) {
         guard self.follower.unfollow(roomID) else { return }
-        self.subscriber.unsubscribe([Array(self.keys.channel(roomID).utf8)])
+        self.subscriber.unsubscribeShard([Array(self.keys.channel(roomID).utf8)])
     }
 
     /// Appends events through the store's atomic check-and-append (`SharedRoomLog.append`). The appends of one room
@@ -153,6 +155,12 @@ public final class RedisRoomLog: FollowingSharedLog {
             let uid = value["uid"]?.stringValue
         else { return }
         self.delegate?.sharedLogDisconnect(uid: uid, reason: value["reason"]?.stringValue)
+    }
+
+    /// A call of `RoomLogScript`: `EVALSHA` with its routing key (`KEYS[1]`), the mode, the key prefix, the publish
+    /// command of the deployment, and the mode's arguments.
+    func scriptCall(_ sha: String, key: String, _ mode: String, _ arguments: [String]) -> [String] {
+        ["EVALSHA", sha, "1", key, mode, self.configuration.keyPrefix, self.commands.shardPublishCommand] + arguments
     }
 
     /// The text of a simple or bulk string reply.

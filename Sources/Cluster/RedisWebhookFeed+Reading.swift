@@ -63,21 +63,18 @@ extension RedisWebhookFeed {
             // Inclusive: a room changed within the same millisecond later is seen next time. A full page of one
             // millisecond moves on by one, so the look always progresses.
             state.since = rooms.count == self.pageSize && latest == state.since ? latest + 1 : latest
-            var arguments = ["MGET"]
-            for room in rooms {
-                let keys = self.keys.room(room)
-                arguments += [keys.sequence, keys.epoch]
-            }
-            self.commands.send(arguments) { result in
-                guard case .success(.array(let values?)) = result, values.count == rooms.count * 2 else {
-                    completion(WebhookFeedError("cannot read the rooms' last sequence numbers: \(result)"))
-                    return
-                }
-                for (index, room) in rooms.enumerated() {
-                    guard let sequence = Self.text(values[index * 2]).flatMap({ UInt64($0) }), sequence > 0 else {
+            // One MGET per room: two rooms' keys need not share a slot.
+            let reads = rooms.map { room in ["MGET", self.keys.room(room).sequence, self.keys.room(room).epoch] }
+            self.commands.sendAll(reads) { results in
+                for (room, result) in zip(rooms, results) {
+                    guard case .success(.array(let values?)) = result, values.count == 2 else {
+                        completion(WebhookFeedError("cannot read the rooms' last sequence numbers: \(result)"))
+                        return
+                    }
+                    guard let sequence = Self.text(values[0]).flatMap({ UInt64($0) }), sequence > 0 else {
                         continue
                     }
-                    let epoch = Self.text(values[index * 2 + 1])
+                    let epoch = Self.text(values[1])
                     let cursor = state.cursor[room]
                     if cursor == nil || cursor?.epoch != epoch || cursor!.sequence < sequence {
                         state.pending[room] = sequence

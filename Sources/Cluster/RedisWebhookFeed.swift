@@ -23,7 +23,7 @@ public final class RedisWebhookFeed: WebhookFeed {
     public var retryMilliseconds: Int64 { max(10, self.configuration.leaseMilliseconds / 3) }
 
     let loop: EventLoop
-    let commands: RedisClient
+    let commands: RedisClusterClient
     let keys: RedisRoomKeys
     /// The most rooms looked at, and entries read from one stream, per command.
     let pageSize: Int
@@ -78,7 +78,7 @@ public final class RedisWebhookFeed: WebhookFeed {
         self.deadLetterCap = max(1, deadLetterCap)
         self.maximumRooms = max(1, maximumRooms)
         self.keys = RedisRoomKeys(prefix: configuration.keyPrefix)
-        self.commands = RedisClient(configuration: configuration.redis, loop: loop)
+        self.commands = RedisClusterClient(deployment: configuration.deployment, loop: loop)
     }
 
     /// Connects (and keeps reconnecting), and renews the leases this node holds every third of the lease.
@@ -175,7 +175,7 @@ public final class RedisWebhookFeed: WebhookFeed {
         }
         let keys = self.keys.webhook(endpoint)
         var arguments = [
-            "EVALSHA", sha, "0", "advance", keys.lease, self.configuration.nodeID,
+            "EVALSHA", sha, "1", keys.lease, "advance", keys.lease, self.configuration.nodeID,
             String(self.configuration.leaseMilliseconds), keys.cursor, keys.dead, String(self.deadLetterCap),
             String(moved.count),
         ]
@@ -226,9 +226,10 @@ public final class RedisWebhookFeed: WebhookFeed {
         while start < rooms.count {
             let page = Array(rooms[start..<min(start + self.pageSize, rooms.count)])
             start += page.count
-            self.commands.send(["MGET"] + page.map { self.keys.room($0).epoch }) { result in
-                guard case .success(.array(let values?)) = result, values.count == page.count else { return }
-                for (room, value) in zip(page, values) where Self.text(value) == nil { state.expired.insert(room) }
+            self.commands.sendAll(page.map { ["GET", self.keys.room($0).epoch] }) { results in
+                for (room, result) in zip(page, results) {
+                    if case .success(let value) = result, Self.text(value) == nil { state.expired.insert(room) }
+                }
             }
         }
     }
@@ -252,7 +253,7 @@ public final class RedisWebhookFeed: WebhookFeed {
         }
         let sentAt = EventLoop.monotonicNow()
         let arguments = [
-            "EVALSHA", sha, "0", "claim", self.keys.webhook(endpoint).lease, self.configuration.nodeID,
+            "EVALSHA", sha, "1", self.keys.webhook(endpoint).lease, "claim", self.keys.webhook(endpoint).lease, self.configuration.nodeID,
             String(self.configuration.leaseMilliseconds),
         ]
         self.commands.send(arguments) { [weak self] result in
@@ -282,9 +283,10 @@ public final class RedisWebhookFeed: WebhookFeed {
     }
 
     private func loadScript() {
-        self.commands.send(["SCRIPT", "LOAD", WebhookScript.source]) { [weak self] result in
+        self.commands.sendToEachPrimary(["SCRIPT", "LOAD", WebhookScript.source]) { [weak self] results in
             guard let self else { return }
-            guard case .success(let value) = result, let sha = Self.text(value) else {
+            let digests = results.compactMap { _, result in (try? result.get()).flatMap(Self.text) }
+            guard !results.isEmpty, digests.count == results.count, let sha = digests.first else {
                 self.loop.scheduleTimer(afterNanoseconds: 100_000_000) { [weak self] in
                     guard let self, self.isRunning, self.commands.isConnected, self.scriptSHA == nil else { return }
                     self.loadScript()

@@ -1,38 +1,48 @@
 /// The Lua script that keeps the cluster's shared room logs in Redis. Redis runs a script atomically, so every
 /// check and every append in one call happens at once for all nodes: the sequence numbers, the seat count behind
-/// `ERR_CALL_FULL`, device ownership and the reaping of dead nodes cannot race.
+/// `ERR_CALL_FULL` and device ownership cannot race.
 ///
-/// Keys, for a prefix `P` and a room `R`:
-/// - `P:room:R:seq` the room's last sequence number; `P:room:R:epoch` an id that changes when the room's records
+/// Keys, for a prefix `P` and a room `R`; every key of a room carries the room as a hash tag (`{R}`), so in a Redis
+/// Cluster all of them, and the room's channel, are in one slot:
+/// - `P:room:{R}:seq` the room's last sequence number; `P:room:{R}:epoch` an id that changes when the room's records
 ///   start afresh (they expired or were flushed), so nodes never mix two histories;
-/// - `P:room:R:log` the log, a stream whose entry ids are `SEQ-0`, each with the entry's JSON (`e`) and time (`t`),
-///   also published on the channel `P:room:R` (the entries of one call in one message, one a line);
-/// - `P:room:R:devices` joined devices (`uid\ndevice` → seat class `p` or `r`), `P:room:R:seats:p` and
-///   `P:room:R:seats:r` joined users by class (uid → devices), `P:room:R:own` the node holding each device;
-/// - `P:room:R:ckpt` the latest checkpoint (`seq`, `epoch`, `data`);
-/// - `P:rooms` every room by the time of its last entry (what webhooks in a cluster look at for new entries; a room
-///   whose records expired leaves it with the next lease renewal), kept by the `index` mode after the appends;
-/// - `P:nodes` live nodes by lease end, `P:dead` nodes past their lease by the end of the grace period,
-///   `P:node:N:rooms` the rooms where node N took devices (added to after its appends, pruned by its lease renewal,
-///   read by the reaper).
+/// - `P:room:{R}:log` the log, a stream whose entry ids are `SEQ-0`, each with the entry's JSON (`e`) and time (`t`),
+///   also published on the channel `P:room:{R}` (the entries of one call in one message, one a line; `SPUBLISH` in a
+///   Redis Cluster);
+/// - `P:room:{R}:devices` joined devices (`uid\ndevice` → seat class `p` or `r`), `P:room:{R}:seats:p` and
+///   `P:room:{R}:seats:r` joined users by class (uid → devices), `P:room:{R}:own` the node holding each device;
+/// - `P:room:{R}:ckpt` the latest checkpoint (`seq`, `epoch`, `data`).
 ///
-/// An `append` call touches the keys of one room only (its channel too); what spans rooms or nodes (`P:rooms`,
-/// `P:node:N:rooms`, the reaping) is done by the `index` and `lease` modes and by plain commands of the node. An
-/// `append` call carries a batch of proposals of one room, each checked and appended in turn (all or none of a
+/// What spans rooms, in keys of its own:
+/// - `P:rooms` every room by the time of its last entry (what webhooks in a cluster look at for new entries), kept by
+///   the `index` mode after the appends and by `forget` at each lease renewal;
+/// - `P:{nodes}` live nodes by lease end, `P:{nodes}:dead` nodes past their lease by the end of the grace period,
+///   `P:{nodes}:N:rooms` the rooms where node N took devices (added to before its appends, pruned after its lease
+///   renewal, read by the reaper): one slot for the nodes' records.
+///
+/// Each call's first key (`KEYS[1]`) is the room's base key `P:room:{R}` for the modes of one room (`append`, `reap`,
+/// `holds`, `touch`, `checkpoint`), `P:{nodes}` for `lease` and `reaped`, `P:rooms` for `index` and `forget`: it
+/// routes the call to the slot's node, and every key the call touches is in that slot. No call touches two rooms:
+/// the reaper's `lease` call names the dead nodes' rooms, and the caller reaps each with a `reap` call of its own.
+///
+/// An `append` call carries a batch of proposals of one room, each checked and appended in turn (all or none of a
 /// proposal's events), as separate calls one after the other would. The room's keys' expiry is refreshed when the
 /// sequence key's remaining time fell below three quarters of the expiry (or keys may have been created), and the
 /// log is trimmed by age every 16 entries, by count once per call. A call's entries are published in one
 /// message on the room's channel, one entry (JSON) a line.
 enum RoomLogScript {
     static let source = #"""
-        local mode = ARGV[1]
-        local prefix = ARGV[2]
+        -- ARGV: mode, prefix, the publish command (PUBLISH, or SPUBLISH in a Redis Cluster), then the mode's arguments;
+        -- A is ARGV without the publish command, so the modes' arguments below start at A[3].
+        local mode, prefix, publish = ARGV[1], ARGV[2], ARGV[3]
+        local A = {mode, prefix}
+        for i = 4, #ARGV do A[i - 1] = ARGV[i] end
         local time = redis.call('TIME')
         local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
         local TRIM_EVERY = 16
 
         local function keys(room)
-          local base = prefix .. ':room:' .. room
+          local base = prefix .. ':room:{' .. room .. '}'
           return {
             seq = base .. ':seq', epoch = base .. ':epoch', log = base .. ':log', devices = base .. ':devices',
             seats_p = base .. ':seats:p', seats_r = base .. ':seats:r', own = base .. ':own', ckpt = base .. ':ckpt',
@@ -40,7 +50,8 @@ enum RoomLogScript {
           }
         end
 
-        local function node_rooms(node) return prefix .. ':node:' .. node .. ':rooms' end
+        local live_nodes, dead_nodes = prefix .. ':{nodes}', prefix .. ':{nodes}:dead'
+        local function node_rooms(node) return prefix .. ':{nodes}:' .. node .. ':rooms' end
 
         local function touch(k, expiry)
           if expiry > 0 then
@@ -111,7 +122,8 @@ enum RoomLogScript {
             if not w.epoch then
               w.epoch = redis.call('GET', k.epoch)
               if w.last == 0 or not w.epoch then
-                w.epoch = tostring(now) .. '-' .. tostring(redis.call('INCR', prefix .. ':epochs'))
+                -- Unique for the room: its records cannot start afresh twice within one microsecond.
+                w.epoch = tostring(now) .. '-' .. time[2]
                 redis.call('SET', k.epoch, w.epoch)
                 w.created = true
               end
@@ -128,7 +140,7 @@ enum RoomLogScript {
           end
           function w.finish(force)
             if w.last == w.first then return end
-            redis.call('PUBLISH', k.channel, table.concat(w.published, '\n'))
+            redis.call(publish, k.channel, table.concat(w.published, '\n'))
             if w.first == 0 then redis.call('SET', k.seq, w.last) else redis.call('INCRBY', k.seq, w.last - w.first) end
             local checkpoint = tonumber(redis.call('HGET', k.ckpt, 'seq') or '0')
             local keep = math.min(w.last - max_entries + 1, checkpoint + 1)
@@ -156,31 +168,31 @@ enum RoomLogScript {
         end
 
         if mode == 'append' then
-          -- ARGV: mode, prefix, room, node, max entries, max age, expiry, then per proposal: expected seq or '', its
+          -- A: mode, prefix, room, node, max entries, max age, expiry, then per proposal: expected seq or '', its
           -- number of events, then per event: JSON, actor, reason, op (J R L A E K or -), and unless the op is - (no
           -- seat or device effect, no condition): uid, device, seat class, capacity, needs ownership (1 or 0); K is
           -- an event without effect about a device. The reply, per proposal: status (OK FULL CONFLICT), last sequence
           -- number, number of entries, the entries.
-          local room, node = ARGV[3], ARGV[4]
-          local max_entries, max_age, expiry = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+          local room, node = A[3], A[4]
+          local max_entries, max_age, expiry = tonumber(A[5]), tonumber(A[6]), tonumber(A[7])
           local k = keys(room)
           local w = writer(k, max_entries, max_age, expiry)
           local created = false
           local reply = {}
           local i = 8
-          while i <= #ARGV do
-            local expected, count = ARGV[i], tonumber(ARGV[i + 1])
+          while i <= #A do
+            local expected, count = A[i], tonumber(A[i + 1])
             i = i + 2
             local events = {}
             for _ = 1, count do
-              local op = ARGV[i + 3]
+              local op = A[i + 3]
               if op == '-' then
-                table.insert(events, {json = ARGV[i], actor = ARGV[i + 1], reason = ARGV[i + 2], op = op})
+                table.insert(events, {json = A[i], actor = A[i + 1], reason = A[i + 2], op = op})
                 i = i + 4
               else
-                table.insert(events, {json = ARGV[i], actor = ARGV[i + 1], reason = ARGV[i + 2], op = op,
-                  uid = ARGV[i + 4], device = ARGV[i + 5], class = ARGV[i + 6], cap = tonumber(ARGV[i + 7]),
-                  owned = ARGV[i + 8] == '1'})
+                table.insert(events, {json = A[i], actor = A[i + 1], reason = A[i + 2], op = op,
+                  uid = A[i + 4], device = A[i + 5], class = A[i + 6], cap = tonumber(A[i + 7]),
+                  owned = A[i + 8] == '1'})
                 i = i + 9
               end
             end
@@ -249,85 +261,96 @@ enum RoomLogScript {
           w.finish(created)
           return reply
         elseif mode == 'index' then
-          -- ARGV: mode, prefix, rooms appended to: each takes the time of now in `P:rooms`.
+          -- A: mode, prefix, rooms appended to: each takes the time of now in `P:rooms`.
           local arguments = {}
-          for i = 3, #ARGV do
+          for i = 3, #A do
             table.insert(arguments, now)
-            table.insert(arguments, ARGV[i])
+            table.insert(arguments, A[i])
           end
           if #arguments > 0 then redis.call('ZADD', prefix .. ':rooms', unpack(arguments)) end
           return #arguments / 2
+        elseif mode == 'forget' then
+          -- A: mode, prefix, expiry. Rooms without an entry for the expiry leave `P:rooms`.
+          local expiry = tonumber(A[3])
+          if expiry > 0 then return redis.call('ZREMRANGEBYSCORE', prefix .. ':rooms', '-inf', now - expiry) end
+          return 0
         elseif mode == 'lease' then
-          -- ARGV: mode, prefix, node, lease, grace, max entries, max age, expiry, rooms to keep alive...
-          local node, lease, grace = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
-          local max_entries, max_age, expiry = tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+          -- A: mode, prefix, node, lease, grace, expiry. Renews the node's lease; the reply: whether it was live, a few
+          -- of its rooms (to check whether it still holds devices there), then per dead node to reap {node, phase
+          -- (lost or left), its rooms}, which the caller reaps room by room (`reap`) and, after `left`, ends (`reaped`).
+          local node, lease, grace, expiry = A[3], tonumber(A[4]), tonumber(A[5]), tonumber(A[6])
           -- A node that is not among the live ones was declared dead while it could not renew (its devices are being
           -- reaped): it is live again from now on, and tells its caller so (it then closes its participants' sockets so
           -- they come back and restore their devices).
-          local was_live = redis.call('ZSCORE', prefix .. ':nodes', node)
-          if not was_live then redis.call('ZREM', prefix .. ':dead', node) end
-          redis.call('ZADD', prefix .. ':nodes', now + lease, node)
-          for i = 9, #ARGV do touch(keys(ARGV[i]), expiry) end
-          -- A few of this node's rooms where it holds no device any more (or whose records are gone) leave its set.
+          local was_live = redis.call('ZSCORE', live_nodes, node)
+          if not was_live then redis.call('ZREM', dead_nodes, node) end
+          redis.call('ZADD', live_nodes, now + lease, node)
           local mine = node_rooms(node)
-          for _, room in ipairs(redis.call('SRANDMEMBER', mine, 16)) do
-            local holds = false
-            for _, owner in ipairs(redis.call('HVALS', keys(room).own)) do
-              if owner == node then
-                holds = true
-                break
-              end
-            end
-            if not holds then redis.call('SREM', mine, room) end
-          end
           if expiry > 0 then redis.call('PEXPIRE', mine, expiry + lease + grace) end
-          if expiry > 0 then redis.call('ZREMRANGEBYSCORE', prefix .. ':rooms', '-inf', now - expiry) end
+          local reply = {was_live and 1 or 0, redis.call('SRANDMEMBER', mine, 16)}
+          -- A node whose lease ran out: its devices are reconnecting for the grace period.
+          for _, dead in ipairs(redis.call('ZRANGEBYSCORE', live_nodes, '-inf', now, 'LIMIT', 0, 16)) do
+            redis.call('ZREM', live_nodes, dead)
+            redis.call('ZADD', dead_nodes, now + grace, dead)
+            table.insert(reply, {dead, 'lost', redis.call('SMEMBERS', node_rooms(dead))})
+          end
+          -- A node dead for the grace period: its devices that did not come back through another node leave. Handed
+          -- out again a lease later unless `reaped` ends it first (a reaper that dies half-way is taken over).
+          for _, dead in ipairs(redis.call('ZRANGEBYSCORE', dead_nodes, '-inf', now, 'LIMIT', 0, 16)) do
+            redis.call('ZADD', dead_nodes, now + lease, dead)
+            table.insert(reply, {dead, 'left', redis.call('SMEMBERS', node_rooms(dead))})
+          end
+          return reply
+        elseif mode == 'reaped' then
+          -- A: mode, prefix, dead node. Every room of a node dead past its grace was reaped: it is forgotten (unless
+          -- it came back meanwhile).
+          local dead = A[3]
+          if redis.call('ZSCORE', live_nodes, dead) then return 0 end
+          redis.call('ZREM', dead_nodes, dead)
+          redis.call('DEL', node_rooms(dead))
+          return 1
+        elseif mode == 'reap' then
+          -- A: mode, prefix, room, dead node, phase (lost or left), max entries, max age, expiry. Each device the dead
+          -- node holds in the room is lost (reconnecting), or leaves; the reply: how many.
+          local k = keys(A[3])
+          local dead, phase = A[4], A[5]
+          local w = writer(k, tonumber(A[6]), tonumber(A[7]), tonumber(A[8]))
+          local owners = redis.call('HGETALL', k.own)
           local reaped = 0
-          -- Each device a dead node holds in one of its rooms, by room: f(k, w, uid, device) for each.
-          local function each_device(dead, f)
-            for _, room in ipairs(redis.call('SMEMBERS', node_rooms(dead))) do
-              local k = keys(room)
-              local owners = redis.call('HGETALL', k.own)
-              local w = writer(k, max_entries, max_age, expiry)
-              for j = 1, #owners, 2 do
-                if owners[j + 1] == dead then
-                  local uid, device = string.match(owners[j], '^(.-)\n(.*)$')
-                  if uid then
-                    f(k, w, uid, device)
-                    reaped = reaped + 1
-                  end
+          for j = 1, #owners, 2 do
+            if owners[j + 1] == dead then
+              local uid, device = string.match(owners[j], '^(.-)\n(.*)$')
+              if uid then
+                if phase == 'left' then
+                  device_leaves(k, uid, device)
+                  w.emit(cjson.encode({t = 'left', uid = uid, device = device, reason = 'timed_out'}), '', '')
+                else
+                  w.emit(cjson.encode({t = 'lost', uid = uid, device = device}), '', '')
                 end
+                reaped = reaped + 1
               end
-              w.finish(false)
-              if w.last > w.first then redis.call('ZADD', prefix .. ':rooms', now, room) end
             end
           end
-          -- A node whose lease ran out: its devices are reconnecting for the grace period.
-          for _, dead in ipairs(redis.call('ZRANGEBYSCORE', prefix .. ':nodes', '-inf', now, 'LIMIT', 0, 16)) do
-            redis.call('ZREM', prefix .. ':nodes', dead)
-            redis.call('ZADD', prefix .. ':dead', now + grace, dead)
-            each_device(dead, function(k, w, uid, device)
-              w.emit(cjson.encode({t = 'lost', uid = uid, device = device}), '', '')
-            end)
+          w.finish(false)
+          return reaped
+        elseif mode == 'holds' then
+          -- A: mode, prefix, room, node. 1 when the node holds a device in the room.
+          for _, owner in ipairs(redis.call('HVALS', keys(A[3]).own)) do
+            if owner == A[4] then return 1 end
           end
-          -- A node dead for the grace period: its devices that did not come back through another node leave.
-          for _, dead in ipairs(redis.call('ZRANGEBYSCORE', prefix .. ':dead', '-inf', now, 'LIMIT', 0, 16)) do
-            redis.call('ZREM', prefix .. ':dead', dead)
-            each_device(dead, function(k, w, uid, device)
-              device_leaves(k, uid, device)
-              w.emit(cjson.encode({t = 'left', uid = uid, device = device, reason = 'timed_out'}), '', '')
-            end)
-            redis.call('DEL', node_rooms(dead))
-          end
-          return {reaped, was_live and 1 or 0}
+          return 0
+        elseif mode == 'touch' then
+          -- A: mode, prefix, room, expiry. Keeps a followed room's records alive.
+          touch(keys(A[3]), tonumber(A[4]))
+          return 1
         elseif mode == 'checkpoint' then
-          -- ARGV: mode, prefix, room, epoch, seq, data, expiry
-          local k = keys(ARGV[3])
-          local seq = tonumber(ARGV[5])
-          if redis.call('GET', k.epoch) ~= ARGV[4] then return 0 end
+          -- A: mode, prefix, room, epoch, seq, data, expiry
+          local k = keys(A[3])
+          local seq = tonumber(A[5])
+          if redis.call('GET', k.epoch) ~= A[4] then return 0 end
           if tonumber(redis.call('HGET', k.ckpt, 'seq') or '0') >= seq then return 0 end
-          redis.call('HSET', k.ckpt, 'seq', seq, 'epoch', ARGV[4], 'data', ARGV[6])
-          touch(k, tonumber(ARGV[7]))
+          redis.call('HSET', k.ckpt, 'seq', seq, 'epoch', A[4], 'data', A[6])
+          touch(k, tonumber(A[7]))
           return 1
         end
         return redis.error_reply('unknown mode ' .. tostring(mode))

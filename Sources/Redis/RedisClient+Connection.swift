@@ -96,6 +96,9 @@ extension RedisClient {
         if !self.subscribedChannels.isEmpty {
             self.sendSubscription("SUBSCRIBE", Array(self.subscribedChannels))
         }
+        if !self.shardChannels.isEmpty {
+            self.sendSubscription("SSUBSCRIBE", Array(self.shardChannels))
+        }
         self.changeState(to: .connected)
     }
 
@@ -105,9 +108,18 @@ extension RedisClient {
     func connection(_ connection: RedisConnection, didReceive value: RESPValue) {
         guard connection === self.connection else { return }
         if self.isSubscriber, let message = Self.pubSubMessage(value) {
-            if self.subscribedChannels.contains(message.channel) || message.isPattern {
+            if self.subscribedChannels.contains(message.channel) || self.shardChannels.contains(message.channel)
+                || message.isPattern
+            {
                 self.onMessage?(message.channel, message.payload)
             }
+            return
+        }
+        if self.isSubscriber, let channel = Self.serverShardUnsubscribe(value),
+            self.pending.isEmpty || self.pending.first?.isConfirmation == false
+        {
+            // Not the confirmation of an SUNSUBSCRIBE of ours: the server dropped the subscription.
+            if self.shardChannels.remove(channel) != nil { self.onShardChannelDropped?(channel) }
             return
         }
         guard let command = self.pending.popFirst() else {
@@ -129,7 +141,7 @@ extension RedisClient {
         guard case .array(let elements?) = value, let first = elements.first, case .bulkString(let kind?) = first
         else { return nil }
         switch (kind, elements.count) {
-        case (Array("message".utf8), 3):
+        case (Array("message".utf8), 3), (Array("smessage".utf8), 3):
             guard case .bulkString(let channel?) = elements[1], case .bulkString(let payload?) = elements[2] else {
                 return nil
             }
@@ -142,6 +154,15 @@ extension RedisClient {
         default:
             return nil
         }
+    }
+
+    /// The channel of an `sunsubscribe` push, which is either the confirmation of an `SUNSUBSCRIBE` or the server
+    /// ending the subscription because the channel's slot moved.
+    private static func serverShardUnsubscribe(_ value: RESPValue) -> [UInt8]? {
+        guard case .array(let elements?) = value, elements.count == 3, case .bulkString(let kind?) = elements[0],
+            kind.elementsEqual("sunsubscribe".utf8), case .bulkString(let channel?) = elements[1]
+        else { return nil }
+        return channel
     }
 
     // MARK: Sending
@@ -165,9 +186,14 @@ extension RedisClient {
         self.armDeadlineTimer(at: deadline)
     }
 
-    /// Sends `SUBSCRIBE` or `UNSUBSCRIBE` for `channels`, expecting one confirmation per channel.
+    /// Sends `SUBSCRIBE` or `UNSUBSCRIBE` for `channels`, expecting one confirmation per channel. Shard channels
+    /// (`SSUBSCRIBE`, `SUNSUBSCRIBE`) go one a command: in a cluster, channels of different slots cannot share one.
     func sendSubscription(_ command: String, _ channels: [[UInt8]]) {
         guard !channels.isEmpty, self.connection != nil else { return }
+        if channels.count > 1 && command.hasPrefix("S") {
+            for channel in channels { self.sendSubscription(command, [channel]) }
+            return
+        }
         let name = Array(command.utf8)
         self.enqueue(timeoutMilliseconds: nil, completion: nil) { buffer in
             RESPEncoder.encodeCommand([name] + channels, into: &buffer)

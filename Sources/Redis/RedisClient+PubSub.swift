@@ -27,4 +27,30 @@ extension RedisClient {
         guard self.acceptsCommands else { return }
         self.sendSubscription("UNSUBSCRIBE", removed)
     }
+
+    /// Subscribes to shard channels (`SSUBSCRIBE`, sharded pub/sub of Redis 7), remembering them as `subscribe` does.
+    /// In a Redis Cluster a shard channel lives in its hash slot, as a key does: subscribe on the node serving it.
+    ///
+    /// - Parameter channels: the channel names; ones already subscribed are skipped.
+    public func subscribeShard(_ channels: [[UInt8]]) {
+        self.isSubscriber = true
+        var added: [[UInt8]] = []
+        for channel in channels where self.shardChannels.insert(channel).inserted {
+            added.append(channel)
+        }
+        guard self.acceptsCommands else { return }
+        self.sendSubscription("SSUBSCRIBE", added)
+    }
+
+    /// Unsubscribes from shard channels (`SUNSUBSCRIBE`) and forgets them.
+    ///
+    /// - Parameter channels: the channel names; ones not subscribed are skipped.
+    public func unsubscribeShard(_ channels: [[UInt8]]) {
+        var removed: [[UInt8]] = []
+        for channel in channels where self.shardChannels.remove(channel) != nil {
+            removed.append(channel)
+        }
+        guard self.acceptsCommands else { return }
+        self.sendSubscription("SUNSUBSCRIBE", removed)
+    }
 }

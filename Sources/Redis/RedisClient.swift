@@ -35,6 +35,11 @@ public final class RedisClient {
     public internal(set) var state = RedisConnectionState.disconnected
     /// The channels the client is subscribed to, or will subscribe to once connected.
     public internal(set) var subscribedChannels: Set<[UInt8]> = []
+    /// The shard channels (`SSUBSCRIBE`, Redis 7) the client is subscribed to, or will subscribe to once connected.
+    public internal(set) var shardChannels: Set<[UInt8]> = []
+    /// Called when the server ends a shard channel's subscription by itself (`sunsubscribe` pushed when the channel's
+    /// slot moved to another node); the channel is forgotten, and is to be subscribed where its slot went.
+    public var onShardChannelDropped: ((_ channel: [UInt8]) -> Void)?
 
     // The client's machinery, shared with its extensions; touched on the loop only.
 

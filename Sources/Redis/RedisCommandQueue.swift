@@ -33,6 +33,9 @@ struct RedisCommandQueue {
         self.pushDeadline(Deadline(time: command.deadline, sequence: sequence))
     }
 
+    /// The oldest command, the one the next reply answers, left in place.
+    var first: RedisPendingCommand? { self.head < self.entries.count ? self.entries[self.head] : nil }
+
     /// Takes the oldest command, the one the next reply answers.
     mutating func popFirst() -> RedisPendingCommand? {
         guard self.head < self.entries.count else { return nil }

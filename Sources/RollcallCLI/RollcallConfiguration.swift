@@ -89,16 +89,19 @@ extension RollcallConfiguration {
     /// - Throws: `ConfigError` when the Redis URL cannot be read.
     func clusterConfiguration() throws(ConfigError) -> ClusterConfiguration? {
         guard !self.cluster.redisURL.isEmpty else { return nil }
-        var redis: RedisClientConfiguration
+        var deployment: RedisDeployment
         do {
-            redis = try RedisClientConfiguration(url: self.cluster.redisURL)
+            deployment = try RedisDeployment(url: self.cluster.redisURL)
         } catch {
             throw ConfigError("cluster.redis_url: \(error.description)")
         }
-        redis.commandTimeoutMilliseconds = self.cluster.callTimeoutMilliseconds
-        redis.connectTimeoutMilliseconds = self.cluster.callTimeoutMilliseconds
+        deployment.configuration.commandTimeoutMilliseconds = self.cluster.callTimeoutMilliseconds
+        deployment.configuration.connectTimeoutMilliseconds = self.cluster.callTimeoutMilliseconds
         var configuration = ClusterConfiguration(
-            redis: redis, nodeID: self.cluster.nodeID.isEmpty ? nil : self.cluster.nodeID)
+            deployment: deployment, nodeID: self.cluster.nodeID.isEmpty ? nil : self.cluster.nodeID)
+        guard !self.cluster.keyPrefix.contains(where: { $0 == "{" || $0 == "}" }) else {
+            throw ConfigError("cluster.key_prefix: must not hold { or }, which make Redis Cluster hash tags")
+        }
         configuration.keyPrefix = self.cluster.keyPrefix
         configuration.leaseMilliseconds = self.cluster.leaseMilliseconds
         configuration.roomExpiryMilliseconds = self.cluster.roomExpiryMilliseconds

@@ -190,7 +190,9 @@ enum Settings {
         },
 
         text(
-            "cluster.redis_url", "redis://[:password@]host[:port][/db] shared by every node; empty = single process",
+            "cluster.redis_url",
+            "redis://[:password@]host[:port][/db], or a Redis Cluster redis-cluster://[:password@]host:port[,host:port...]"
+                + ", shared by every node; empty = single process",
             \.cluster.redisURL, allowEmpty: true),
         text(
             "cluster.key_prefix", "prefix of the cluster's Redis keys and channels", \.cluster.keyPrefix,
