@@ -130,7 +130,7 @@ let package = Package(
         // A real redis-server for tests: started on a free loopback port in a temporary directory, stopped, killed
         // and restarted on demand; a scripted stand-in server, an event loop on a thread of its own, and a webhook
         // receiver (plain or TLS) whose answers a test scripts.
-        .target(name: "ClusterTesting", dependencies: ["EventIO"]),
+        .target(name: "ClusterTesting", dependencies: ["EventIO", "Redis"]),
         // Helpers shared by the test targets: a seeded random generator, the ways a byte stream is cut into reads
         // for the incremental parsers (frames, HTTP heads, RESP), sample HTTP heads fed to the parsers, and the
         // reader of the shared vectors.

@@ -19,6 +19,10 @@ public final class RedisServerProcess: @unchecked Sendable {
     public let executablePath: String
 
     private let extraArguments: [String]
+    /// `cluster-node-timeout` of a Redis Cluster node; nil for a standalone server.
+    private let clusterNodeTimeoutMilliseconds: Int?
+    /// A cluster node's bus port (`cluster-port`; the default, the port + 10000, may be past 65535).
+    private var clusterBusPort = 0
     private let startupTimeout: TimeInterval
     private let lock = NSLock()
     /// The running server's process id, 0 when none runs.
@@ -30,10 +34,15 @@ public final class RedisServerProcess: @unchecked Sendable {
     /// - Parameters:
     ///   - extraArguments: further options, such as `["--requirepass", "secret"]`.
     ///   - startupTimeout: how long to wait for the first `PING` answer, in seconds.
+    ///   - clusterNodeTimeoutMilliseconds: when set, the server is a Redis Cluster node (`--cluster-enabled yes`,
+    ///     its `nodes.conf` in its directory) with this `cluster-node-timeout`.
     /// - Throws: `RedisServerProcessError` when `redis-server` is not on PATH, or does not start in time.
-    public init(extraArguments: [String] = [], startupTimeout: TimeInterval = 10) throws {
+    public init(
+        extraArguments: [String] = [], startupTimeout: TimeInterval = 10, clusterNodeTimeoutMilliseconds: Int? = nil
+    ) throws {
         self.executablePath = try Self.locateExecutable(named: "redis-server")
         self.extraArguments = extraArguments
+        self.clusterNodeTimeoutMilliseconds = clusterNodeTimeoutMilliseconds
         self.startupTimeout = startupTimeout
         self.directory = try Self.makeTemporaryDirectory()
         self.port = 0
@@ -42,6 +51,7 @@ public final class RedisServerProcess: @unchecked Sendable {
         for _ in 0..<5 {
             do {
                 self.port = try Self.freeLoopbackPort()
+                if clusterNodeTimeoutMilliseconds != nil { self.clusterBusPort = try Self.freeLoopbackPort() }
                 try self.launch()
                 return
             } catch let error as RedisServerProcessError {
@@ -109,12 +119,18 @@ public final class RedisServerProcess: @unchecked Sendable {
     private var logPath: String { self.directory + "/redis.log" }
 
     private func launch() throws {
-        let arguments =
+        var arguments =
             [
                 self.executablePath, "--port", String(self.port), "--bind", "127.0.0.1", "--dir", self.directory,
                 "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--daemonize", "no",
                 "--logfile", self.logPath,
             ] + self.extraArguments
+        if let timeout = self.clusterNodeTimeoutMilliseconds {
+            arguments += [
+                "--cluster-enabled", "yes", "--cluster-config-file", self.directory + "/nodes.conf",
+                "--cluster-node-timeout", String(timeout), "--cluster-port", String(self.clusterBusPort),
+            ]
+        }
         let pid = try Self.spawn(arguments)
         self.lock.withLock { self.pid = pid }
         let deadline = Date().addingTimeInterval(self.startupTimeout)

@@ -18,6 +18,11 @@ public final class ResultBox<T>: @unchecked Sendable {
         self.semaphore.signal()
     }
 
+    /// The value if it came already, without waiting.
+    public func peek() -> T? {
+        self.lock.withLock { self.value }
+    }
+
     /// The value, or nil when none came within `seconds`.
     ///
     /// - Parameter seconds: how long to wait.
