@@ -16,13 +16,13 @@ import Rooms
 public final class InMemoryLogStore {
     let clock: ManualClock
     var rooms: [String: InMemoryRoomRecords] = [:]
-    /// Live nodes by the end of their lease (`P:nodes`).
+    /// Live nodes by the end of their lease (`P:{nodes}`).
     var liveNodes: [String: Int64] = [:]
     /// Nodes past their lease by the end of the grace period (`P:dead`).
     var deadNodes: [String: Int64] = [:]
-    /// The devices each node holds (`P:node:N:devices`), by room.
+    /// The devices each node holds (`P:{nodes}:N:rooms`, with the devices of each room), by room.
     var nodeDevices: [String: Set<NodeDevice>] = [:]
-    /// Counts the epochs made (`P:epochs`); kept across restarts so every epoch differs.
+    /// Counts the epochs made; kept across restarts so every epoch differs.
     var epochsMade = 0
     /// The nodes, by id, and the rooms each listens to.
     var nodes: [String: WeakNode] = [:]

@@ -144,7 +144,7 @@ private final class DeliveryRecorder: SharedRoomLogDelegate {
     }
 
     private static func roomKeys(_ room: String) -> [String] {
-        ["seq", "epoch", "log", "devices", "seats:p", "own"].map { "t:room:\(room):\($0)" }
+        ["seq", "epoch", "log", "devices", "seats:p", "own"].map { "t:room:{\(room)}:\($0)" }
     }
 
     @Test func aRoomIdlePastItsExpiryDisappearsWhileAnActiveOneKeepsAllItsRecords() throws {
@@ -177,15 +177,15 @@ private final class DeliveryRecorder: SharedRoomLogDelegate {
             defer { harness.onLoop { log.stop() } }
             Self.waitAvailable([log], harness)
             _ = try Self.append([Self.note("lazy", "first")], through: log, harness)
-            let first = try #require(try Self.integer(["PTTL", "t:room:lazy:seq"], through: log, harness))
+            let first = try #require(try Self.integer(["PTTL", "t:room:{lazy}:seq"], through: log, harness))
             Thread.sleep(forTimeInterval: 0.05)
             _ = try Self.append([Self.note("lazy", "second")], through: log, harness)
-            let second = try #require(try Self.integer(["PTTL", "t:room:lazy:seq"], through: log, harness))
+            let second = try #require(try Self.integer(["PTTL", "t:room:{lazy}:seq"], through: log, harness))
             #expect(second < first)
             // Below three quarters of the expiry, the next append renews it.
-            #expect(try Self.integer(["PEXPIRE", "t:room:lazy:seq", "400000"], through: log, harness) == 1)
+            #expect(try Self.integer(["PEXPIRE", "t:room:{lazy}:seq", "400000"], through: log, harness) == 1)
             _ = try Self.append([Self.note("lazy", "third")], through: log, harness)
-            let third = try #require(try Self.integer(["PTTL", "t:room:lazy:seq"], through: log, harness))
+            let third = try #require(try Self.integer(["PTTL", "t:room:{lazy}:seq"], through: log, harness))
             #expect(third > 500_000)
         }
     }
@@ -206,7 +206,7 @@ private final class DeliveryRecorder: SharedRoomLogDelegate {
                 events: [ProposedEvent(.participantLeft(uid: "u-1", deviceID: "d-1", reason: .left), actor: "u-1")])
             _ = try Self.append([leave], through: doomed, harness)
             #expect(
-                try Self.members(["SMEMBERS", "t:node:A:rooms"], through: doomed, harness)
+                try Self.members(["SMEMBERS", "t:{nodes}:A:rooms"], through: doomed, harness)
                     == (rooms + ["early"]).sorted())
             #expect(
                 waitUntil(seconds: 5) {
@@ -216,7 +216,7 @@ private final class DeliveryRecorder: SharedRoomLogDelegate {
             // The lease renewal drops the room where the node holds no device any more.
             #expect(
                 waitUntil(seconds: 5) {
-                    (try? Self.integer(["SISMEMBER", "t:node:A:rooms", "early"], through: doomed, harness)) == 0
+                    (try? Self.integer(["SISMEMBER", "t:{nodes}:A:rooms", "early"], through: doomed, harness)) == 0
                 })
 
             // The node dies: the other's lease renewals find each of its devices, lost and then left.
@@ -224,16 +224,20 @@ private final class DeliveryRecorder: SharedRoomLogDelegate {
             #expect(
                 waitUntil(seconds: 10) {
                     rooms.allSatisfy { room in
-                        (try? Self.integer(["HLEN", "t:room:\(room):own"], through: survivor, harness)) == 0
+                        (try? Self.integer(["HLEN", "t:room:{\(room)}:own"], through: survivor, harness)) == 0
                     }
                 })
             for (index, room) in rooms.enumerated() {
                 let joins: Int64 = index < 4 ? 2 : 1
                 // Each device: joined, lost, left.
-                #expect(try Self.integer(["XLEN", "t:room:\(room):log"], through: survivor, harness) == joins * 3)
-                #expect(try Self.integer(["HLEN", "t:room:\(room):seats:p"], through: survivor, harness) == 0)
+                #expect(try Self.integer(["XLEN", "t:room:{\(room)}:log"], through: survivor, harness) == joins * 3)
+                #expect(try Self.integer(["HLEN", "t:room:{\(room)}:seats:p"], through: survivor, harness) == 0)
             }
-            #expect(try Self.integer(["EXISTS", "t:node:A:rooms"], through: survivor, harness) == 0)
+            // Once every room is reaped, the dead node's set goes.
+            #expect(
+                waitUntil(seconds: 5) {
+                    (try? Self.integer(["EXISTS", "t:{nodes}:A:rooms"], through: survivor, harness)) == 0
+                })
         }
     }
 
@@ -334,8 +338,8 @@ private final class DeliveryRecorder: SharedRoomLogDelegate {
             #expect((try? results[4].get()) == 5)
             #expect(results[5] == .failure(.refused(.callFull)))
             #expect((try? results[6].get()) == 6)
-            #expect(try Self.integer(["XLEN", "t:room:c:log"], through: mine, harness) == 6)
-            #expect(try Self.integer(["HLEN", "t:room:c:seats:p"], through: mine, harness) == 2)
+            #expect(try Self.integer(["XLEN", "t:room:{c}:log"], through: mine, harness) == 6)
+            #expect(try Self.integer(["HLEN", "t:room:{c}:seats:p"], through: mine, harness) == 2)
         }
     }
 }

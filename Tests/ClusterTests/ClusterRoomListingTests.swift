@@ -17,12 +17,19 @@ import TokenAuth
     static func node(
         _ id: String, prefix: String, _ harness: LoopHarness, redis: RedisClientConfiguration
     ) throws -> (Gateway, RedisRoomLog) {
+        try Self.node(id, prefix: prefix, harness, deployment: RedisDeployment(configuration: redis))
+    }
+
+    /// A node over a deployment: one Redis server or a Redis Cluster.
+    static func node(
+        _ id: String, prefix: String, _ harness: LoopHarness, deployment: RedisDeployment
+    ) throws -> (Gateway, RedisRoomLog) {
         let verifier = try TokenVerifier(keys: [try TokenKey(secret: "cluster-listing-test-secret-0123456789")])
         return harness.onLoop {
             let gateway = Gateway(
                 configuration: GatewayConfiguration(), verifier: verifier, transport: InMemoryTransport(),
                 clock: { 1_764_460_800_000 })
-            var configuration = ClusterConfiguration(redis: redis, nodeID: id)
+            var configuration = ClusterConfiguration(deployment: deployment, nodeID: id)
             configuration.keyPrefix = prefix
             configuration.listingScanCount = 2
             let log = RedisRoomLog(

@@ -123,7 +123,7 @@ import Webhooks
                 waitUntil(seconds: 10) { Self.inOrderWithoutGaps(receiver.events, rooms: ["north": 8, "south": 8]) })
             Thread.sleep(forTimeInterval: 0.3)
             #expect(second.statistics[0].delivered.load(ordering: .relaxed) == 0)
-            #expect(try Self.get("rollcall:hook:crm:lease", through: log, harness) == "A")
+            #expect(try Self.get("rollcall:hook:{crm}:lease", through: log, harness) == "A")
 
             // The delivering node dies: its loop stops, and its lease lapses in Redis.
             first.stop()
@@ -143,9 +143,9 @@ import Webhooks
             #expect(event["actor"] as? String == "test")
             // The cursor is in Redis, and the lease is B's.
             #expect(
-                try Self.get("rollcall:hook:crm:cursor", field: "north", through: log, harness)?.hasPrefix("11/")
+                try Self.get("rollcall:hook:{crm}:cursor", field: "north", through: log, harness)?.hasPrefix("11/")
                     == true)
-            #expect(try Self.get("rollcall:hook:crm:lease", through: log, harness) == "B")
+            #expect(try Self.get("rollcall:hook:{crm}:lease", through: log, harness) == "B")
         }
     }
 
@@ -170,22 +170,22 @@ import Webhooks
             try first.start()
             #expect(
                 waitUntil(seconds: 10) {
-                    (try? Self.get("rollcall:hook:crm:cursor", field: "gone", through: log, harness)) != nil
+                    (try? Self.get("rollcall:hook:{crm}:cursor", field: "gone", through: log, harness)) != nil
                 })
             first.stop()
             // The room's records expire; the next node to take the endpoint finds it and drops it from the cursor with
             // its first move.
             #expect(
-                waitUntil(seconds: 10) { (try? Self.get("rollcall:room:gone:epoch", through: log, harness)) == nil })
+                waitUntil(seconds: 10) { (try? Self.get("rollcall:room:{gone}:epoch", through: log, harness)) == nil })
             let second = try Self.dispatcher(node: "A", redis: redis, receiver: receiver)
             try second.start()
             defer { second.stop() }
             Self.append(1, rooms: ["alive"], to: log, harness, from: 0)
             #expect(
                 waitUntil(seconds: 10) {
-                    (try? Self.get("rollcall:hook:crm:cursor", field: "alive", through: log, harness)) != nil
+                    (try? Self.get("rollcall:hook:{crm}:cursor", field: "alive", through: log, harness)) != nil
                 })
-            #expect(try Self.get("rollcall:hook:crm:cursor", field: "gone", through: log, harness) == nil)
+            #expect(try Self.get("rollcall:hook:{crm}:cursor", field: "gone", through: log, harness) == nil)
         }
     }
 
@@ -194,7 +194,7 @@ import Webhooks
             func run(_ arguments: [String]) throws -> String? {
                 let box = harness.onLoop { () -> ResultBox<RESPValue> in
                     let box = ResultBox<RESPValue>()
-                    log.commands.send(["EVAL", WebhookScript.source, "0"] + arguments) { result in
+                    log.commands.send(["EVAL", WebhookScript.source, "1", arguments[1]] + arguments) { result in
                         if case .success(let value) = result { box.put(value) }
                     }
                     return box
@@ -202,10 +202,10 @@ import Webhooks
                 guard case .integer(let answer)? = box.wait(seconds: 5) else { return nil }
                 return String(answer)
             }
-            let lease = "rollcall:hook:crm:lease"
-            let cursor = "rollcall:hook:crm:cursor"
+            let lease = "rollcall:hook:{crm}:lease"
+            let cursor = "rollcall:hook:{crm}:cursor"
             func move(_ node: String, _ value: String) throws -> String? {
-                try run(["advance", lease, node, "60000", cursor, "rollcall:hook:crm:dead", "10", "1", "r", value])
+                try run(["advance", lease, node, "60000", cursor, "rollcall:hook:{crm}:dead", "10", "1", "r", value])
             }
             #expect(try run(["claim", lease, "A", "60000"]) == "1")
             #expect(try run(["claim", lease, "B", "60000"]) == "0")

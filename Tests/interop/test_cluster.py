@@ -643,7 +643,7 @@ def test_webhooks_go_on_from_the_cursor_in_redis_when_the_delivering_node_dies(n
         last = list_rooms(node_a, key)
         assert set(last) == set(rooms) and last == list_rooms(node_b, key), last
         delivered_through(last)
-        holder = redis_get(redis, "rollcall:hook:backend:lease")
+        holder = redis_get(redis, "rollcall:hook:{backend}:lease")
         assert holder in ("node-a", "node-b"), holder
         # The delivering node dies; the other takes the endpoint over once its lease lapses.
         victim, survivor = (node_a, node_b) if holder == "node-a" else (node_b, node_a)
@@ -659,6 +659,6 @@ def test_webhooks_go_on_from_the_cursor_in_redis_when_the_delivering_node_dies(n
             for seq in sequences:
                 assert seq <= expected, (room, sequences)
                 expected = max(expected, seq + 1)
-        assert redis_get(redis, "rollcall:hook:backend:lease") == ("node-b" if holder == "node-a" else "node-a")
+        assert redis_get(redis, "rollcall:hook:{backend}:lease") == ("node-b" if holder == "node-a" else "node-a")
     finally:
         receiver.stop()
