@@ -253,7 +253,8 @@ public final class RedisWebhookFeed: WebhookFeed {
         }
         let sentAt = EventLoop.monotonicNow()
         let arguments = [
-            "EVALSHA", sha, "1", self.keys.webhook(endpoint).lease, "claim", self.keys.webhook(endpoint).lease, self.configuration.nodeID,
+            "EVALSHA", sha, "1", self.keys.webhook(endpoint).lease, "claim", self.keys.webhook(endpoint).lease,
+            self.configuration.nodeID,
             String(self.configuration.leaseMilliseconds),
         ]
         self.commands.send(arguments) { [weak self] result in

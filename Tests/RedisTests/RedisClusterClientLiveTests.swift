@@ -47,8 +47,9 @@ import Testing
             // Redis's own slot for a few keys agrees with the client's.
             for key in ["123456789", "foo", "{user1000}.following", "rollcall:room:{r-1}:log"] {
                 let slot = cluster.cli(port: cluster.servers[0].port, ["cluster", "keyslot", key])
-                #expect(slot.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-                    == RedisKeySlot.slot(of: key), "\(key)")
+                #expect(
+                    slot.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                        == RedisKeySlot.slot(of: key), "\(key)")
             }
             let keys = (0..<60).map { "key-\($0)" }
             let sets = ResultBox<[Result<RESPValue, RedisError>]>()
@@ -56,7 +57,9 @@ import Testing
             let written = try #require(sets.wait(seconds: 10))
             #expect(written.allSatisfy { (try? $0.get()) == .simpleString("OK") })
             for key in keys {
-                #expect(try Self.request(["GET", key], client, harness)?.get() == .bulkString(Array("value of \(key)".utf8)))
+                #expect(
+                    try Self.request(["GET", key], client, harness)?.get() == .bulkString(Array("value of \(key)".utf8))
+                )
             }
             // Each primary holds some of them: no node got everything.
             let counts = cluster.servers.prefix(3).map { server in
@@ -135,9 +138,10 @@ import Testing
                 subscriber.subscribeShard(channels.map { Array($0.utf8) })
             }
             #expect(waitUntil(seconds: 10) { harness.onLoop { subscriber.isConnected } })
-            let homes = Set(channels.compactMap { channel in
-                harness.onLoop { subscriber.slotMap?.primary(of: RedisKeySlot.slot(of: channel)) }
-            })
+            let homes = Set(
+                channels.compactMap { channel in
+                    harness.onLoop { subscriber.slotMap?.primary(of: RedisKeySlot.slot(of: channel)) }
+                })
             #expect(homes.count == 3)
             // Published until every channel was heard (its SSUBSCRIBE may still be on its way at first), boundedly.
             for _ in 0..<50 where received.peek() == nil {
