@@ -78,7 +78,7 @@ let package = Package(
         .target(name: "RollcallAPIDescription", path: "api", resources: [.embedInCode("openapi.json")]),
         // Connects the gateway to WebSocket connections on the server's event loops.
         .target(
-            name: "GatewayWebSocket",
+            name: "RollcallServer",
             dependencies: [
                 "Rooms", "WebSocketServer", "EventIO", "HTTPCore", "WebSocketCore", "WebSocketDeflate", "TokenAuth",
                 "RollcallWebClient", "Storage", "Webhooks", "RollcallAPIDescription",
@@ -109,7 +109,7 @@ let package = Package(
         .target(
             name: "RollcallCLI",
             dependencies: [
-                "WebSocketServer", "WebSocketDeflate", "EventIO", "HTTPCore", "HTTPClient", "Rooms", "GatewayWebSocket",
+                "WebSocketServer", "WebSocketDeflate", "EventIO", "HTTPCore", "HTTPClient", "Rooms", "RollcallServer",
                 "TokenAuth", "RollcallBench", "JSONCoding", "Cluster", "ClusterCore", "Redis", "Storage", "Webhooks",
             ]
         ),
@@ -176,20 +176,20 @@ let package = Package(
             name: "RollcallBenchTests",
             dependencies: [
                 "RollcallBench", "WebSocketServer", "WebSocketCore", "WebSocketDeflate", "EventIO", "Rooms",
-                "GatewayWebSocket", "TokenAuth",
+                "RollcallServer", "TokenAuth",
             ]
         ),
         .testTarget(
             name: "RollcallClientTests",
             dependencies: [
-                "RollcallClient", "WebSocketServer", "GatewayWebSocket", "Rooms", "TokenAuth", "EventIO",
+                "RollcallClient", "WebSocketServer", "RollcallServer", "Rooms", "TokenAuth", "EventIO",
                 "JSONCoding", "TestSupport",
             ]
         ),
         .testTarget(
             name: "RollcallCLITests",
             dependencies: [
-                "RollcallCLI", "GatewayWebSocket", "Rooms", "WebSocketServer", "EventIO", "HTTPCore", "HTTPClient",
+                "RollcallCLI", "RollcallServer", "Rooms", "WebSocketServer", "EventIO", "HTTPCore", "HTTPClient",
                 "TokenAuth", "JSONCoding", "Cluster", "Redis",
             ]
         ),
@@ -201,12 +201,12 @@ let package = Package(
                 "WebSocketServer", "HTTPCore", "WebSocketCore", "WebSocketDeflate", "EventIO", "WebSocketTestSupport",
             ]
         ),
-        // The rooms layer served over the WebSocket server (GatewayWebSocket): rooms threads, the store committer,
+        // The rooms layer served over the WebSocket server (RollcallServer): rooms threads, the store committer,
         // metrics, the embedded browser client's routes, hostile rooms traffic and compressed room messages live.
         .testTarget(
             name: "RollcallServerTests",
             dependencies: [
-                "GatewayWebSocket", "Rooms", "Storage", "TokenAuth", "JSONCoding", "EventIO", "WebSocketServer",
+                "RollcallServer", "Rooms", "Storage", "TokenAuth", "JSONCoding", "EventIO", "WebSocketServer",
                 "WebSocketDeflate", "RollcallWebClient", "WebSocketTestSupport",
             ]
         ),

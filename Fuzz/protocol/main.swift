@@ -4,7 +4,7 @@ import RoomsTesting
 import TokenAuth
 
 /// Fuzzes the gateway's client protocol: messages from authenticated sessions, decoded by the internal
-/// `ClientMessageDecoder` and applied to rooms, through the public `Gateway` with an in-memory transport.
+/// `ClientMessageDecoder` and applied to rooms, through the public `RoomsNode` with an in-memory transport.
 ///
 /// Input: one client message per line (LF-separated, at most 32); a line starting with byte 0x01 comes from the
 /// second session (a participant), any other from the first (an admin of room `r1`, a bot with every capability in
@@ -37,7 +37,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = UnsafeBufferPointer(start: data, count: size)
     let transport = InMemoryTransport()
     let clock = ManualClock(now: now * 1000)
-    let gateway = Gateway(configuration: GatewayConfiguration(), verifier: verifier, transport: transport) {
+    let gateway = RoomsNode(configuration: RoomsConfiguration(), verifier: verifier, transport: transport) {
         clock.now
     }
     let admin = SessionID(1)
@@ -72,11 +72,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-private func send(_ gateway: Gateway, _ session: SessionID, _ bytes: [UInt8]) {
+private func send(_ gateway: RoomsNode, _ session: SessionID, _ bytes: [UInt8]) {
     bytes.withUnsafeBytes { gateway.sessionReceived(session, text: $0) }
 }
 
-private func checkSequences(_ gateway: Gateway, _ sequences: inout [String: UInt64]) {
+private func checkSequences(_ gateway: RoomsNode, _ sequences: inout [String: UInt64]) {
     var seen: [String: UInt64] = [:]
     for id in gateway.roomIDs {
         guard let state = gateway.roomState(id) else { continue }

@@ -33,7 +33,7 @@ public struct SharedRoomRules: Hashable, Sendable {
     /// The rules of a gateway's configuration.
     ///
     /// - Parameter configuration: the gateway's configuration.
-    public init(_ configuration: GatewayConfiguration) {
+    public init(_ configuration: RoomsConfiguration) {
         self.init(
             roomCapacity: configuration.roomCapacity, reservedSeats: configuration.reservedSeats,
             reconnectGraceMilliseconds: configuration.reconnectGraceMilliseconds, history: configuration.history)

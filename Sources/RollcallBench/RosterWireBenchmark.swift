@@ -62,7 +62,7 @@ public enum RosterWireBenchmark {
     }
 
     /// Counts frames and bytes per session.
-    private final class CountingTransport: GatewayTransport {
+    private final class CountingTransport: RoomsTransport {
         var frames: [SessionID: Int] = [:]
         var bytes: [SessionID: Int] = [:]
         var last: [SessionID: [UInt8]] = [:]
@@ -113,20 +113,20 @@ public enum RosterWireBenchmark {
 
     private final class Setup {
         let transport = CountingTransport()
-        let gateway: Gateway
+        let gateway: RoomsNode
         let signer: TokenSigner
         var nextSession: UInt64 = 1
 
         init(window: Int64) throws {
             let key = try TokenKey(keyID: "bench", secret: "roster-wire-benchmark-key-0123456789")
             self.signer = TokenSigner(key: key)
-            var configuration = GatewayConfiguration()
+            var configuration = RoomsConfiguration()
             configuration.patchWindowMilliseconds = window
             configuration.roomCapacity = 1_000_000
             configuration.maximumSubscribersPerRoom = 1_000_000
             let verifier = try TokenVerifier(keys: [key])
             let box = ClockBox()
-            self.gateway = Gateway(
+            self.gateway = RoomsNode(
                 configuration: configuration, verifier: verifier, transport: self.transport,
                 clock: { box.now })
             self.clockBox = box

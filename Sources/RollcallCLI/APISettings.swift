@@ -1,4 +1,4 @@
-import GatewayWebSocket
+import RollcallServer
 
 /// Keys of the server API (`/v1/api/...`); without any the API is off.
 public struct APISettings: Sendable {

@@ -1,7 +1,7 @@
 import Cluster
 import ClusterCore
 import EventIO
-import GatewayWebSocket
+import RollcallServer
 import Rooms
 import Webhooks
 
@@ -16,7 +16,7 @@ enum ClusterWiring {
     ///   - logger: where the shared log's warnings go, with this node's id.
     static func sharedLog(
         _ cluster: ClusterConfiguration?,
-        rooms: GatewayConfiguration,
+        rooms: RoomsConfiguration,
         logger: GatewayLogger
     ) -> ((EventLoop) -> any SharedLogService)? {
         guard let cluster else { return nil }

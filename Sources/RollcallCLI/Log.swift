@@ -1,5 +1,5 @@
 import Foundation
-import GatewayWebSocket
+import RollcallServer
 import Synchronization
 
 /// Structured log lines in logfmt on standard error, filtered by `log.level`.

@@ -1,4 +1,4 @@
-import GatewayWebSocket
+import RollcallServer
 
 /// What the server logs.
 public struct LogSettings: Sendable {

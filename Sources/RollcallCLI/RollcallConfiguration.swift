@@ -8,7 +8,7 @@ public struct RollcallConfiguration: Sendable {
     /// Listeners, TLS, loops, timeouts and transport limits.
     public var server = ServerConfiguration()
     /// Capacity, grace period, history and per-connection limits of rooms.
-    public var rooms = GatewayConfiguration()
+    public var rooms = RoomsConfiguration()
     /// Token verification.
     public var auth = AuthSettings()
     /// The WebSocket path of the rooms protocol.

@@ -10,9 +10,9 @@ import Glibc
 /// `rollcall bench rooms-threads`: how many meeting messages per second the rooms threads take over many rooms,
 /// measured in-process, without sockets or a client, so nothing but the rooms threads is measured.
 ///
-/// Each room has a publisher and `subscribers` observers, every session known to every shard as in the server.
-/// Before the clock starts each shard gets its rooms' messages as text; then every shard, on a thread of its own,
-/// reads each message (`ShardRouter`, the work a connection loop does with several threads and the rooms thread with
+/// Each room has a publisher and `subscribers` observers, every session known to every rooms thread as in the server.
+/// Before the clock starts each rooms thread gets its rooms' messages as text; then every rooms thread, on a thread of its own,
+/// reads each message (`RoomThreadRouter`, the work a connection loop does with several threads and the rooms thread with
 /// one) and hands it to its gateway, which checks, logs and encodes it for its recipients (the transport only counts
 /// them). With one thread the same happens on one gateway.
 enum RoomThreadsBenchmark {
@@ -54,7 +54,7 @@ enum RoomThreadsBenchmark {
     }
 
     /// A transport that only counts what the gateway sends.
-    private final class CountingTransport: GatewayTransport {
+    private final class CountingTransport: RoomsTransport {
         var deliveries = 0
 
         func send(_ text: [UInt8], to sessions: [SessionID]) {
@@ -64,22 +64,22 @@ enum RoomThreadsBenchmark {
         func close(_ session: SessionID, code: UInt16, reason: String) {}
     }
 
-    /// One shard with its transport and the messages it will take.
-    private final class Shard: @unchecked Sendable {
-        let gateway: Gateway
+    /// One rooms thread with its transport and the messages it will take.
+    private final class RoomThread: @unchecked Sendable {
+        let gateway: RoomsNode
         let transport = CountingTransport()
         var load: [(SessionID, [UInt8])] = []
         var cpuSeconds = 0.0
 
-        init(_ gateway: (CountingTransport) -> Gateway) {
+        init(_ gateway: (CountingTransport) -> RoomsNode) {
             self.gateway = gateway(self.transport)
         }
     }
 
-    /// Sets the rooms up, then runs every shard's messages on its own thread and reports.
+    /// Sets the rooms up, then runs every rooms thread's messages on its own thread and reports.
     ///
     /// - Parameters:
-    ///   - threads: rooms threads (shards).
+    ///   - threads: rooms threads.
     ///   - rooms: rooms, each with its own publisher.
     ///   - subscribers: observers per room.
     ///   - messages: meeting messages per room.
@@ -87,17 +87,17 @@ enum RoomThreadsBenchmark {
         let key = try TokenKey(secret: "rollcall-bench-rooms-threads-key-0123456789")
         let signer = TokenSigner(key: key)
         let verifier = try TokenVerifier(keys: [key])
-        var configuration = GatewayConfiguration()
+        var configuration = RoomsConfiguration()
         configuration.maximumSubscribersPerRoom = max(configuration.maximumSubscribersPerRoom, subscribers + 1)
-        let placement = ShardPlacement(count: threads)
+        let placement = RoomThreadPlacement(count: threads)
         let authority = SessionAuthority(placement: placement)
-        let router = ShardRouter(configuration: configuration, placement: placement)
-        let clock = { GatewayRoomsClock.now() }
-        let shards = (0..<threads).map { index in
-            Shard { transport in
-                Gateway(
+        let router = RoomThreadRouter(configuration: configuration, placement: placement)
+        let clock = { RoomsClock.now() }
+        let roomThreads = (0..<threads).map { index in
+            RoomThread { transport in
+                RoomsNode(
                     configuration: configuration, verifier: verifier, transport: transport, clock: clock,
-                    shard: GatewayShard(index: index, authority: authority))
+                    roomThread: RoomThreadPlace(index: index, authority: authority))
             }
         }
         var nextSession: UInt64 = 1
@@ -105,16 +105,17 @@ enum RoomThreadsBenchmark {
             let bytes = Array(text.utf8)
             let (destination, routed) = bytes.withUnsafeBytes { router.route($0, from: id) }
             switch destination {
-            case .shard(let index): shards[index].gateway.sessionReceived(id, routed: routed)
-            case .everyShard: for shard in shards { shard.gateway.sessionReceived(id, routed: routed) }
+            case .roomThread(let index): roomThreads[index].gateway.sessionReceived(id, routed: routed)
+            case .everyRoomThread:
+                for roomThread in roomThreads { roomThread.gateway.sessionReceived(id, routed: routed) }
             }
         }
         func connect(_ uid: String, group: String) throws -> SessionID {
             let id = SessionID(nextSession)
             nextSession += 1
             let token = try signer.sign(
-                TokenClaims(subject: uid, expiresAt: GatewayRoomsClock.now() / 1000 + 3600, groups: [group]))
-            for shard in shards { shard.gateway.sessionOpened(id, token: token) }
+                TokenClaims(subject: uid, expiresAt: RoomsClock.now() / 1000 + 3600, groups: [group]))
+            for roomThread in roomThreads { roomThread.gateway.sessionOpened(id, token: token) }
             return id
         }
         var publishers: [(SessionID, String)] = []
@@ -130,32 +131,32 @@ enum RoomThreadsBenchmark {
             for (id, group) in publishers {
                 let text =
                     #"{"type":"meeting","group":"\#(group)","sessionId":"call-\#(round)","text":"item \#(round)"}"#
-                shards[placement.shard(ofRoom: group)].load.append((id, Array(text.utf8)))
+                roomThreads[placement.roomThread(ofRoom: group)].load.append((id, Array(text.utf8)))
             }
         }
-        let before = shards.map(\.transport.deliveries)
-        let start = GatewayRoomsClock.monotonic()
-        let workers = shards.enumerated().map { index, shard in
+        let before = roomThreads.map(\.transport.deliveries)
+        let start = RoomsClock.monotonic()
+        let workers = roomThreads.enumerated().map { index, roomThread in
             EventLoopThread(name: "rollcall-rooms\(index == 0 ? "" : String(index))") {
-                let cpu = GatewayRoomsClock.threadCPU()
-                for (id, text) in shard.load {
+                let cpu = RoomsClock.threadCPU()
+                for (id, text) in roomThread.load {
                     let (_, routed) = text.withUnsafeBytes { router.route($0, from: id) }
-                    shard.gateway.sessionReceived(id, routed: routed)
+                    roomThread.gateway.sessionReceived(id, routed: routed)
                 }
-                shard.cpuSeconds = GatewayRoomsClock.threadCPU() - cpu
+                roomThread.cpuSeconds = RoomsClock.threadCPU() - cpu
             }
         }
         for worker in workers { worker.join() }
-        let seconds = GatewayRoomsClock.monotonic() - start
-        let deliveries = zip(shards, before).reduce(0) { $0 + $1.0.transport.deliveries - $1.1 }
+        let seconds = RoomsClock.monotonic() - start
+        let deliveries = zip(roomThreads, before).reduce(0) { $0 + $1.0.transport.deliveries - $1.1 }
         return Report(
             threads: threads, rooms: rooms, published: rooms * messages, deliveries: deliveries, seconds: seconds,
-            cpuSeconds: shards.map(\.cpuSeconds))
+            cpuSeconds: roomThreads.map(\.cpuSeconds))
     }
 }
 
 /// The clocks the benchmark reads.
-private enum GatewayRoomsClock {
+private enum RoomsClock {
     static func now() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)

@@ -1,6 +1,6 @@
 import EventIO
 import Foundation
-import GatewayWebSocket
+import RollcallServer
 import Storage
 import TokenAuth
 import WebSocketServer

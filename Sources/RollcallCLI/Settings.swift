@@ -1,5 +1,5 @@
 import EventIO
-import GatewayWebSocket
+import RollcallServer
 import Rooms
 import Storage
 import WebSocketDeflate

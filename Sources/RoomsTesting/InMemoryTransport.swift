@@ -2,7 +2,7 @@ import JSONCoding
 import Rooms
 
 /// A transport that keeps everything the gateway sends, per session, so scenarios run without sockets.
-public final class InMemoryTransport: GatewayTransport {
+public final class InMemoryTransport: RoomsTransport {
     /// A close the gateway asked for.
     public struct Close: Hashable, Sendable {
         public var code: UInt16

@@ -16,11 +16,11 @@ import TokenAuth
     /// A node: a gateway with its shared log on the harness's loop, under `prefix`.
     static func node(
         _ id: String, prefix: String, _ harness: LoopHarness, redis: RedisClientConfiguration
-    ) throws -> (Gateway, RedisRoomLog) {
+    ) throws -> (RoomsNode, RedisRoomLog) {
         let verifier = try TokenVerifier(keys: [try TokenKey(secret: "cluster-listing-test-secret-0123456789")])
         return harness.onLoop {
-            let gateway = Gateway(
-                configuration: GatewayConfiguration(), verifier: verifier, transport: InMemoryTransport(),
+            let gateway = RoomsNode(
+                configuration: RoomsConfiguration(), verifier: verifier, transport: InMemoryTransport(),
                 clock: { 1_764_460_800_000 })
             var configuration = ClusterConfiguration(redis: redis, nodeID: id)
             configuration.keyPrefix = prefix
@@ -52,7 +52,7 @@ import TokenAuth
 
     /// A page of the listing as `(ids, seqs, next)`.
     static func page(
-        _ gateway: Gateway, after: String?, limit: Int, _ harness: LoopHarness
+        _ gateway: RoomsNode, after: String?, limit: Int, _ harness: LoopHarness
     ) throws -> ([String], [Int64], String?) {
         let box = ResultBox<Result<JSONValue, GatewayError>>()
         harness.onLoop { gateway.apiRooms(after: after, limit: limit) { box.put($0) } }

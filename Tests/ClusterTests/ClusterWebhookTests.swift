@@ -42,8 +42,8 @@ import Webhooks
     ) throws -> RedisRoomLog {
         let verifier = try TokenVerifier(keys: [try TokenKey(secret: "cluster-webhook-test-secret-0123456789")])
         return harness.onLoop {
-            let gateway = Gateway(
-                configuration: GatewayConfiguration(), verifier: verifier, transport: InMemoryTransport(),
+            let gateway = RoomsNode(
+                configuration: RoomsConfiguration(), verifier: verifier, transport: InMemoryTransport(),
                 clock: { 1_764_460_800_000 })
             var configuration = ClusterConfiguration(redis: redis, nodeID: "gateway")
             configuration.roomExpiryMilliseconds = roomExpiryMilliseconds

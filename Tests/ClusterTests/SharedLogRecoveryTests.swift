@@ -77,8 +77,8 @@ private final class LoadingRedis: Sendable {
         let transport = InMemoryTransport()
         let verifier = try TokenVerifier(keys: [try TokenKey(secret: "cluster-recovery-test-secret-0123456789")])
         let sharedLog = harness.onLoop { () -> RedisRoomLog in
-            let gateway = Gateway(
-                configuration: GatewayConfiguration(), verifier: verifier, transport: transport,
+            let gateway = RoomsNode(
+                configuration: RoomsConfiguration(), verifier: verifier, transport: transport,
                 clock: { 1_764_460_800_000 })
             let log = RedisRoomLog(
                 configuration: ClusterConfiguration(redis: configuration),

@@ -1,5 +1,5 @@
 import EventIO
-import GatewayWebSocket
+import RollcallServer
 import Rooms
 import Testing
 import TokenAuth
@@ -18,7 +18,7 @@ final class RosterTestGateway {
         let colon = Self.key.firstIndex(of: ":")!
         let key = try TokenKey(
             keyID: String(Self.key[..<colon]), secret: String(Self.key[Self.key.index(after: colon)...]))
-        var rooms = GatewayConfiguration()
+        var rooms = RoomsConfiguration()
         rooms.patchWindowMilliseconds = patchWindowMilliseconds
         self.runtime = try GatewayRuntime(configuration: rooms, verifier: try TokenVerifier(keys: [key]))
         var configuration = ServerConfiguration()

@@ -1,7 +1,7 @@
 import Foundation
-import GatewayWebSocket
 import HTTPCore
 import JSONCoding
+import RollcallServer
 import Rooms
 import Testing
 
@@ -315,10 +315,10 @@ struct OperationsEndpointTests {
     func apiAcrossRoomThreads() throws {
         let harness = try OperationsHarness(threads: 2)
         defer { harness.stop() }
-        let placement = ShardPlacement(count: 2)
+        let placement = RoomThreadPlacement(count: 2)
         let rooms = (0...).lazy.map { "room-\($0)" }
-        let first = rooms.first { placement.shard(ofRoom: $0) == 0 }!
-        let second = rooms.first { placement.shard(ofRoom: $0) == 1 }!
+        let first = rooms.first { placement.roomThread(ofRoom: $0) == 0 }!
+        let second = rooms.first { placement.roomThread(ofRoom: $0) == 1 }!
         let alice = try harness.participant("alice", room: first)
         let bob = try harness.participant("bob", room: second)
         let listed = try harness.json(try harness.http("GET", "/v1/api/rooms"))
@@ -348,7 +348,9 @@ struct OperationsEndpointTests {
         #expect(samples["rollcall_rooms"] == 2)
         #expect(samples["rollcall_sessions"] == 2)
         #expect(samples["rollcall_subscribers"] == 2)
-        let events = (0..<2).map { shard in harness.runtime.inspect(shard: shard) { $0.statistics.events } }
+        let events = (0..<2).map { roomThread in
+            harness.runtime.inspect(roomThread: roomThread) { $0.statistics.events }
+        }
         #expect(events.allSatisfy { $0 > 0 })
         #expect(samples["rollcall_room_events_total"] == Double(events.reduce(0, +)))
         let response = try harness.http("POST", "/v1/api/users/bob/disconnect", body: "{}")

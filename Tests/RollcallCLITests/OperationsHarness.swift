@@ -1,7 +1,7 @@
 import EventIO
 import Foundation
-import GatewayWebSocket
 import JSONCoding
+import RollcallServer
 import Rooms
 import TokenAuth
 import WebSocketServer
@@ -25,7 +25,7 @@ final class OperationsHarness {
         extraRoutes: [HTTPRoute] = [],
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) throws {
-        var rooms = GatewayConfiguration()
+        var rooms = RoomsConfiguration()
         rooms.patchWindowMilliseconds = 0
         let verifier = try TokenVerifier(keys: [try TokenKey(keyID: "t", secret: Self.tokenSecret)])
         self.runtime = try GatewayRuntime(configuration: rooms, verifier: verifier, path: "/v1/ws", threads: threads)

@@ -1,8 +1,8 @@
 import EventIO
 import Foundation
-import GatewayWebSocket
 import Glibc
 import RollcallClient
+import RollcallServer
 import Rooms
 import TokenAuth
 import WebSocketServer
@@ -32,7 +32,7 @@ final class LiveGateway: @unchecked Sendable {
         let key = try TokenKey(secret: "rollcall-client-tests-secret-0123456789abcdef")
         self.signer = TokenSigner(key: key)
         let verifier = try TokenVerifier(keys: [key], leeway: leeway)
-        var rooms = GatewayConfiguration()
+        var rooms = RoomsConfiguration()
         rooms.patchWindowMilliseconds = 20
         self.runtime = try GatewayRuntime(configuration: rooms, verifier: verifier)
         var configuration = ServerConfiguration()

@@ -3,7 +3,7 @@ import JSONCoding
 import Testing
 import WebSocketTestSupport
 
-@testable import GatewayWebSocket
+@testable import RollcallServer
 
 /// Reads messages up to and including the next roster patch; returns their texts (inflated where compressed).
 private func readThroughNextPatch(_ client: RoomsClient) throws -> [[UInt8]] {

@@ -1,8 +1,8 @@
 import EventIO
 import Foundation
-import GatewayWebSocket
 import Glibc
 import JSONCoding
+import RollcallServer
 import Rooms
 import Storage
 import Testing
@@ -22,7 +22,7 @@ final class LiveRooms: @unchecked Sendable {
 
     init(
         server configureServer: (inout ServerConfiguration) -> Void = { _ in },
-        rooms configureRooms: (inout GatewayConfiguration) -> Void = { _ in },
+        rooms configureRooms: (inout RoomsConfiguration) -> Void = { _ in },
         threads: Int = 1,
         store: SQLiteRoomStore? = nil
     ) throws {
@@ -32,7 +32,7 @@ final class LiveRooms: @unchecked Sendable {
         configuration.shutdownGracePeriodMilliseconds = 300
         configuration.closeTimeoutMilliseconds = 1_000
         configureServer(&configuration)
-        var rooms = GatewayConfiguration()
+        var rooms = RoomsConfiguration()
         rooms.patchWindowMilliseconds = 0
         configureRooms(&rooms)
         let key = try TokenKey(keyID: "test", secret: Self.secret)
@@ -58,7 +58,7 @@ final class LiveRooms: @unchecked Sendable {
 
     static func with<Result>(
         server: (inout ServerConfiguration) -> Void = { _ in },
-        rooms: (inout GatewayConfiguration) -> Void = { _ in },
+        rooms: (inout RoomsConfiguration) -> Void = { _ in },
         threads: Int = 1,
         store: SQLiteRoomStore? = nil,
         _ body: (LiveRooms) throws -> Result

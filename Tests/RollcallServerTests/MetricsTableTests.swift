@@ -2,21 +2,23 @@ import Rooms
 import Storage
 import Testing
 
-@testable import GatewayWebSocket
+@testable import RollcallServer
 
 /// The table of metrics (`Metrics.all`): each family declared once, and what the rooms threads count added up over
 /// them as the table says.
 struct MetricsTableTests {
     /// Every field some family reads on the rooms threads, in table order.
-    static let threadFields: [WritableKeyPath<ShardCounters, Int>] = Metrics.all.flatMap { metric in
-        guard case .roomsThreads(let fields, _) = metric.source else { return [WritableKeyPath<ShardCounters, Int>]() }
+    static let threadFields: [WritableKeyPath<RoomThreadCounters, Int>] = Metrics.all.flatMap { metric in
+        guard case .roomsThreads(let fields, _) = metric.source else {
+            return [WritableKeyPath<RoomThreadCounters, Int>]()
+        }
         return fields.map(\.field)
     }
 
     /// Two rooms threads' counters where every field the table reads holds a value of its own on each thread.
-    static func twoThreads() -> [ShardCounters] {
+    static func twoThreads() -> [RoomThreadCounters] {
         (1...2).map { thread in
-            var counters = ShardCounters()
+            var counters = RoomThreadCounters()
             for (index, field) in Self.threadFields.enumerated() { counters[keyPath: field] = thread * 1000 + index }
             return counters
         }
@@ -57,7 +59,7 @@ struct MetricsTableTests {
     func countersAddUpOverRoomsThreads() {
         let threads = Self.twoThreads()
         let report = MetricsReport(
-            server: nil, shards: threads, latency: ([], 0, 0), storage: StorageStatistics())
+            server: nil, roomThreads: threads, latency: ([], 0, 0), storage: StorageStatistics())
         let rendered = Self.samples(report.render())
         var checked = 0
         for metric in Metrics.all {
@@ -79,7 +81,8 @@ struct MetricsTableTests {
     @Test("one rooms thread's scrape shows its own counters as they are")
     func oneThreadIsShownAsItIs() {
         let thread = Self.twoThreads()[0]
-        let report = MetricsReport(server: nil, shards: [thread], latency: ([], 0, 0), storage: StorageStatistics())
+        let report = MetricsReport(
+            server: nil, roomThreads: [thread], latency: ([], 0, 0), storage: StorageStatistics())
         let rendered = Self.samples(report.render())
         #expect(rendered["rollcall_room_events_total"] == Double(thread.statistics.events))
         #expect(
@@ -92,7 +95,7 @@ struct MetricsTableTests {
 
     @Test("the store's families are left out without a store, and the cluster's and webhooks' outside their modes")
     func familiesOfModesAreLeftOutOfOthers() {
-        let report = MetricsReport(server: nil, shards: Self.twoThreads(), latency: ([], 0, 0))
+        let report = MetricsReport(server: nil, roomThreads: Self.twoThreads(), latency: ([], 0, 0))
         let text = report.render()
         #expect(!text.contains("rollcall_store_"))
         #expect(!text.contains("rollcall_cluster_"))

@@ -3,15 +3,18 @@ import Rooms
 import Testing
 import TokenAuth
 
-@testable import GatewayWebSocket
+@testable import RollcallServer
 
 @Suite("Rooms spread over two rooms threads", .serialized)
 struct RoomThreadsTests {
     /// Two rooms, one owned by each rooms thread.
     static func roomsOnBothThreads() -> (String, String) {
-        let placement = ShardPlacement(count: 2)
+        let placement = RoomThreadPlacement(count: 2)
         let rooms = (0...).lazy.map { "room-\($0)" }
-        return (rooms.first { placement.shard(ofRoom: $0) == 0 }!, rooms.first { placement.shard(ofRoom: $0) == 1 }!)
+        return (
+            rooms.first { placement.roomThread(ofRoom: $0) == 0 }!,
+            rooms.first { placement.roomThread(ofRoom: $0) == 1 }!
+        )
     }
 
     @Test("Clients on two connection loops use rooms of both threads, each room held by its own thread only")
@@ -25,9 +28,9 @@ struct RoomThreadsTests {
                 #expect(try client.join(second)["type"]?.stringValue == "ack")
                 clients.append(client)
             }
-            #expect(live.runtime.inspect(shard: 0) { $0.roomIDs } == [first])
-            #expect(live.runtime.inspect(shard: 1) { $0.roomIDs } == [second])
-            #expect(live.runtime.inspect(shard: 1) { $0.sessionCount } == 4)
+            #expect(live.runtime.inspect(roomThread: 0) { $0.roomIDs } == [first])
+            #expect(live.runtime.inspect(roomThread: 1) { $0.roomIDs } == [second])
+            #expect(live.runtime.inspect(roomThread: 1) { $0.sessionCount } == 4)
             let answer = try clients[0].request([("type", "query"), ("query", "rooms")])
             let listed = answer["rooms"]?.arrayValue?.compactMap { $0["room"]?.stringValue }
             #expect(listed == [first, second].sorted())
@@ -122,7 +125,7 @@ struct RoomThreadsTests {
         let verifier = try TokenVerifier(keys: [TokenKey(secret: LiveRooms.secret)])
         #expect(throws: RoomThreadsError.self) {
             _ = try GatewayRuntime(
-                configuration: GatewayConfiguration(), verifier: verifier,
+                configuration: RoomsConfiguration(), verifier: verifier,
                 sharedLog: { _ in fatalError("not made") }, threads: 2)
         }
     }

@@ -1,7 +1,7 @@
 import Rooms
 import Testing
 
-@testable import GatewayWebSocket
+@testable import RollcallServer
 
 @Suite struct SessionTableTests {
     @Test func findsWhatWasInsertedAndForgetsWhatWasRemoved() {

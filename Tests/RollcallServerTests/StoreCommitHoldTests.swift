@@ -4,7 +4,7 @@ import JSONCoding
 import Rooms
 import Testing
 
-@testable import GatewayWebSocket
+@testable import RollcallServer
 @testable import Storage
 
 /// A store that stops taking writes, as a full disk does, under a live gateway: nothing that reports a change leaves

@@ -4,7 +4,7 @@ import Rooms
 import Storage
 import Testing
 
-@testable import GatewayWebSocket
+@testable import RollcallServer
 
 /// Group commit: what acknowledges a change leaves only once the change is committed to the store.
 @Suite("Committing the rooms thread's writes before its output leaves")

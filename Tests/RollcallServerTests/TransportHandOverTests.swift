@@ -1,7 +1,7 @@
 import JSONCoding
 import Testing
 
-@testable import GatewayWebSocket
+@testable import RollcallServer
 
 @Suite("Handing the rooms thread's output to the connection loops", .serialized)
 struct TransportHandOverTests {

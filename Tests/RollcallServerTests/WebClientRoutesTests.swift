@@ -1,7 +1,7 @@
 import RollcallWebClient
 import Testing
 
-@testable import GatewayWebSocket
+@testable import RollcallServer
 
 /// The browser client and the dashboard as the gateway embeds and serves them.
 @Suite("Embedded browser client")

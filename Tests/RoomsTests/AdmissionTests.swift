@@ -7,7 +7,7 @@ import TokenAuth
 
 @Suite struct AdmissionTests {
     @Test func aJoinAnswersAnAckThenTheSnapshot() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.connect("u-alice", name: "Alice", rooms: ["standup": .moderator])
         let answer = harness.request(
             alice,
@@ -38,7 +38,7 @@ import TokenAuth
     }
 
     @Test func aTokenWithoutTheRoomOrItsGroupIsNotAGroupMember() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let eve = try harness.connect("u-eve", rooms: ["other": .admin], groups: ["other-group"])
         let answer = harness.request(eve, ["type": "join", "id": 1, "room": "team"])
         #expect(answer.errorCodes == ["ERR_NOT_GROUP_MEMBER"])
@@ -51,7 +51,7 @@ import TokenAuth
     }
 
     @Test func aGroupMemberJoinsTheGroupRoomAsAParticipant() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let bob = try harness.connect("u-bob", groups: ["team"])
         let answer = try harness.join(bob, "team")
         #expect(answer[1].snapshotParticipant("u-bob")?["role"] == "participant")
@@ -59,7 +59,7 @@ import TokenAuth
     }
 
     @Test func aBannedUserCannotJoinOrWatch() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let moderator = try harness.connect("u-mod", rooms: ["r": .moderator])
         try harness.join(moderator, "r")
         harness.send(moderator, ["type": "action", "room": "r", "action": "ban", "target": "u-eve"])
@@ -74,7 +74,7 @@ import TokenAuth
     }
 
     @Test func theRoomIsFullAtCapacity() throws {
-        let harness = try GatewayHarness { $0.roomCapacity = 2 }
+        let harness = try RoomsNodeHarness { $0.roomCapacity = 2 }
         for uid in ["u-1", "u-2"] {
             try harness.join(try harness.connect(uid, rooms: ["r": .participant]), "r")
         }
@@ -88,7 +88,7 @@ import TokenAuth
     }
 
     @Test func moderatorsAndBotsTakeTheReservedSeatsAboveTheCapacity() throws {
-        let harness = try GatewayHarness {
+        let harness = try RoomsNodeHarness {
             $0.roomCapacity = 2
             $0.reservedSeats = 2
         }
@@ -103,7 +103,7 @@ import TokenAuth
     }
 
     @Test func twoJoinsRacingForTheLastSeatLetExactlyOneIn() throws {
-        let harness = try GatewayHarness { $0.roomCapacity = 2 }
+        let harness = try RoomsNodeHarness { $0.roomCapacity = 2 }
         try harness.join(try harness.connect("u-1", rooms: ["r": .participant]), "r")
         let bob = try harness.connect("u-bob", rooms: ["r": .participant])
         let carol = try harness.connect("u-carol", rooms: ["r": .participant])
@@ -118,7 +118,7 @@ import TokenAuth
     }
 
     @Test func aConnectionCanBeInOnlySoManyRooms() throws {
-        let harness = try GatewayHarness { $0.maximumRoomsPerSession = 2 }
+        let harness = try RoomsNodeHarness { $0.maximumRoomsPerSession = 2 }
         let alice = try harness.connect("u-alice", rooms: ["a": .participant, "b": .participant, "c": .participant])
         try harness.join(alice, "a")
         try harness.join(alice, "b", as: "observer")
@@ -130,7 +130,7 @@ import TokenAuth
     }
 
     @Test func theRoleInTheRosterComesFromTheToken() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let viewer = try harness.connect("u-view", rooms: ["r": .viewer])
         let bot = try harness.connect("bot-1", rooms: ["r": .bot], caps: ["mute"])
         try harness.join(viewer, "r")
@@ -144,7 +144,7 @@ import TokenAuth
 /// What the join's answer and the welcome say a user may do.
 @Suite struct RightsTests {
     @Test func aParticipantsJoinAnswerListsNoModeratorActionsAndItsOwnPermissions() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let host = try harness.joinQuietly("u-host", role: .moderator)
         try harness.joinQuietly("u-ann")
         _ = harness.request(
@@ -159,7 +159,7 @@ import TokenAuth
     }
 
     @Test func aBotsJoinAnswerListsTheActionsOfItsCapabilities() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let bot = try harness.connect("b-mod", rooms: ["r": .bot], caps: ["mute", "speaker"])
         let ack = try #require(try harness.join(bot, "r", as: "observer").first(type: "ack"))
         #expect(ack["rights"]?["actions"] == ["mute", "mute_all", "lower_hand", "lower_all_hands", "ask_unmute"])
@@ -168,7 +168,7 @@ import TokenAuth
     }
 
     @Test func aPromotedParticipantsNextJoinAnswerSaysItModerates() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let host = try harness.joinQuietly("u-host", role: .moderator)
         try harness.joinQuietly("u-ann")
         _ = harness.request(host, ["type": "action", "id": 1, "room": "r", "action": "promote", "target": "u-ann"])
@@ -179,7 +179,7 @@ import TokenAuth
     }
 
     @Test func theWelcomeListsTheTokensRoomsGroupsAndCapabilities() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let token = try harness.token("b-x", rooms: ["a": .bot, "b": .viewer], groups: ["g"], caps: ["mute"])
         let session = harness.open(token: token)
         let welcome = try #require(harness.drain(session).first)

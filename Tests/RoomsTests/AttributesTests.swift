@@ -8,7 +8,7 @@ import TokenAuth
 /// Participant attributes and room metadata: who sets them, their limits, and how they reach subscribers.
 @Suite struct AttributesTests {
     @Test func aParticipantSetsAndRemovesItsOwnAttributesAndSubscribersGetPerFieldPatches() throws {
-        let harness = try GatewayHarness { $0.patchWindowMilliseconds = 0 }
+        let harness = try RoomsNodeHarness { $0.patchWindowMilliseconds = 0 }
         let ann = try harness.joinQuietly("u-ann")
         let mirror = try RosterMirror(harness)
         let set = harness.request(
@@ -31,7 +31,7 @@ import TokenAuth
     }
 
     @Test func theTokensAttributesAreCarriedAndOnlyTheBackendChangesThem() throws {
-        let harness = try GatewayHarness { $0.patchWindowMilliseconds = 0 }
+        let harness = try RoomsNodeHarness { $0.patchWindowMilliseconds = 0 }
         let token = try harness.token("u-ceo", rooms: ["r": .participant], attributes: ["title": "CEO"])
         let ceo = harness.open(token: token)
         _ = harness.drain(ceo)
@@ -46,7 +46,7 @@ import TokenAuth
     }
 
     @Test func anotherParticipantsAttributesNeedTheAttributesCapability() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let ann = try harness.joinQuietly("u-ann")
         try harness.joinQuietly("u-bob")
         let forged = harness.request(
@@ -68,7 +68,7 @@ import TokenAuth
     }
 
     @Test func changesPastTheLimitsAreRefusedWithTooLargeAndChangeNothing() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let ann = try harness.joinQuietly("u-ann")
         let long = String(repeating: "x", count: AttributeLimits.participant.maximumValueBytes + 1)
         let tooLong = harness.request(
@@ -95,7 +95,7 @@ import TokenAuth
     }
 
     @Test func roomMetadataIsForModeratorsMetadataBotsAndTheServerAPI() throws {
-        let harness = try GatewayHarness { $0.patchWindowMilliseconds = 0 }
+        let harness = try RoomsNodeHarness { $0.patchWindowMilliseconds = 0 }
         let host = try harness.joinQuietly("u-host", role: .moderator)
         let ann = try harness.joinQuietly("u-ann")
         let mirror = try RosterMirror(harness)

@@ -7,7 +7,7 @@ import TokenAuth
 
 @Suite struct AuthenticationTests {
     @Test func aTokenThatNeverExpiresKeepsItsSessionAndTheTickCopes() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let farFuture = Int64.max - harness.nowSeconds - 1
         let session = harness.open(
             token: try harness.token("u-alice", rooms: ["r": .participant], expiresIn: farFuture))
@@ -19,7 +19,7 @@ import TokenAuth
     }
 
     @Test func aTokenAtOpenIsWelcomedWithTheUserAndExpiry() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let token = try harness.token("u-alice", name: "Alice", rooms: ["r": .participant])
         let session = harness.open(token: token)
         let messages = harness.drain(session)
@@ -33,7 +33,7 @@ import TokenAuth
     }
 
     @Test func anAuthMessageAuthenticatesAndEchoesTheID() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let session = harness.open(token: nil)
         #expect(harness.drain(session).isEmpty)
         let token = try harness.token("u-bob", rooms: ["r": .participant])
@@ -47,7 +47,7 @@ import TokenAuth
     }
 
     @Test func requestsBeforeAuthenticationAreRefusedWithoutClosing() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let session = harness.open(token: nil)
         let answer = harness.request(session, ["type": "join", "id": 1, "room": "r"])
         #expect(answer.errorCodes == ["ERR_UNAUTHORIZED"])
@@ -59,7 +59,7 @@ import TokenAuth
     }
 
     @Test func aRefreshForTheSameUserIsWelcomedAgainAndExtendsTheSession() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let session = harness.open(token: try harness.token("u-alice", rooms: ["r": .participant], expiresIn: 60))
         _ = harness.drain(session)
         try harness.join(session, "r")
@@ -76,7 +76,7 @@ import TokenAuth
     }
 
     @Test func aRefreshForAnotherUserIsRefusedAndTheIdentityStays() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let session = try harness.connect("u-alice", rooms: ["r": .participant])
         try harness.join(session, "r")
         let other = try harness.token("u-mallory", rooms: ["r": .moderator])
@@ -92,10 +92,10 @@ import TokenAuth
     }
 
     @Test func aFailedRefreshKeepsTheSessionOnItsCurrentToken() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let session = try harness.connect("u-alice", rooms: ["r": .participant])
         try harness.join(session, "r")
-        let bad = try harness.token("u-alice", rooms: ["r": .participant], secret: GatewayHarness.otherSecret)
+        let bad = try harness.token("u-alice", rooms: ["r": .participant], secret: RoomsNodeHarness.otherSecret)
         let answer = harness.request(session, ["type": "auth", "id": 4, "token": .string(bad)])
         #expect(answer.errorCodes == ["ERR_UNAUTHORIZED"])
         #expect(harness.closeCode(session) == nil)
@@ -106,7 +106,7 @@ import TokenAuth
         case expired, notYetValid, wrongSignature, wrongAudience, algorithmNone, garbage
     }
 
-    func badToken(_ kind: BadToken, harness: GatewayHarness) throws -> String {
+    func badToken(_ kind: BadToken, harness: RoomsNodeHarness) throws -> String {
         switch kind {
         case .expired:
             return try harness.token("u-eve", rooms: ["r": .participant], expiresIn: -120, audience: ["rollcall"])
@@ -115,7 +115,7 @@ import TokenAuth
         case .wrongSignature:
             return try harness.token(
                 "u-eve", rooms: ["r": .participant], audience: ["rollcall"],
-                secret: GatewayHarness.otherSecret)
+                secret: RoomsNodeHarness.otherSecret)
         case .wrongAudience:
             return try harness.token("u-eve", rooms: ["r": .participant], audience: ["another-service"])
         case .algorithmNone:
@@ -127,7 +127,7 @@ import TokenAuth
 
     @Test(arguments: BadToken.allCases)
     func aTokenThatFailsVerificationAtOpenIsRefusedAndClosedWith4001(_ kind: BadToken) throws {
-        let harness = try GatewayHarness(audience: "rollcall")
+        let harness = try RoomsNodeHarness(audience: "rollcall")
         // The same claims with a good token are accepted: only the defect is refused.
         let good = harness.open(token: try harness.token("u-eve", rooms: ["r": .participant], audience: ["rollcall"]))
         #expect(harness.drain(good).first?["type"] == "welcome")
@@ -145,7 +145,7 @@ import TokenAuth
 
     @Test(arguments: BadToken.allCases)
     func aTokenThatFailsVerificationInAnAuthMessageIsRefusedAndClosedWith4001(_ kind: BadToken) throws {
-        let harness = try GatewayHarness(audience: "rollcall")
+        let harness = try RoomsNodeHarness(audience: "rollcall")
         let session = harness.open(token: nil)
         let token = try self.badToken(kind, harness: harness)
         let answer = harness.request(session, ["type": "auth", "id": 1, "token": .string(token)])
@@ -156,7 +156,7 @@ import TokenAuth
     }
 
     @Test func aSessionThatDoesNotAuthenticateInTimeIsClosedWith4001() throws {
-        let harness = try GatewayHarness { $0.authenticationTimeoutMilliseconds = 10_000 }
+        let harness = try RoomsNodeHarness { $0.authenticationTimeoutMilliseconds = 10_000 }
         let late = harness.open(token: nil)
         let punctual = harness.open(token: nil)
         harness.advance(milliseconds: 9_000)
@@ -169,7 +169,7 @@ import TokenAuth
     }
 
     @Test func aTokenThatExpiresMidSessionGetsTokenExpiredAndClose4002() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let session = harness.open(token: try harness.token("u-alice", rooms: ["r": .participant], expiresIn: 60))
         let watcher = try harness.connect("u-bob", rooms: ["r": .participant])
         _ = harness.drain(session)

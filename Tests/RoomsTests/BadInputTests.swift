@@ -81,7 +81,7 @@ import TokenAuth
     }
 
     @Test func aForgedRoleIsRefusedAndTheRosterKeepsTheTokensRole() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.connect("u-alice", rooms: ["r": .moderator])
         try harness.join(alice, "r")
         let bob = try harness.connect("u-bob", rooms: ["r": .participant])

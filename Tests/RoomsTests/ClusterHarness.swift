@@ -5,7 +5,7 @@ import TokenAuth
 
 @testable import Rooms
 
-/// Gateways that are nodes of one cluster, in memory: each node is a `GatewayHarness` (its own gateway and
+/// Gateways that are nodes of one cluster, in memory: each node is a `RoomsNodeHarness` (its own gateway and
 /// transport) with an `InMemorySharedRoomLog`, all on one `InMemoryLogStore` and one manual clock.
 ///
 /// Nothing in the store happens until it runs: `run()` runs every command, reply and delivery queued so far, in
@@ -16,18 +16,18 @@ final class ClusterHarness {
     /// One gateway of the cluster and its shared log.
     final class Node {
         let id: String
-        let harness: GatewayHarness
+        let harness: RoomsNodeHarness
         let log: InMemorySharedRoomLog
         let store: InMemoryLogStore
 
-        init(id: String, harness: GatewayHarness, log: InMemorySharedRoomLog, store: InMemoryLogStore) {
+        init(id: String, harness: RoomsNodeHarness, log: InMemorySharedRoomLog, store: InMemoryLogStore) {
             self.id = id
             self.harness = harness
             self.log = log
             self.store = store
         }
 
-        var gateway: Gateway { self.harness.gateway }
+        var gateway: RoomsNode { self.harness.gateway }
 
         /// Opens an authenticated session and drains its welcome.
         func connect(_ uid: String, rooms: [String: TokenRole] = [:], groups: [String] = []) throws -> SessionID {
@@ -92,12 +92,12 @@ final class ClusterHarness {
         nodeIDs: [String] = ["a", "b"],
         leaseMilliseconds: Int64 = 3_000,
         checkpointInterval: UInt64 = 100,
-        configure: (inout GatewayConfiguration) -> Void = { _ in }
+        configure: (inout RoomsConfiguration) -> Void = { _ in }
     ) throws {
         self.store = InMemoryLogStore(clock: self.clock)
         var nodes: [Node] = []
         for id in nodeIDs {
-            let harness = try GatewayHarness(clock: self.clock, configure: configure)
+            let harness = try RoomsNodeHarness(clock: self.clock, configure: configure)
             let log = InMemorySharedRoomLog(
                 store: self.store, nodeID: id, rules: SharedRoomRules(harness.gateway.configuration))
             log.leaseMilliseconds = leaseMilliseconds

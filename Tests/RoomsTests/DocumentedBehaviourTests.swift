@@ -8,7 +8,7 @@ import TokenAuth
 /// What docs/PROTOCOL.md says where users had to guess, each checked against the gateway.
 @Suite struct DocumentedBehaviourTests {
     @Test func raisedAtIsTheLogTimeInMillisecondsAndAHandLoweredAndRaisedAgainGoesToTheBack() throws {
-        let harness = try GatewayHarness { $0.patchWindowMilliseconds = 0 }
+        let harness = try RoomsNodeHarness { $0.patchWindowMilliseconds = 0 }
         let ann = try harness.joinQuietly("u-ann")
         let bob = try harness.joinQuietly("u-bob")
         let annRaised = harness.clock.now
@@ -33,7 +33,7 @@ import TokenAuth
     }
 
     @Test func aMuteAndAHandRaisedInOneWindowAreOnePatchWithTheHandsRaisedAt() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let bob = try harness.joinQuietly("u-bob")
         harness.advance(milliseconds: 100)
         let mirror = try RosterMirror(harness, events: "none")
@@ -50,7 +50,7 @@ import TokenAuth
     }
 
     @Test func aParticipantsSpeakerNullMeansItStoppedAndHandsTheSpotlightBack() throws {
-        let harness = try GatewayHarness { $0.speakerRuleKind = .hold }
+        let harness = try RoomsNodeHarness { $0.speakerRuleKind = .hold }
         let alice = try harness.joinQuietly("u-alice")
         let bob = try harness.joinQuietly("u-bob")
         harness.send(alice, ["type": "speaker", "room": "r", "uid": "u-alice"])
@@ -65,7 +65,7 @@ import TokenAuth
     }
 
     @Test func muteAllSparesAdminsModeratorsPromotedParticipantsAndTheActorButNotBots() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let host = try harness.joinQuietly("u-host", role: .moderator)
         try harness.joinQuietly("u-boss", role: .admin)
         try harness.joinQuietly("u-mod", role: .moderator)
@@ -79,7 +79,7 @@ import TokenAuth
     }
 
     @Test func ownAttributesNeedTheCallWhileMetadataAndPermissionsNeedOnlyTheRoom() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         try harness.joinQuietly("u-ann")
         let host = try harness.connect("u-host", rooms: ["r": .moderator])
         try harness.join(host, "r", as: "observer")
@@ -97,7 +97,7 @@ import TokenAuth
     }
 
     @Test func aModeratorOfTheGroupIsOneWhoseTokenGivesTheGroupsRoomThatRoleWithOrWithoutGroups() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.connect("u-alice", groups: ["team"])
         let member = try harness.connect("u-bob", groups: ["team"])
         let moderator = try harness.connect("u-mod", rooms: ["team": .moderator])
@@ -112,7 +112,7 @@ import TokenAuth
     }
 
     @Test func snapshotEntriesCarryPermissionsOnlyWhenOneIsNotAtItsDefaultThenAllOfThem() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let host = try harness.joinQuietly("u-host", role: .moderator)
         try harness.joinQuietly("u-ann")
         _ = harness.request(
@@ -127,7 +127,7 @@ import TokenAuth
     }
 
     @Test func aJoinInsideAnotherJoinsWindowGetsTheViewAsLastSentAndItsOwnEntryInTheNextPatch() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let first = try harness.connect("u-first", rooms: ["r": .participant])
         try harness.join(first, "r")
         let second = try harness.connect("u-second", rooms: ["r": .participant])

@@ -8,7 +8,7 @@ import TokenAuth
 /// The hand queue: when each hand went up, the `raised_hands` view in that order, and `lower_all_hands`.
 @Suite struct HandQueueTests {
     @Test func aRaisedHandCarriesWhenItWentUpUntilItIsLowered() throws {
-        let harness = try GatewayHarness { $0.patchWindowMilliseconds = 0 }
+        let harness = try RoomsNodeHarness { $0.patchWindowMilliseconds = 0 }
         let ann = try harness.joinQuietly("u-ann")
         let mirror = try RosterMirror(harness)
         let raisedAt = harness.clock.now
@@ -28,7 +28,7 @@ import TokenAuth
     }
 
     @Test func theRaisedHandsViewIsTheQueueAndItsWindowIsTheQueuesHead() throws {
-        let harness = try GatewayHarness { $0.patchWindowMilliseconds = 0 }
+        let harness = try RoomsNodeHarness { $0.patchWindowMilliseconds = 0 }
         var sessions: [String: SessionID] = [:]
         for uid in ["u-a", "u-b", "u-c", "u-d"] { sessions[uid] = try harness.joinQuietly(uid) }
         // Hands go up in the order d, b, c (a never raises it).
@@ -49,7 +49,7 @@ import TokenAuth
     }
 
     @Test func lowerAllHandsLowersEveryRaisedHandForModeratorsAndMuteBotsOnly() throws {
-        let harness = try GatewayHarness { $0.patchWindowMilliseconds = 0 }
+        let harness = try RoomsNodeHarness { $0.patchWindowMilliseconds = 0 }
         let host = try harness.joinQuietly("u-host", role: .moderator)
         let ann = try harness.joinQuietly("u-ann")
         let bob = try harness.joinQuietly("u-bob")

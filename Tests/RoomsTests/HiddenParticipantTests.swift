@@ -10,13 +10,13 @@ import TokenAuth
 @Suite struct HiddenParticipantTests {
     /// Ann in the call, an observer taking every event, and a hidden recorder bot in the call.
     struct Call {
-        let harness: GatewayHarness
+        let harness: RoomsNodeHarness
         let ann: SessionID
         let watcher: SessionID
         let recorder: SessionID
 
-        init(configure: (inout GatewayConfiguration) -> Void = { _ in }) throws {
-            self.harness = try GatewayHarness(configure: configure)
+        init(configure: (inout RoomsConfiguration) -> Void = { _ in }) throws {
+            self.harness = try RoomsNodeHarness(configure: configure)
             self.ann = try self.harness.connect("u-ann", rooms: ["r": .participant])
             try self.harness.join(self.ann, "r")
             self.watcher = try self.harness.connect("u-watch", rooms: ["r": .viewer])
@@ -119,7 +119,7 @@ import TokenAuth
     }
 
     @Test func aResumeAndTheHistoryReplayNothingAboutAHiddenParticipant() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let ann = try harness.connect("u-ann", rooms: ["r": .participant])
         try harness.join(ann, "r")
         let watcher = try harness.connect("u-watch", rooms: ["r": .viewer])
@@ -148,7 +148,7 @@ import TokenAuth
     /// `notable` observer that was away since before it resumes all the same (nothing it takes is missing), while
     /// the hidden participant itself, resuming the same way, gets a fresh snapshot: its own mute is gone from memory.
     @Test func onlyTheHiddenParticipantsOwnResumeNeedsItsModerationTheHistoryDropped() throws {
-        let harness = try GatewayHarness { $0.history = HistoryRetention(maximumEntries: 12) }
+        let harness = try RoomsNodeHarness { $0.history = HistoryRetention(maximumEntries: 12) }
         let alice = try harness.connect("u-alice", rooms: ["r": .moderator])
         try harness.join(alice, "r")
         let quiet: [(String, JSONValue)] = [

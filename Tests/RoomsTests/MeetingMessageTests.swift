@@ -7,7 +7,7 @@ import TokenAuth
 
 @Suite struct MeetingMessageTests {
     @Test func aMeetingMessageIsLoggedAndReachesEveryConnectedMemberOfTheGroup() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.connect("u-alice", groups: ["team"])
         let inRoom = try harness.connect("u-bob", groups: ["team"])
         let lobby = try harness.connect("u-carol", groups: ["team"])
@@ -40,7 +40,7 @@ import TokenAuth
     }
 
     @Test func activeMeetingAnswersTheCurrentMeetingUntilOneEndsIt() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.connect("u-alice", groups: ["team"])
         let carol = try harness.connect("u-carol", groups: ["team"])
         let query: JSONValue = ["type": "query", "id": 10, "query": "active_meeting", "group": "team"]
@@ -64,7 +64,7 @@ import TokenAuth
     }
 
     @Test func theHistoryHoldsTheMeetingMessage() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.connect("u-alice", groups: ["team"])
         let bob = try harness.connect("u-bob", groups: ["team"])
         try harness.join(bob, "team")

@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct ModerationOrderingTests {
     @Test func endSessionAcknowledgesTheModeratorBeforeClosingTheirConnection() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.connect("u-alice", rooms: ["r": .moderator])
         let bob = try harness.connect("u-bob", rooms: ["r": .participant])
         try harness.join(alice, "r")
@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func aBanAlsoClosesTheBannedUsersObserverConnections() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.connect("u-alice", rooms: ["r": .moderator])
         let bob = try harness.connect("u-bob", rooms: ["r": .participant])
         let bobWatching = try harness.connect("u-bob", rooms: ["r": .participant])
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func aRejoinAfterTheGraceBeforeTheTickIsALeaveAndAFreshJoin() throws {
-        let harness = try GatewayHarness { $0.reconnectGraceMilliseconds = 1_000 }
+        let harness = try RoomsNodeHarness { $0.reconnectGraceMilliseconds = 1_000 }
         let alice = try harness.connect("u-alice", rooms: ["r": .moderator])
         let bob = try harness.connect("u-bob", rooms: ["r": .participant])
         try harness.join(alice, "r")

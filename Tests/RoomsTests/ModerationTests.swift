@@ -127,7 +127,7 @@ import TokenAuth
     }
 
     @Test func onlyAnAdminCanRemoveBanOrDemoteAnAdmin() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let admin = try harness.connect("u-admin", rooms: ["r": .admin])
         let mod = try harness.connect("u-mod", rooms: ["r": .moderator])
         try harness.join(admin, "r")
@@ -207,7 +207,7 @@ import TokenAuth
 
     @Test(arguments: ModeratorAction.allCases)
     func aBotMayActOnlyWithTheMatchingCapability(_ action: ModeratorAction) throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let others = ModeratorAction.allCases.map(\.capability).filter { $0 != action.capability }
         let weak = try harness.connect("bot-weak", rooms: ["r": .bot], caps: others)
         let strong = try harness.connect("bot-strong", rooms: ["r": .bot], caps: [action.capability])

@@ -7,12 +7,12 @@ import TokenAuth
 
 /// Two people in room `r`: Alice (moderator) and Bob (participant), with the joins drained.
 struct TwoInARoom {
-    let harness: GatewayHarness
+    let harness: RoomsNodeHarness
     let alice: SessionID
     let bob: SessionID
 
-    init(configure: (inout GatewayConfiguration) -> Void = { _ in }) throws {
-        self.harness = try GatewayHarness(configure: configure)
+    init(configure: (inout RoomsConfiguration) -> Void = { _ in }) throws {
+        self.harness = try RoomsNodeHarness(configure: configure)
         self.alice = try self.harness.connect("u-alice", name: "Alice", rooms: ["r": .moderator])
         self.bob = try self.harness.connect("u-bob", name: "Bob", rooms: ["r": .participant])
         try self.harness.join(self.alice, "r", device: "web")
@@ -33,7 +33,7 @@ struct TwoInARoom {
 
 @Suite struct ParticipantEventTests {
     @Test func joinedCarriesTheDeviceAndTheParticipantEntry() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.connect("u-alice", rooms: ["r": .moderator])
         try harness.join(alice, "r", device: "web")
         let bob = try harness.connect("u-bob", name: "Bob", rooms: ["r": .participant])
@@ -192,7 +192,7 @@ struct TwoInARoom {
     }
 
     @Test func aParticipantTokenWithARecordCapabilityIsNotABot() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let carol = try harness.connect("u-carol", rooms: ["r": .participant], caps: ["record"])
         try harness.join(carol, "r")
         let refused = harness.request(carol, ["type": "media", "room": "r", "recording": true])

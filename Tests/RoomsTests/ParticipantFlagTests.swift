@@ -36,7 +36,7 @@ struct ParticipantFlagTests {
     @Test("every flag a participant sets goes from a state message to its events, patches, snapshots and checkpoints")
     func everyParticipantFlagTravelsEverywhere() throws {
         for flag in ParticipantFlag.ordered where flag.isSetByParticipant {
-            let harness = try GatewayHarness { $0.patchWindowMilliseconds = 0 }
+            let harness = try RoomsNodeHarness { $0.patchWindowMilliseconds = 0 }
             let watcher = try RosterMirror(harness)
             let alice = try harness.connect("u-1", rooms: ["r": .participant])
             try harness.join(alice, "r", device: "web")
@@ -77,7 +77,7 @@ struct ParticipantFlagTests {
     @Test("a flag set by moderators only is refused in a state message on both paths, and changes nothing")
     func moderatorFlagsAreRefusedInStateMessages() throws {
         for flag in ParticipantFlag.ordered where !flag.isSetByParticipant {
-            let harness = try GatewayHarness()
+            let harness = try RoomsNodeHarness()
             let alice = try harness.connect("u-1", rooms: ["r": .participant])
             try harness.join(alice, "r")
             let text = #"{"type":"state","room":"r","\#(flag.rawValue)":true}"#

@@ -8,7 +8,7 @@ import TokenAuth
 /// Per-user limits: one token cannot open unbounded connections or fill a room with its own subscriptions.
 @Suite struct PerUserLimitsTests {
     @Test func aUserPastItsConnectionLimitIsRefusedAndClosedWith4010() throws {
-        let harness = try GatewayHarness { $0.maximumConnectionsPerUser = 3 }
+        let harness = try RoomsNodeHarness { $0.maximumConnectionsPerUser = 3 }
         var sessions = try (0..<3).map { _ in try harness.connect("u-ann", rooms: ["r": .participant]) }
         let fourth = harness.open(token: try harness.token("u-ann", rooms: ["r": .participant]))
         #expect(harness.drain(fourth).first?["code"] == "ERR_TOO_MANY_CONNECTIONS")
@@ -21,7 +21,7 @@ import TokenAuth
     }
 
     @Test func aTokenRefreshIsNotANewConnection() throws {
-        let harness = try GatewayHarness { $0.maximumConnectionsPerUser = 1 }
+        let harness = try RoomsNodeHarness { $0.maximumConnectionsPerUser = 1 }
         let ann = try harness.connect("u-ann", rooms: ["r": .participant])
         let refreshed = harness.request(
             ann, ["type": "auth", "id": 1, "token": .string(try harness.token("u-ann", rooms: ["r": .participant]))])
@@ -30,7 +30,7 @@ import TokenAuth
     }
 
     @Test func oneUserCannotFillARoomWithItsOwnSubscriptions() throws {
-        let harness = try GatewayHarness { $0.maximumSubscriptionsPerUserPerRoom = 2 }
+        let harness = try RoomsNodeHarness { $0.maximumSubscriptionsPerUserPerRoom = 2 }
         for _ in 0..<2 {
             let observer = try harness.connect("u-greedy", rooms: ["r": .viewer])
             try harness.join(observer, "r", as: "observer")
@@ -45,7 +45,7 @@ import TokenAuth
     }
 
     @Test func theSameDeviceRejoiningReplacesItsStaleSessionInsteadOfBeingRefused() throws {
-        let harness = try GatewayHarness { $0.maximumSubscriptionsPerUserPerRoom = 1 }
+        let harness = try RoomsNodeHarness { $0.maximumSubscriptionsPerUserPerRoom = 1 }
         let first = try harness.connect("u-ann", rooms: ["r": .participant])
         try harness.join(first, "r", device: "phone")
         // The phone reconnects before the gateway noticed the old socket is gone.

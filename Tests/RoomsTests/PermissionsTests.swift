@@ -9,13 +9,13 @@ import TokenAuth
 @Suite struct PermissionsTests {
     /// A host (moderator) and Ann and Bob (participants), every roster change sent at once.
     struct Call {
-        let harness: GatewayHarness
+        let harness: RoomsNodeHarness
         let host: SessionID
         let ann: SessionID
         let bob: SessionID
 
         init() throws {
-            self.harness = try GatewayHarness { $0.patchWindowMilliseconds = 0 }
+            self.harness = try RoomsNodeHarness { $0.patchWindowMilliseconds = 0 }
             self.host = try self.harness.joinQuietly("u-host", role: .moderator)
             self.ann = try self.harness.joinQuietly("u-ann")
             self.bob = try self.harness.joinQuietly("u-bob")
@@ -96,7 +96,7 @@ import TokenAuth
     }
 
     @Test func aParticipantWithoutTheMeetingsPermissionCannotAnnounceOne() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let host = try harness.connect("u-host", rooms: ["team": .moderator])
         let ann = try harness.connect("u-ann", groups: ["team"])
         try harness.join(host, "team")
@@ -109,7 +109,7 @@ import TokenAuth
     }
 
     @Test func aHiddenParticipantIsInTheRoomButInNoListOrCount() throws {
-        let harness = try GatewayHarness { $0.patchWindowMilliseconds = 0 }
+        let harness = try RoomsNodeHarness { $0.patchWindowMilliseconds = 0 }
         try harness.joinQuietly("u-ann")
         let recorder = try harness.connect("b-rec", rooms: ["r": .bot], caps: ["hidden", "record"])
         try harness.join(recorder, "r")
@@ -129,7 +129,7 @@ import TokenAuth
     }
 
     @Test func onlyAnAdminRestrictsOrHardMutesAnAdmin() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let host = try harness.joinQuietly("u-host", role: .moderator)
         try harness.joinQuietly("u-boss", role: .admin)
         let mute = harness.request(

@@ -22,7 +22,7 @@ import TokenAuth
     }
 
     @Test func anObserverTakesNoSeat() throws {
-        let harness = try GatewayHarness {
+        let harness = try RoomsNodeHarness {
             $0.roomCapacity = 1
             $0.reservedSeats = 0
         }

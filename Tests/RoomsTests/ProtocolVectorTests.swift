@@ -31,7 +31,7 @@ import Testing
         #expect(server.count == ServerMessageType.allCases.count)
         // The decoder knows each client type (a type without its fields is refused for them, not for its name) and
         // no other.
-        let decoder = ClientMessageDecoder(configuration: GatewayConfiguration())
+        let decoder = ClientMessageDecoder(configuration: RoomsConfiguration())
         for type in client {
             do {
                 _ = try decoder.decode(.object(JSONObject([("type", .string(type))])))

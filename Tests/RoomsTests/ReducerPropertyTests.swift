@@ -17,12 +17,12 @@ struct RandomCall {
         ("bot-1", .bot, ["mute", "pin", "record", "ban", "remove", "promote", "end"]),
     ]
 
-    let harness: GatewayHarness
+    let harness: RoomsNodeHarness
     var generator: SplitMix64
     var sessions: [String: SessionID] = [:]
 
     init(seed: UInt64) throws {
-        self.harness = try GatewayHarness {
+        self.harness = try RoomsNodeHarness {
             $0.roomCapacity = 3
             $0.reservedSeats = 2
             $0.reconnectGraceMilliseconds = 15_000

@@ -8,7 +8,7 @@ import TokenAuth
 /// The same user and device joining again from another connection replaces the old one, which is told so.
 @Suite struct ReplacedDeviceTests {
     @Test func theReplacedConnectionIsToldItWasReplacedAndLeftOutOfTheRoom() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let first = try harness.connect("u-alice", rooms: ["r": .participant, "other": .participant])
         try harness.join(first, "r", device: "web")
         try harness.join(first, "other", device: "web")
@@ -28,7 +28,7 @@ import TokenAuth
     }
 
     @Test func anotherDeviceOfTheSameUserIsNotReplaced() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let laptop = try harness.connect("u-alice", rooms: ["r": .participant])
         try harness.join(laptop, "r", device: "laptop")
         let phone = try harness.connect("u-alice", rooms: ["r": .participant])

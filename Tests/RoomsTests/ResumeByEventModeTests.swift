@@ -12,7 +12,7 @@ import Testing
     /// Alice (moderator, member of the room's group) and Bob in room `r`, watched by an observer that will drop and
     /// one that stays, both with the same view and events.
     struct BusyCall {
-        let harness: GatewayHarness
+        let harness: RoomsNodeHarness
         let alice: SessionID
         let bob: SessionID
         let away: RosterMirror
@@ -21,7 +21,7 @@ import Testing
         let events: String
 
         init(events: String, view: JSONValue = ["filter": "all"]) throws {
-            self.harness = try GatewayHarness()
+            self.harness = try RoomsNodeHarness()
             self.alice = try self.harness.connect("u-alice", rooms: ["r": .moderator], groups: ["r"])
             self.bob = try self.harness.connect("u-bob", rooms: ["r": .participant])
             try self.harness.join(self.alice, "r")
@@ -147,7 +147,7 @@ import Testing
     }
 
     @Test func aParticipantThatTakesNoEventsGetsTheUnmuteRequestItMissedReplayed() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.connect("u-alice", rooms: ["r": .moderator])
         try harness.join(alice, "r")
         let bob = try harness.connect("u-bob", rooms: ["r": .participant])

@@ -74,8 +74,8 @@ import TokenAuth
 
     /// A room with an admin watching and a participant to act on; then the actor joins. Returns the harness, the
     /// actor's session and its join's `rights`.
-    func join(_ actor: Actor, as kind: String) throws -> (GatewayHarness, SessionID, JSONValue) {
-        let harness = try GatewayHarness()
+    func join(_ actor: Actor, as kind: String) throws -> (RoomsNodeHarness, SessionID, JSONValue) {
+        let harness = try RoomsNodeHarness()
         let boss = try harness.connect("u-boss", rooms: ["r": .admin])
         try harness.join(boss, "r", as: "observer")
         let target = try harness.connect("u-target", rooms: ["r": .participant])

@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct RoomExpiryTests {
     @Test func aRoomNobodyIsInIsForgottenOnceItsHistoryAgesOut() throws {
-        let harness = try GatewayHarness {
+        let harness = try RoomsNodeHarness {
             $0.history = HistoryRetention(maximumEntries: 100, maximumAgeMilliseconds: 60_000)
         }
         let alice = try harness.connect("u-alice", rooms: ["r": .participant, "busy": .participant])
@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func housekeepingWalksTheRoomsOncePerIntervalNotEveryTick() throws {
-        let harness = try GatewayHarness {
+        let harness = try RoomsNodeHarness {
             $0.history = HistoryRetention(maximumEntries: 100, maximumAgeMilliseconds: 1_000)
             $0.housekeepingIntervalMilliseconds = 5_000
         }
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func aLostDeviceLeavesAtTheEndOfItsGraceBetweenRoundsOfHousekeeping() throws {
-        let harness = try GatewayHarness {
+        let harness = try RoomsNodeHarness {
             $0.reconnectGraceMilliseconds = 3_000
             $0.housekeepingIntervalMilliseconds = 60_000
         }
@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func aRoomWithABanIsKept() throws {
-        let harness = try GatewayHarness {
+        let harness = try RoomsNodeHarness {
             $0.history = HistoryRetention(maximumEntries: 100, maximumAgeMilliseconds: 1_000)
         }
         let alice = try harness.connect("u-alice", rooms: ["r": .moderator])

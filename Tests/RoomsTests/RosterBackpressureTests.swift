@@ -8,7 +8,7 @@ import TokenAuth
 
 @Suite struct RosterBackpressureTests {
     @Test func anUnwritableSubscriberSkipsPatchesThenGetsOneResyncSnapshot() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.joinQuietly("u-alice")
         let bob = try harness.joinQuietly("u-bob")
         harness.advance(milliseconds: 100)
@@ -45,7 +45,7 @@ import TokenAuth
     }
 
     @Test func meetingMessagesReachAnUnwritableSubscriber() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.joinQuietly("u-alice")
         let slow = try RosterMirror(harness, uid: "o-slow", events: "none")
         harness.gateway.sessionWritabilityChanged(slow.session, isWritable: false)
@@ -54,7 +54,7 @@ import TokenAuth
     }
 
     @Test func aSubscriberUnwritablePastTheTimeoutIsClosedWith4008() throws {
-        let harness = try GatewayHarness { $0.slowSubscriberTimeoutMilliseconds = 1_000 }
+        let harness = try RoomsNodeHarness { $0.slowSubscriberTimeoutMilliseconds = 1_000 }
         let alice = try harness.joinQuietly("u-alice")
         let slow = try RosterMirror(harness, uid: "o-slow")
         let other = try RosterMirror(harness, uid: "o-other")
@@ -76,7 +76,7 @@ import TokenAuth
     }
 
     @Test func aResumeWithinTheHistoryReplaysExactlyTheMissedPatchesAndEventsOnce() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let host = try harness.joinQuietly("u-host", role: .moderator)
         let bob = try harness.joinQuietly("u-bob")
         harness.advance(milliseconds: 100)
@@ -119,7 +119,7 @@ import TokenAuth
     }
 
     @Test func aResumeBeyondTheRetainedHistoryIsAFreshSnapshotNotRecovered() throws {
-        let harness = try GatewayHarness { $0.history = HistoryRetention(maximumEntries: 3) }
+        let harness = try RoomsNodeHarness { $0.history = HistoryRetention(maximumEntries: 3) }
         let bob = try harness.joinQuietly("u-bob")
         harness.advance(milliseconds: 100)
         let away = try RosterMirror(harness, uid: "o-away")

@@ -8,7 +8,7 @@ import TokenAuth
 
 @Suite struct RosterCoalescingTests {
     @Test func aMuteAndAnUnmuteInsideOneWindowSendNoPatch() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.joinQuietly("u-alice")
         harness.advance(milliseconds: 100)
         let mirror = try RosterMirror(harness)
@@ -28,7 +28,7 @@ import TokenAuth
     }
 
     @Test func aWindowsPatchGoesOutAtItsDueMomentWithoutATick() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         var dues: [Int64] = []
         harness.gateway.onFlushDue = { dues.append($0) }
         let alice = try harness.joinQuietly("u-alice")
@@ -57,7 +57,7 @@ import TokenAuth
     }
 
     @Test func aThousandJoinsInOneSecondReachAnObserverAsAHandfulOfPatches() throws {
-        let harness = try GatewayHarness { $0.roomCapacity = 2_000 }
+        let harness = try RoomsNodeHarness { $0.roomCapacity = 2_000 }
         let mirror = try RosterMirror(harness, events: "none")
         for index in 0..<1_000 {
             try harness.joinQuietly("u-\(index)")
@@ -74,7 +74,7 @@ import TokenAuth
 
     @Test(arguments: [true, false])
     func leavesRemovalsAndModerationSkipTheWindowOnlyWhenImmediate(immediate: Bool) throws {
-        let harness = try GatewayHarness { $0.immediateLeaves = immediate }
+        let harness = try RoomsNodeHarness { $0.immediateLeaves = immediate }
         let host = try harness.joinQuietly("u-host", role: .moderator)
         let bob = try harness.joinQuietly("u-bob")
         try harness.joinQuietly("u-carol")
@@ -106,7 +106,7 @@ import TokenAuth
     }
 
     @Test func underTheHoldRuleTheShownActiveSpeakerChangesAtMostOncePerHold() throws {
-        let harness = try GatewayHarness { $0.speakerRuleKind = .hold }
+        let harness = try RoomsNodeHarness { $0.speakerRuleKind = .hold }
         let alice = try harness.joinQuietly("u-alice")
         let bob = try harness.joinQuietly("u-bob")
         harness.advance(milliseconds: 1_000)
@@ -135,7 +135,7 @@ import TokenAuth
     }
 
     @Test func underTheStableRuleACoughNeverTakesTheSpotlightAndSilenceDoesNotBlankItAtOnce() throws {
-        let harness = try GatewayHarness { $0.speakerStableMilliseconds = 500 }
+        let harness = try RoomsNodeHarness { $0.speakerStableMilliseconds = 500 }
         let alice = try harness.joinQuietly("u-alice")
         let bob = try harness.joinQuietly("u-bob")
         harness.advance(milliseconds: 1_000)
@@ -168,7 +168,7 @@ import TokenAuth
     }
 
     @Test func aQuickReconnectIsNeverALeaveAndAJoinInThePatches() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.joinQuietly("u-alice", device: "web")
         try harness.joinQuietly("u-bob")
         harness.advance(milliseconds: 100)
@@ -199,7 +199,7 @@ import TokenAuth
     }
 
     @Test func oneMuteInAThousandParticipantRoomIsAPatchOfAFewDozenBytes() throws {
-        let harness = try GatewayHarness { $0.roomCapacity = 2_000 }
+        let harness = try RoomsNodeHarness { $0.roomCapacity = 2_000 }
         var sessions: [SessionID] = []
         for index in 0..<1_000 {
             sessions.append(try harness.joinQuietly("u-\(index)"))

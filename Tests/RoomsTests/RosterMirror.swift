@@ -8,7 +8,7 @@ import TokenAuth
 
 /// A watcher that mirrors a room's roster with `RosterStore`, from its snapshot and every patch after it.
 final class RosterMirror {
-    let harness: GatewayHarness
+    let harness: RoomsNodeHarness
     let session: SessionID
     let room: String
     private(set) var store: RosterStore
@@ -17,7 +17,7 @@ final class RosterMirror {
 
     /// Joins `room` as an observer with `view` and takes the snapshot.
     init(
-        _ harness: GatewayHarness,
+        _ harness: RoomsNodeHarness,
         uid: String = "o-watch",
         room: String = "r",
         view: JSONValue = ["filter": "all"],
@@ -71,7 +71,7 @@ final class RosterMirror {
     }
 }
 
-extension GatewayHarness {
+extension RoomsNodeHarness {
     /// Joins a participant with a small view and no events (so crowds stay cheap to simulate).
     @discardableResult
     func joinQuietly(

@@ -68,7 +68,7 @@ extension RandomRosterCall {
         guard let store = self.ledger.store else { return }
         try self.deliver()
         store.crash()
-        self.harness = try GatewayHarness(clock: self.harness.clock, store: store, configure: self.configure)
+        self.harness = try RoomsNodeHarness(clock: self.harness.clock, store: store, configure: self.configure)
         self.harness.gateway.storeCheckpointInterval = self.ledger.storeCheckpointInterval
         self.devices = [:]
         self.watchingHost = nil

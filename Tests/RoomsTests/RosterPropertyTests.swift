@@ -71,9 +71,9 @@ final class RandomRosterCall {
 
     let seed: UInt64
     /// The gateway; a restart replaces it with a new one on the same store and clock.
-    var harness: GatewayHarness
+    var harness: RoomsNodeHarness
     /// The configuration, for a restarted gateway.
-    let configure: (inout GatewayConfiguration) -> Void
+    let configure: (inout RoomsConfiguration) -> Void
     /// Every event sent, and the store when the call plays restarts (`RosterPropertyTests+Resume.swift`).
     let ledger: ResumeLedger
     var generator: SplitMix64
@@ -111,7 +111,7 @@ final class RandomRosterCall {
         self.ledger = ResumeLedger(
             store: generator.next() % (resumeFocus ? 2 : 4) == 0 ? InMemoryRoomStore() : nil,
             storeCheckpointInterval: 5 + generator.next() % 20, resumeFocus: resumeFocus)
-        self.harness = try GatewayHarness(store: self.ledger.store, configure: self.configure)
+        self.harness = try RoomsNodeHarness(store: self.ledger.store, configure: self.configure)
         self.harness.gateway.storeCheckpointInterval = self.ledger.storeCheckpointInterval
         let count = 3 + Int(generator.next() % 3)
         for index in 0..<count {

@@ -9,11 +9,11 @@ import TokenAuth
 /// A room whose participants fall into different views: Ann muted with her hand up and speaking, Joanna
 /// presenting, Bob promoted, Bonnie banned.
 struct ViewsRoom {
-    let harness: GatewayHarness
+    let harness: RoomsNodeHarness
     var sessions: [String: SessionID] = [:]
 
     init(window: Int64 = 0) throws {
-        let harness = try GatewayHarness { $0.patchWindowMilliseconds = window }
+        let harness = try RoomsNodeHarness { $0.patchWindowMilliseconds = window }
         self.harness = harness
         for (uid, name, role) in [
             ("u-host", "Host", TokenRole.moderator), ("u-ann", "Ann Lee", .participant),
@@ -127,7 +127,7 @@ struct ViewsRoom {
     }
 
     @Test func aLimitKeepsTheFirstInJoinOrderAndALeaveLetsTheNextIn() throws {
-        let harness = try GatewayHarness { $0.patchWindowMilliseconds = 0 }
+        let harness = try RoomsNodeHarness { $0.patchWindowMilliseconds = 0 }
         var sessions: [SessionID] = []
         for uid in ["u-a", "u-b", "u-c", "u-d"] { sessions.append(try harness.joinQuietly(uid)) }
         let mirror = try RosterMirror(harness, view: ["filter": "all", "limit": 2])
@@ -148,7 +148,7 @@ struct ViewsRoom {
 
 @Suite struct RosterBannedViewTests {
     @Test func theBannedViewStaysTheServersViewWhenANewCallStarts() throws {
-        let harness = try GatewayHarness { $0.patchWindowMilliseconds = 0 }
+        let harness = try RoomsNodeHarness { $0.patchWindowMilliseconds = 0 }
         let host = try harness.joinQuietly("u-host", name: "Host", role: .moderator)
         try harness.joinQuietly("u-bob", name: "Bob")
         harness.send(host, ["type": "action", "room": "r", "action": "ban", "target": "u-bob"])

@@ -8,7 +8,7 @@ import TokenAuth
 @Suite struct SequenceAndResumeTests {
     @Test func everySubscriberSeesTheSameGaplessSequence() throws {
         // Under the hold rule every speaker report goes out as an event too, so every entry reaches everyone.
-        let harness = try GatewayHarness { $0.speakerRuleKind = .hold }
+        let harness = try RoomsNodeHarness { $0.speakerRuleKind = .hold }
         let alice = try harness.connect("u-alice", rooms: ["r": .moderator])
         let bob = try harness.connect("u-bob", rooms: ["r": .participant])
         let watcher = try harness.connect("u-watch", rooms: ["r": .viewer])
@@ -69,7 +69,7 @@ import TokenAuth
     }
 
     @Test func aResumeFromTheCurrentSequenceReplaysNothing() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.connect("u-alice", rooms: ["r": .participant])
         try harness.join(alice, "r")
         let watcher = try harness.connect("u-alice", rooms: ["r": .participant])
@@ -78,7 +78,7 @@ import TokenAuth
     }
 
     @Test func aResumeFromATrimmedSequenceGetsASnapshotNotRecovered() throws {
-        let harness = try GatewayHarness { $0.history = HistoryRetention(maximumEntries: 3) }
+        let harness = try RoomsNodeHarness { $0.history = HistoryRetention(maximumEntries: 3) }
         let alice = try harness.connect("u-alice", rooms: ["r": .moderator])
         let bob = try harness.connect("u-bob", rooms: ["r": .participant])
         try harness.join(alice, "r")
@@ -103,7 +103,7 @@ import TokenAuth
     }
 
     @Test func aResumeFromTheFutureGetsASnapshotNotRecovered() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.connect("u-alice", rooms: ["r": .participant])
         let answer = try harness.join(alice, "r", resume: 99)
         #expect(answer.last?["type"] == "snapshot")

@@ -64,8 +64,8 @@ struct SharedLogFormTests {
     }
 
     /// Plays a call with every kind of change and returns the harness.
-    private func playedCall() throws -> GatewayHarness {
-        let harness = try GatewayHarness()
+    private func playedCall() throws -> RoomsNodeHarness {
+        let harness = try RoomsNodeHarness()
         let alice = try harness.connect("u-alice", name: "Alice", rooms: ["r": .moderator])
         let bob = try harness.connect("u-bob", rooms: ["r": .participant])
         try harness.join(alice, "r", device: "web")
@@ -107,7 +107,7 @@ struct SharedLogFormTests {
     }
 
     @Test func aResumeFromASeqNoSentPatchCoversIsServedWithOnePatchRebuiltFromTheLog() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.connect("u-alice", rooms: ["r": .participant])
         let bob = try harness.connect("u-bob", rooms: ["r": .participant])
         try harness.join(alice, "r")
@@ -151,7 +151,7 @@ struct SharedLogFormTests {
     }
 
     @Test func aMeetingWithoutTextLeavesNoNullInTheRosterSoPatchesCarryIt() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.connect("u-alice", groups: ["g"])
         try harness.join(alice, "g")
         let mirror = try RosterMirror(harness, room: "g")

@@ -15,7 +15,7 @@ import TokenAuth
 
     @Test(arguments: SpeakerRuleKind.allCases)
     func theShownSpeakerLeavingIsLoggedAsASwitch(_ rule: SpeakerRuleKind) throws {
-        let harness = try GatewayHarness { $0.speakerRuleKind = rule }
+        let harness = try RoomsNodeHarness { $0.speakerRuleKind = rule }
         let alice = try harness.joinQuietly("u-alice")
         let bob = try harness.joinQuietly("u-bob")
         harness.send(bob, ["type": "speaker", "room": "r", "uid": "u-bob"])
@@ -39,7 +39,7 @@ import TokenAuth
     }
 
     @Test func underTheHoldRuleASwitchAtOnceIsLoggedToo() throws {
-        let harness = try GatewayHarness { $0.speakerRuleKind = .hold }
+        let harness = try RoomsNodeHarness { $0.speakerRuleKind = .hold }
         let alice = try harness.joinQuietly("u-alice")
         try harness.joinQuietly("u-bob")
         harness.advance(milliseconds: 1_000)

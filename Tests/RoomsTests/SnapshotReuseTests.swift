@@ -7,7 +7,7 @@ import Testing
 /// Snapshots are encoded once for everyone who joins while nothing changes.
 struct SnapshotReuseTests {
     @Test func observersJoiningTogetherGetTheSameSnapshotUntilTheRoomChanges() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.connect("u-alice", rooms: ["r": .participant])
         try harness.join(alice, "r")
         harness.advance(milliseconds: 100)
@@ -26,7 +26,7 @@ struct SnapshotReuseTests {
     }
 
     @Test func aSnapshotTakenAfterAMinuteTotalTicksOverShowsTheNewTotal() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.connect("u-alice", rooms: ["r": .participant])
         try harness.join(alice, "r")
         harness.advance(milliseconds: 59_990)

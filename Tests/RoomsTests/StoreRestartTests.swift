@@ -11,12 +11,12 @@ import Testing
     struct Call {
         let store = InMemoryRoomStore()
         let clock = ManualClock()
-        let harness: GatewayHarness
+        let harness: RoomsNodeHarness
         let alice: SessionID
         let bob: SessionID
 
-        init(configure: (inout GatewayConfiguration) -> Void = { _ in }) throws {
-            self.harness = try GatewayHarness(clock: self.clock, store: self.store, configure: configure)
+        init(configure: (inout RoomsConfiguration) -> Void = { _ in }) throws {
+            self.harness = try RoomsNodeHarness(clock: self.clock, store: self.store, configure: configure)
             self.alice = try self.harness.connect("u-alice", rooms: ["r": .moderator], groups: ["r"])
             self.bob = try self.harness.connect("u-bob", rooms: ["r": .participant], groups: ["r"])
             try self.harness.join(self.alice, "r")
@@ -24,9 +24,9 @@ import Testing
         }
 
         /// The process ends; a new gateway starts on the same store and clock.
-        func restart(configure: (inout GatewayConfiguration) -> Void = { _ in }) throws -> GatewayHarness {
+        func restart(configure: (inout RoomsConfiguration) -> Void = { _ in }) throws -> RoomsNodeHarness {
             self.store.crash()
-            return try GatewayHarness(clock: self.clock, store: self.store, configure: configure)
+            return try RoomsNodeHarness(clock: self.clock, store: self.store, configure: configure)
         }
     }
 
@@ -101,7 +101,7 @@ import Testing
         let observer = try restarted.connect("u-ops", rooms: ["r": .admin])
         try restarted.join(observer, "r", as: "observer")
         #expect(restarted.participant("u-alice", in: "r")?.devices.allSatisfy { !$0.isConnected } == true)
-        restarted.advance(milliseconds: GatewayConfiguration().reconnectGraceMilliseconds + 10)
+        restarted.advance(milliseconds: RoomsConfiguration().reconnectGraceMilliseconds + 10)
         let names = restarted.drain(observer).compactMap { $0["event"]?.stringValue }
         #expect(names.filter { $0 == "session.timed_out" }.count == 2)
         #expect(restarted.gateway.roomState("r")?.joinedParticipants.isEmpty == true)
@@ -119,7 +119,7 @@ import Testing
         #expect(restarted.gateway.roomState("r") == nil)
         // Nobody joins, queries or calls the API: the stored rooms are read back in the first ticks anyway.
         for _ in 0..<5 { restarted.advance(milliseconds: 10) }
-        restarted.advance(milliseconds: GatewayConfiguration().reconnectGraceMilliseconds + 10)
+        restarted.advance(milliseconds: RoomsConfiguration().reconnectGraceMilliseconds + 10)
         let names = call.store.committedEntries(of: "r").map(\.eventName)
         #expect(names.filter { $0 == "session.connection_lost" }.count == 2)
         #expect(names.filter { $0 == "session.timed_out" }.count == 2)
@@ -207,7 +207,7 @@ extension StoreRestartTests {
     }
 }
 
-extension Gateway {
+extension RoomsNode {
     /// Feeds a message without the harness's commit.
     fileprivate func sessionReceivedText(_ id: SessionID, _ text: String) {
         Array(text.utf8).withUnsafeBytes { self.sessionReceived(id, text: $0) }

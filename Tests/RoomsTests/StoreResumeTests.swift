@@ -14,16 +14,16 @@ import Testing
     struct RestartedCall {
         let store = InMemoryRoomStore()
         let clock = ManualClock()
-        let first: GatewayHarness
+        let first: RoomsNodeHarness
         /// The roster and the last event of the observer that dropped early.
         let awayRoster: RosterStore
         let awayLastEvent: UInt64
         /// What the observer that stayed received after the other dropped, until the restart.
         let missedBeforeRestart: [JSONValue]
-        let restarted: GatewayHarness
+        let restarted: RoomsNodeHarness
 
         init(trimBeforeRestart: (InMemoryRoomStore) -> Void = { _ in }) throws {
-            self.first = try GatewayHarness(clock: self.clock, store: self.store)
+            self.first = try RoomsNodeHarness(clock: self.clock, store: self.store)
             let alice = try self.first.connect("u-alice", rooms: ["r": .moderator], groups: ["r"])
             let bob = try self.first.connect("u-bob", rooms: ["r": .participant])
             try self.first.join(alice, "r")
@@ -44,12 +44,12 @@ import Testing
             self.missedBeforeRestart = Array(live.received.dropFirst(seenBefore)).events
             trimBeforeRestart(self.store)
             self.store.crash()
-            self.restarted = try GatewayHarness(clock: self.clock, store: self.store)
+            self.restarted = try RoomsNodeHarness(clock: self.clock, store: self.store)
         }
 
         /// The participant's hand goes up and down until the room is at `sequence`, with a pause of 60 ms every ten
         /// entries so that patches go out.
-        static func toggle(_ session: SessionID, in harness: GatewayHarness, until sequence: Int64) {
+        static func toggle(_ session: SessionID, in harness: RoomsNodeHarness, until sequence: Int64) {
             var raised = true
             while harness.sequence("r") < sequence {
                 harness.send(session, ["type": "state", "room": "r", "handRaised": .bool(raised)])

@@ -8,13 +8,13 @@ import TokenAuth
 /// A token refresh that changes the user's role in a room, or no longer names it: the roster, the queries and the
 /// rights follow the new token.
 @Suite struct TokenRefreshTests {
-    func refresh(_ harness: GatewayHarness, _ session: SessionID, rooms: [String: TokenRole]) throws -> [JSONValue] {
+    func refresh(_ harness: RoomsNodeHarness, _ session: SessionID, rooms: [String: TokenRole]) throws -> [JSONValue] {
         let token = try harness.token("u-alice", rooms: rooms)
         return harness.request(session, ["type": "auth", "id": "refresh", "token": .string(token)])
     }
 
     @Test func aRefreshToALowerRoleShowsInTheRosterTheQueriesAndTheRights() throws {
-        let harness = try GatewayHarness { $0.patchWindowMilliseconds = 0 }
+        let harness = try RoomsNodeHarness { $0.patchWindowMilliseconds = 0 }
         let alice = try harness.connect("u-alice", rooms: ["r": .moderator])
         try harness.join(alice, "r")
         let bob = try harness.connect("u-bob", rooms: ["r": .participant])
@@ -40,7 +40,7 @@ import TokenAuth
     }
 
     @Test func aRefreshThatNoLongerNamesTheRoomTakesTheConnectionOutOfIt() throws {
-        let harness = try GatewayHarness { $0.patchWindowMilliseconds = 0 }
+        let harness = try RoomsNodeHarness { $0.patchWindowMilliseconds = 0 }
         let alice = try harness.connect("u-alice", rooms: ["r": .participant, "kept": .participant])
         try harness.join(alice, "r", device: "web")
         try harness.join(alice, "kept", device: "web")
@@ -66,7 +66,7 @@ import TokenAuth
     }
 
     @Test func aRefreshThatDropsAWatchedRoomEndsTheWatch() throws {
-        let harness = try GatewayHarness()
+        let harness = try RoomsNodeHarness()
         let alice = try harness.connect("u-alice", rooms: ["r": .moderator, "kept": .participant])
         try harness.join(alice, "r", as: "observer")
         let answer = try self.refresh(harness, alice, rooms: ["kept": .participant])

@@ -7,7 +7,7 @@ import Testing
 /// The byte-scanning decoder of traffic messages agrees with the general decoder: whatever it decodes, the general
 /// decoder decodes the same way, and whatever it leaves alone goes to the general decoder.
 struct TrafficDecodingTests {
-    static let decoder = ClientMessageDecoder(configuration: GatewayConfiguration())
+    static let decoder = ClientMessageDecoder(configuration: RoomsConfiguration())
 
     /// The general path's answer: the request, or nil when the message is refused.
     static func generalDecoding(_ text: String) -> ClientRequest? {

@@ -11,11 +11,11 @@ import TokenAuth
     /// Eight participants joined in the order of `names`, every change sent at once.
     struct Crowd {
         static let names = ["Hugo", "ann", "Eve", "bob", "Dana", "Carl", "Gil", "Fay"]
-        let harness: GatewayHarness
+        let harness: RoomsNodeHarness
         var sessions: [String: SessionID] = [:]
 
         init() throws {
-            self.harness = try GatewayHarness { $0.patchWindowMilliseconds = 0 }
+            self.harness = try RoomsNodeHarness { $0.patchWindowMilliseconds = 0 }
             for name in Self.names {
                 self.sessions[name] = try self.harness.joinQuietly("u-\(name.lowercased())", name: name)
                 self.harness.advance(milliseconds: 10)
@@ -126,7 +126,7 @@ import TokenAuth
     }
 
     @Test func aPageAtASequenceNumberNoLongerRetainedIsRefused() throws {
-        let harness = try GatewayHarness { $0.history = HistoryRetention(maximumEntries: 2) }
+        let harness = try RoomsNodeHarness { $0.history = HistoryRetention(maximumEntries: 2) }
         let ann = try harness.joinQuietly("u-ann")
         for index in 0..<6 { harness.send(ann, ["type": "state", "room": "r", "handRaised": .bool(index % 2 == 0)]) }
         let old = harness.request(

@@ -11,7 +11,7 @@ import TokenAuth
     /// A room with a moderator (in the call), an admin, Ann and Bob (participants in the call), and a moderator
     /// watching as an observer.
     struct Room {
-        let harness: GatewayHarness
+        let harness: RoomsNodeHarness
         let host: SessionID
         let boss: SessionID
         let ann: SessionID
@@ -19,7 +19,7 @@ import TokenAuth
         let watchingHost: SessionID
 
         init() throws {
-            self.harness = try GatewayHarness()
+            self.harness = try RoomsNodeHarness()
             self.host = try self.harness.connect("u-host", rooms: ["r": .moderator])
             try self.harness.join(self.host, "r")
             self.boss = try self.harness.connect("u-boss", rooms: ["r": .admin])

@@ -16,15 +16,15 @@ import TokenAuth
         static let key = try! TokenKey(secret: "rollcall-storage-resume-tests-shared-secret")
         let transport = InMemoryTransport()
         let store: SQLiteRoomStore
-        let gateway: Gateway
+        let gateway: RoomsNode
         let clock: ManualClock
         private var nextSession: UInt64 = 1
 
         init(path: String, clock: ManualClock) throws {
             self.clock = clock
             self.store = try SQLiteRoomStore(configuration: StorageConfiguration(path: path))
-            self.gateway = Gateway(
-                configuration: GatewayConfiguration(), verifier: try TokenVerifier(keys: [Self.key]),
+            self.gateway = RoomsNode(
+                configuration: RoomsConfiguration(), verifier: try TokenVerifier(keys: [Self.key]),
                 transport: self.transport, clock: { clock.now })
             self.gateway.store = self.store
         }
