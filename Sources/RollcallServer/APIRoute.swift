@@ -108,7 +108,7 @@ enum APIRoute: Sendable {
         }
         switch self {
         case .listRooms:
-            gateway.apiRooms(after: query.string("after"), limit: try query.limit(), completion: completion)
+            gateway.apiRooms(after: query.string("after"), limit: try query.limit()) { completion($0.map(\.json)) }
         case .history(let room):
             let names = query.string("types").map { Set($0.split(separator: ",").map(String.init)) }
             let limit = try query.limit()
@@ -138,16 +138,16 @@ enum APIRoute: Sendable {
         case .getRoom(let room):
             gateway.apiRoom(room) { result in
                 completion(
-                    result.flatMap { value in
-                        value.map { .success($0) } ?? .failure(GatewayError(.notFound, "no room '\(room)'"))
+                    result.flatMap { report in
+                        report.map { .success($0.json) } ?? .failure(GatewayError(.notFound, "no room '\(room)'"))
                     })
             }
         case .publishMeeting(let room):
-            try gateway.apiPublishMeeting(room: room, body: body, sender: key.actor, completion: completion)
+            try gateway.apiPublishMeeting(room: room, body: body, sender: key.actor) { completion($0.map(\.json)) }
         case .publishEvent(let room):
-            try gateway.apiPublishEvent(room: room, body: body, actor: key.actor, completion: completion)
+            try gateway.apiPublishEvent(room: room, body: body, actor: key.actor) { completion($0.map(\.json)) }
         case .moderate(let room):
-            try gateway.apiModerate(room: room, body: body, actor: key.actor, completion: completion)
+            try gateway.apiModerate(room: room, body: body, actor: key.actor) { completion($0.map(\.json)) }
         case .disconnect(let uid):
             guard case .object(let object) = body else {
                 throw GatewayError(.badRequest, "the body must be a JSON object")
@@ -159,7 +159,7 @@ enum APIRoute: Sendable {
                 }
                 reason = text
             }
-            completion(.success(gateway.apiDisconnect(uid: uid, reason: reason)))
+            completion(.success(disconnectAnswer(uid: uid, closed: gateway.apiDisconnect(uid: uid, reason: reason))))
         }
     }
 }

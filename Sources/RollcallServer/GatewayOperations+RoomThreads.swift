@@ -19,12 +19,9 @@ extension GatewayOperations {
         case .listRooms:
             let after = query.string("after")
             self.gather(responder) { gateway throws(GatewayError) in
-                try gateway.apiRooms(after: after, limit: limit)["rooms"]?.arrayValue ?? []
+                try gateway.apiRooms(after: after, limit: limit).entries
             } merge: { rooms in
-                let page = rooms.sorted { ($0["room"]?.stringValue ?? "") < ($1["room"]?.stringValue ?? "") }
-                    .prefix(limit)
-                let next: JSONValue = page.count == limit ? page.last?["room"] ?? .null : .null
-                return .object(JSONObject(uniqueKeysWithValues: [("rooms", .array(Array(page))), ("next", next)]))
+                RoomListingPage(entries: Array(rooms.sorted { $0.room < $1.room }.prefix(limit)), limit: limit).json
             }
             return true
         case .audit where query.string("room") == nil:
@@ -53,19 +50,19 @@ extension GatewayOperations {
     }
 
     /// Reads a part on every rooms thread and answers with the merged parts, or the first error.
-    private func gather(
+    private func gather<Part: Sendable>(
         _ responder: HTTPResponder,
-        _ part: @escaping @Sendable (RoomsNode) throws(GatewayError) -> [JSONValue],
-        merge: @escaping @Sendable ([JSONValue]) -> JSONValue
+        _ part: @escaping @Sendable (RoomsNode) throws(GatewayError) -> [Part],
+        merge: @escaping @Sendable ([Part]) -> JSONValue
     ) {
-        self.runtimeForRoomThreads.performOnEveryRoomThread({ gateway -> Result<[JSONValue], GatewayError> in
+        self.runtimeForRoomThreads.performOnEveryRoomThread({ gateway -> Result<[Part], GatewayError> in
             do throws(GatewayError) {
                 return .success(try part(gateway))
             } catch {
                 return .failure(error)
             }
         }) { parts in
-            var values: [JSONValue] = []
+            var values: [Part] = []
             for part in parts {
                 switch part {
                 case .success(let found): values += found

@@ -61,14 +61,10 @@ import TokenAuth
     static func page(
         _ gateway: RoomsNode, after: String?, limit: Int, _ harness: LoopHarness
     ) throws -> ([String], [Int64], String?) {
-        let box = ResultBox<Result<JSONValue, GatewayError>>()
+        let box = ResultBox<Result<RoomListingPage, GatewayError>>()
         harness.onLoop { gateway.apiRooms(after: after, limit: limit) { box.put($0) } }
-        let value = try #require(box.wait(seconds: 10)).get()
-        let rooms = value["rooms"]?.arrayValue ?? []
-        return (
-            rooms.compactMap { $0["room"]?.stringValue }, rooms.compactMap { $0["seq"]?.intValue },
-            value["next"]?.stringValue
-        )
+        let page = try #require(box.wait(seconds: 10)).get()
+        return (page.entries.map(\.room), page.entries.map { Int64($0.sequence) }, page.next)
     }
 
     @Test func anyNodeListsEveryRoomOfTheClusterPagedById() throws {

@@ -119,7 +119,7 @@ import TokenAuth
         var done = false
         try harness.gateway.apiPublishEvent(
             room: "r", body: ["type": "metadata", "metadata": ["agenda": nil]], actor: "api:backend"
-        ) { result in done = (try? result.get())?["changed"] == true }
+        ) { result in done = (try? result.get())?.changed == true }
         #expect(done)
         #expect(harness.gateway.roomState("r")?.metadata == [:])
         try mirror.sync()

@@ -327,11 +327,11 @@ import Testing
         #expect(seen.events.eventNames == ["media.recording_started"])
         #expect(cluster.b.gateway.renderedView(room: "r", spec: .all)?["room"]?["participantCount"] == 1)
         #expect(cluster.b.gateway.renderedView(room: "r", spec: .all)?["room"]?["activeSpeaker"] == nil)
-        var listed: Result<JSONValue, GatewayError>?
+        var listed: Result<RoomListingPage, GatewayError>?
         cluster.b.gateway.apiRooms(after: nil, limit: 10) { listed = $0 }
         cluster.run()
-        let rooms = try #require(try listed?.get()["rooms"]?.arrayValue)
-        #expect(rooms.first?["participants"] == 1)
+        let rooms = try #require(try listed?.get().entries)
+        #expect(rooms.first?.participants == 1)
         #expect(cluster.a.state("r") == cluster.b.state("r"))
     }
 

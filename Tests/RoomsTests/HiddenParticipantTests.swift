@@ -95,8 +95,8 @@ import TokenAuth
     @Test func theServerAPIsRoomListCountsNoHiddenParticipant() throws {
         let call = try Call()
         let harness = call.harness
-        func apiParticipants() throws -> JSONValue? {
-            try harness.gateway.apiRooms(after: nil, limit: 10)["rooms"]?.arrayValue?.first?["participants"]
+        func apiParticipants() throws -> Int? {
+            try harness.gateway.apiRooms(after: nil, limit: 10).entries.first?.participants
         }
         #expect(try apiParticipants() == 1)
         // Hidden by a moderator, Ann leaves every count and event too.

@@ -48,7 +48,8 @@ import TokenAuth
         }
 
         /// The server API's answer: `ack` when it was carried out, else the error's code.
-        func serverAPI(_ call: (@escaping (Result<JSONValue, GatewayError>) -> Void) throws -> Void) -> String? {
+        func serverAPI(_ call: (@escaping (Result<RoomChangeOutcome, GatewayError>) -> Void) throws -> Void) -> String?
+        {
             var outcome: String?
             do {
                 try call { result in

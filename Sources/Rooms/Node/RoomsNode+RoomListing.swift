@@ -10,11 +10,10 @@ extension RoomsNode {
     /// - Parameters:
     ///   - after: only rooms whose id sorts after this one; nil from the start.
     ///   - limit: the most rooms to return.
-    ///   - completion: `{"rooms":[{"room","seq","participants","subscribers","activeMeeting","loaded"}],"next"}`,
-    ///     or `ERR_UNAVAILABLE` when the store or the shared log cannot be read; on the gateway's thread, inline
+    ///   - completion: the page, or `ERR_UNAVAILABLE` when the store or the shared log cannot be read; on the gateway's thread, inline
     ///     with a log that answers inline.
     public func apiRooms(
-        after: String?, limit: Int, completion: @escaping (Result<JSONValue, GatewayError>) -> Void
+        after: String?, limit: Int, completion: @escaping (Result<RoomListingPage, GatewayError>) -> Void
     ) {
         // Held strongly until the log answers: a weak reference would give the gateway a side table, making every
         // retain and release of it take the slow path from then on.
@@ -31,8 +30,8 @@ extension RoomsNode {
     ///   - limit: the most rooms to return.
     /// - Returns: as `apiRooms(after:limit:completion:)`.
     /// - Throws: `ERR_UNAVAILABLE` when the store cannot be read, or when the log answers later.
-    public func apiRooms(after: String?, limit: Int) throws(GatewayError) -> JSONValue {
-        var answer: Result<JSONValue, GatewayError>?
+    public func apiRooms(after: String?, limit: Int) throws(GatewayError) -> RoomListingPage {
+        var answer: Result<RoomListingPage, GatewayError>?
         self.apiRooms(after: after, limit: limit) { answer = $0 }
         switch answer {
         case .success(let listing): return listing
@@ -42,28 +41,21 @@ extension RoomsNode {
     }
 
     /// One page of the listing: the rooms the log listed and those in memory, after `after`, in id order.
-    private func roomListing(after: String?, limit: Int, listed: [SharedRoomSummary]) -> JSONValue {
+    private func roomListing(after: String?, limit: Int, listed: [SharedRoomSummary]) -> RoomListingPage {
         var summaries: [String: SharedRoomSummary] = [:]
         for summary in listed { summaries[summary.room] = summary }
         var ids = Set(summaries.keys)
         for id in self.rooms.keys where id > (after ?? "") { ids.insert(id) }
         let page = ids.sorted().prefix(limit)
-        let rooms = page.map { id -> JSONValue in
+        let entries = page.map { id -> RoomListingEntry in
             let room = self.rooms[id]
             let summary = summaries[id]
-            let sequence = max(room?.state.sequence ?? 0, summary?.sequence ?? 0)
             let shown = room.flatMap { $0.hasLoaded ? $0.state.listedCount : nil }
-            let participants = shown ?? summary?.participants ?? 0
-            return .object(
-                JSONObject([
-                    ("room", .string(id)), ("seq", .int(Int64(sequence))),
-                    ("participants", .int(Int64(participants))),
-                    ("subscribers", .int(Int64(room?.subscribers.count ?? 0))),
-                    ("activeMeeting", room?.state.activeMeeting.map(ServerMessages.meeting) ?? .null),
-                    ("loaded", .bool(room != nil)),
-                ]))
+            return RoomListingEntry(
+                room: id, sequence: max(room?.state.sequence ?? 0, summary?.sequence ?? 0),
+                participants: shown ?? summary?.participants ?? 0, subscribers: room?.subscribers.count ?? 0,
+                activeMeeting: room?.state.activeMeeting, loaded: room != nil)
         }
-        let next: JSONValue = page.count == limit ? page.last.map { .string($0) } ?? .null : .null
-        return .object(JSONObject([("rooms", .array(rooms)), ("next", next)]))
+        return RoomListingPage(entries: entries, limit: limit)
     }
 }

@@ -15,7 +15,7 @@ extension RoomsNode {
     /// - Parameters:
     ///   - id: the room.
     ///   - completion: the room, nil when it does not exist, or the error (the shared log cannot be reached).
-    public func apiRoom(_ id: String, completion: @escaping (Result<JSONValue?, GatewayError>) -> Void) {
+    public func apiRoom(_ id: String, completion: @escaping (Result<RoomReport?, GatewayError>) -> Void) {
         guard self.rooms[id] != nil || self.logTraits.hasOtherWriters else {
             completion(.success(nil))
             return
@@ -29,18 +29,13 @@ extension RoomsNode {
                     return
                 }
                 let capacity = self.configuration.roomCapacity
-                var message = ServerMessages.snapshot(room.state, capacity: capacity, now: self.clock(), recovered: nil)
-                if case .object(var object) = message {
-                    object["type"] = nil
-                    object["roster"] =
-                        RosterView.render(
-                            room.state, spec: .all, speaker: room.heldSpeaker,
-                            capacity: capacity
-                        ).json
-                    object["subscribers"] = .int(Int64(room.subscribers.count))
-                    message = .object(object)
-                }
-                completion(.success(message))
+                let roster = RosterView.render(room.state, spec: .all, speaker: room.heldSpeaker, capacity: capacity)
+                completion(
+                    .success(
+                        RoomReport(
+                            snapshot: ServerMessages.snapshot(
+                                room.state, capacity: capacity, now: self.clock(), recovered: nil),
+                            roster: roster.json, subscribers: room.subscribers.count)))
             }, fail: { completion(.failure($0)) })
     }
 
@@ -51,12 +46,12 @@ extension RoomsNode {
     ///   - roomID: the room (the meeting's group).
     ///   - body: the request body.
     ///   - sender: recorded as the message's sender and the event's actor, e.g. `api:backend`.
-    ///   - completion: `{"room", "seq", "changed"}` with the event's sequence number, or the error.
+    ///   - completion: the room, its sequence number after the event and whether it changed, or the error.
     public func apiPublishMeeting(
         room roomID: String,
         body: JSONValue,
         sender: String,
-        completion: @escaping (Result<JSONValue, GatewayError>) -> Void
+        completion: @escaping (Result<RoomChangeOutcome, GatewayError>) -> Void
     ) throws(GatewayError) {
         let command = try self.decodeAPICommand(body, type: "meeting", roomField: "group", roomID: roomID)
         self.perform(command, fromAPIAs: sender, in: self.room(roomID), requiringExistence: false, completion)
@@ -71,12 +66,12 @@ extension RoomsNode {
     ///   - roomID: an existing room.
     ///   - body: the request body.
     ///   - actor: recorded as the events' actor.
-    ///   - completion: `{"room", "seq", "changed"}`, or the error.
+    ///   - completion: the room, its sequence number after the call and whether it changed, or the error.
     public func apiPublishEvent(
         room roomID: String,
         body: JSONValue,
         actor: String,
-        completion: @escaping (Result<JSONValue, GatewayError>) -> Void
+        completion: @escaping (Result<RoomChangeOutcome, GatewayError>) -> Void
     ) throws(GatewayError) {
         let types = ["media", "speaker", "attributes", "metadata", "permissions"]
         guard case .object(let object) = body, case .string(let type)? = object["type"], types.contains(type) else {
@@ -94,12 +89,12 @@ extension RoomsNode {
     ///   - roomID: an existing room.
     ///   - body: the request body.
     ///   - actor: recorded as the actor, e.g. `api:backend`.
-    ///   - completion: `{"room", "seq", "changed"}`, or the error.
+    ///   - completion: the room, its sequence number after the call and whether it changed, or the error.
     public func apiModerate(
         room roomID: String,
         body: JSONValue,
         actor: String,
-        completion: @escaping (Result<JSONValue, GatewayError>) -> Void
+        completion: @escaping (Result<RoomChangeOutcome, GatewayError>) -> Void
     ) throws(GatewayError) {
         let command = try self.decodeAPICommand(body, type: "action", roomField: "room", roomID: roomID)
         self.perform(command, fromAPIAs: actor, in: try self.existingRoom(roomID), requiringExistence: true, completion)
@@ -111,7 +106,7 @@ extension RoomsNode {
         fromAPIAs actor: String,
         in room: HostedRoom,
         requiringExistence: Bool,
-        _ completion: @escaping (Result<JSONValue, GatewayError>) -> Void
+        _ completion: @escaping (Result<RoomChangeOutcome, GatewayError>) -> Void
     ) {
         self.whenIdle(
             room,
@@ -121,11 +116,7 @@ extension RoomsNode {
                     let answer = RoomsNode.CommandAnswer.serverAPI { result in
                         completion(
                             result.map { changed in
-                                .object(
-                                    JSONObject([
-                                        ("room", .string(room.state.id)), ("seq", .int(Int64(room.state.sequence))),
-                                        ("changed", .bool(changed)),
-                                    ]))
+                                RoomChangeOutcome(room: room.state.id, sequence: room.state.sequence, changed: changed)
                             })
                     }
                     try self.perform(command, in: room, by: RoomActor(serverAPI: actor), answer: answer)
@@ -149,12 +140,13 @@ extension RoomsNode {
     /// - Parameters:
     ///   - uid: the user.
     ///   - reason: the close reason sent to the client.
-    /// - Returns: `{"uid", "disconnected": N}`, N the number of connections closed on this node (in a cluster every
-    ///   other node closes the user's connections too).
-    public func apiDisconnect(uid: String, reason: String?) -> JSONValue {
+    /// - Returns: the number of connections closed on this node (in a cluster every other node closes the user's
+    ///   connections too).
+    @discardableResult
+    public func apiDisconnect(uid: String, reason: String?) -> Int {
         let closed = self.disconnectLocally(uid: uid, reason: reason)
         self.log.disconnect(uid: uid, reason: reason)
-        return .object(JSONObject([("uid", .string(uid)), ("disconnected", .int(Int64(closed)))]))
+        return closed
     }
 
     /// Closes the user's connections to this node with `GatewayCloseCode.disconnected` (4009); returns how many.
