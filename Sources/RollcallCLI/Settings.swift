@@ -191,7 +191,9 @@ enum Settings {
 
         text(
             "cluster.redis_url",
-            "redis://[:password@]host[:port][/db], or a Redis Cluster redis-cluster://[:password@]host:port[,host:port...]"
+            "redis://[:password@]host[:port][/db], a primary watched by Sentinels"
+                + " redis-sentinel://[:password@]host[:port][,host[:port]...]/primary-name[/db],"
+                + " or a Redis Cluster redis-cluster://[:password@]host:port[,host:port...]"
                 + ", shared by every node; empty = single process",
             \.cluster.redisURL, allowEmpty: true),
         text(

@@ -209,3 +209,106 @@ class RedisCluster:
             if process.poll() is None:
                 process.kill()
                 process.wait(timeout=10)
+
+
+class RedisSentinels:
+    """A primary, one replica and three Sentinels watching them as `mymaster` (quorum 2), on loopback.
+
+    The Sentinels judge a primary down after `down_after_ms` and fail over to the replica. `primary_port()` asks
+    them where the primary is now; `wait_for_primary(port)` waits until they agree on `port`.
+    """
+
+    kind = "sentinel"
+    name = "mymaster"
+
+    def __init__(self, directory, down_after_ms=1000):
+        binary = redis_binary()
+        self.directory = directory
+        self.processes = {}
+        try:
+            self.primary = self._server(binary, "primary")
+            self.replica = self._server(binary, "replica", "--replicaof", "127.0.0.1", str(self.primary))
+            self._wait_for_link()
+            self.sentinels = []
+            for index in range(3):
+                port = free_port()
+                node_directory = directory / f"sentinel-{index}"
+                node_directory.mkdir()
+                config = node_directory / "sentinel.conf"
+                config.write_text(
+                    f"port {port}\nbind 127.0.0.1\ndir {node_directory}\n"
+                    f"sentinel monitor {self.name} 127.0.0.1 {self.primary} 2\n"
+                    f"sentinel down-after-milliseconds {self.name} {down_after_ms}\n"
+                    f"sentinel failover-timeout {self.name} 5000\n"
+                    f"sentinel parallel-syncs {self.name} 1\n"
+                )
+                log = node_directory / "sentinel.log"
+                process = subprocess.Popen(
+                    [binary, str(config), "--sentinel", "--logfile", str(log)],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                )
+                self.processes[port] = process
+                self.sentinels.append(port)
+                wait_for_ping(port, process, log)
+            # Every Sentinel knows the replica (from the primary's INFO) before a test relies on a failover.
+            deadline = time.monotonic() + START_TIMEOUT * 3
+            while not all(self._sentinel_knows_replica(port) for port in self.sentinels):
+                assert time.monotonic() < deadline, "the Sentinels did not discover the replica in time"
+                time.sleep(0.1)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _server(self, binary, name, *arguments):
+        port = free_port()
+        node_directory = self.directory / name
+        node_directory.mkdir()
+        log = node_directory / "redis.log"
+        process = subprocess.Popen(
+            [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(node_directory), "--save", "",
+             "--appendonly", "yes", "--appendfsync", "everysec", "--daemonize", "no", "--logfile", str(log),
+             *arguments],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        self.processes[port] = process
+        wait_for_ping(port, process, log)
+        return port
+
+    def _wait_for_link(self):
+        deadline = time.monotonic() + START_TIMEOUT
+        while "master_link_status:up" not in command(self.replica, "INFO", "replication"):
+            assert time.monotonic() < deadline, "the replica did not sync with the primary in time"
+            time.sleep(0.05)
+
+    def _sentinel_knows_replica(self, port):
+        replicas = command(port, "SENTINEL", "REPLICAS", self.name)
+        return isinstance(replicas, list) and len(replicas) == 1
+
+    @property
+    def url(self):
+        return "redis-sentinel://" + ",".join(f"127.0.0.1:{port}" for port in self.sentinels) + f"/{self.name}"
+
+    def primary_port(self, sentinel=None):
+        reply = command(sentinel or self.sentinels[0], "SENTINEL", "GET-MASTER-ADDR-BY-NAME", self.name)
+        return int(reply[1]) if isinstance(reply, list) else None
+
+    def wait_for_primary(self, port, timeout=30.0):
+        deadline = time.monotonic() + timeout
+        while not all(self.primary_port(sentinel) == port for sentinel in self.sentinels):
+            assert time.monotonic() < deadline, f"the Sentinels did not name {port} the primary within {timeout} s"
+            time.sleep(0.1)
+
+    def command(self, *arguments):
+        """One command to the server the Sentinels name the primary."""
+        return command(self.primary_port(), *arguments)
+
+    def kill(self, port):
+        process = self.processes[port]
+        process.kill()
+        process.wait(timeout=10)
+
+    def stop(self):
+        for process in self.processes.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=10)

@@ -14,7 +14,7 @@ import time
 import urllib.request
 
 import pytest
-from redis_servers import RedisCluster, RedisServer
+from redis_servers import RedisCluster, RedisSentinels, RedisServer
 from rollcall import ConnectionClosed
 from test_call_end_to_end import Client, assert_fields, mint, run, start_server
 
@@ -27,9 +27,9 @@ single_and_cluster = pytest.mark.parametrize("redis", ["single", "cluster"], ind
 
 @pytest.fixture
 def redis(request, tmp_path):
-    """One `redis-server`, or a Redis Cluster when the test is parametrised with "cluster"."""
-    kind = getattr(request, "param", "single")
-    server = RedisCluster(tmp_path) if kind == "cluster" else RedisServer(tmp_path)
+    """One `redis-server`; a Redis Cluster or a primary under Sentinel when the test is parametrised so."""
+    kinds = {"single": RedisServer, "cluster": RedisCluster, "sentinel": RedisSentinels}
+    server = kinds[getattr(request, "param", "single")](tmp_path)
     yield server
     server.stop()
 
