@@ -243,17 +243,33 @@ export class RoomSubscription {
     /**
      * Sets or removes this participant's attributes (null removes a key); keys its token set are the backend's.
      * @param changes the keys to set, and null for those to remove.
+     * @param ifSeq a version check: rejects with `ERR_CONFLICT`, changing nothing, if they changed after this
+     *     sequence number (the roster's `seq` they were read at, or an earlier acknowledgement's).
      */
-    setAttributes(changes: { readonly [key: string]: string | null }): Promise<Acknowledgement> {
-        return this.acknowledged("attributes", { attributes: { ...changes } });
+    setAttributes(changes: { readonly [key: string]: string | null }, ifSeq?: number): Promise<Acknowledgement> {
+        return this.acknowledged("attributes", { attributes: { ...changes }, ...version(ifSeq) });
     }
 
     /**
      * Sets or removes the room's metadata (moderators, bots with the `metadata` capability).
      * @param changes the keys to set, and null for those to remove.
+     * @param ifSeq a version check, as for `setAttributes`.
      */
-    setMetadata(changes: { readonly [key: string]: string | null }): Promise<Acknowledgement> {
-        return this.acknowledged("metadata", { metadata: { ...changes } });
+    setMetadata(changes: { readonly [key: string]: string | null }, ifSeq?: number): Promise<Acknowledgement> {
+        return this.acknowledged("metadata", { metadata: { ...changes }, ...version(ifSeq) });
+    }
+
+    /**
+     * Locks the room (moderators, bots with `lock`): new joins into the call are refused with `ERR_ROOM_LOCKED`
+     * but for those whose rights say `bypassLock`; who is in stays.
+     */
+    lock(reason?: string): Promise<Acknowledgement> {
+        return this.moderate("lock", undefined, reason);
+    }
+
+    /** Unlocks the room (moderators, bots with `lock`). */
+    unlock(reason?: string): Promise<Acknowledgement> {
+        return this.moderate("unlock", undefined, reason);
     }
 
     /**
@@ -272,12 +288,14 @@ export class RoomSubscription {
      * Changes a participant's permissions (moderators, bots with `permissions`): those given, the others as they are.
      * @param uid the participant.
      * @param permissions `unmute`, `share`, `meetings`, `hidden`.
+     * @param ifSeq a version check, as for `setAttributes`.
      */
     setPermissions(
         uid: string,
         permissions: { unmute?: boolean; share?: boolean; meetings?: boolean; hidden?: boolean },
+        ifSeq?: number,
     ): Promise<Acknowledgement> {
-        return this.acknowledged("permissions", { uid, permissions: { ...permissions } });
+        return this.acknowledged("permissions", { uid, permissions: { ...permissions }, ...version(ifSeq) });
     }
 
     /**
@@ -406,4 +424,9 @@ export class RoomSubscription {
         this.emitter.emit("ended", error);
         this.emitter.clear();
     }
+}
+
+/** The `ifSeq` member of a version-checked write, none without one. */
+function version(ifSeq: number | undefined): JsonObject {
+    return ifSeq === undefined ? {} : { ifSeq };
 }
