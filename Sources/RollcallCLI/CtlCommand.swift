@@ -18,12 +18,14 @@ enum CtlCommand {
           action ROOM ACTION             a moderator action: mute, mute_all, lower_hand, lower_all_hands, ask_unmute,
                                          spotlight, unspotlight, remove, ban, unban, promote, demote, end_session,
                                          lock, unlock
-          lock ROOM, unlock ROOM         lock the room (new joins refused with ERR_ROOM_LOCKED), or unlock it
           permissions ROOM UID SETTING...
                                          set a participant's permissions: unmute=, share=, meetings=, hidden= with
                                          true or false
           attributes ROOM UID CHANGE...  set a participant's attributes: KEY=VALUE sets, a bare KEY removes
           metadata ROOM CHANGE...        set the room's metadata: KEY=VALUE sets, a bare KEY removes
+          lock ROOM                      lock the room: new joins into the call are refused with ERR_ROOM_LOCKED
+                                         but for moderators, admins and bots with 'lock' (the action lock)
+          unlock ROOM                    unlock the room (the action unlock)
           disconnect UID                 close every connection of a user (close code 4009); they may reconnect
 
         OPTIONS:

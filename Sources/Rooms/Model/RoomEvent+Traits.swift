@@ -150,6 +150,15 @@ extension RoomEvent {
         }
     }
 
+    /// Whether the event moves the version a version-checked write compares with (`ifSeq`): a participant's
+    /// attributes or permissions, the room's metadata.
+    var changesVersion: Bool {
+        switch self {
+        case .attributesChanged, .metadataChanged, .permissionsChanged, .hardMuted: return true
+        default: return false
+        }
+    }
+
     /// Whether the event may change every participant's roster entry.
     var changesEveryParticipant: Bool {
         if case .sessionEnded = self { return true }
