@@ -187,7 +187,8 @@ import Testing
         cluster.a.harness.send(alice, Self.write("metadata", value: "from-a", ifSeq: seen))
         cluster.b.harness.send(dave, Self.write("metadata", value: "from-b", ifSeq: seen))
         cluster.run()
-        let answers = cluster.a.harness.drain(alice).filter { $0["id"] == 5 }
+        let answers =
+            cluster.a.harness.drain(alice).filter { $0["id"] == 5 }
             + cluster.b.harness.drain(dave).filter { $0["id"] == 5 }
         #expect(answers.compactMap { $0["type"]?.stringValue }.sorted() == ["ack", "error"])
         #expect(answers.errorCodes == ["ERR_CONFLICT"])

@@ -50,7 +50,8 @@ public enum GatewayErrorCode: String, Hashable, Sendable, CaseIterable {
         case .notInRoom: Definition(httpStatus: 409, message: "join or subscribe to the room first")
         case .notFound: Definition(httpStatus: 404, message: "not found")
         case .conflict:
-            Definition(httpStatus: 409, message: "it changed after the version you named (ifSeq); read it and try again")
+            Definition(
+                httpStatus: 409, message: "it changed after the version you named (ifSeq); read it and try again")
         case .methodNotAllowed: Definition(httpStatus: 405, message: "this resource does not take that method")
         case .tooManyRooms: Definition(httpStatus: 429, message: "this connection is in too many rooms")
         case .roomFull: Definition(httpStatus: 429, message: "the room has as many subscribers as it can take")
