@@ -1,11 +1,15 @@
 """The room lock and version-checked writes through the Python client against the built binary: the rooms protocol
-(`Room.lock`, `Room.set_metadata(if_seq=...)`) and the server API client (`ServerAPI.set_metadata(if_seq=...)`,
-`ConflictError` with HTTP 409)."""
+(`Room.lock`, `Room.set_metadata(if_seq=...)`), the server API client (`ServerAPI.set_metadata(if_seq=...)`,
+`ConflictError` with HTTP 409), the lock in a webhook delivery and across a restart with the store."""
 
 import asyncio
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from test_call_end_to_end import ROOM, rollcall, run  # noqa: F401
+from test_call_end_to_end import ROOM, rollcall, run, start_server  # noqa: F401
 from test_python_client import API_SECRET, client, http_base
 
 from rollcall import AsyncServerAPI, ConflictError, ForbiddenError, RoomLockedError, ServerAPI
@@ -85,3 +89,75 @@ def test_a_locked_room_refuses_new_joins_but_not_moderators(rollcall):
             await each.close()
 
     run(scenario())
+
+
+class EventNames:
+    """A webhook receiver that accepts every delivery and keeps the event names, in order."""
+
+    def __init__(self):
+        self.names = []
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                with receiver.lock:
+                    receiver.names.extend(event["event"] for event in json.loads(body)["events"])
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *arguments):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_the_lock_reaches_webhooks_and_survives_a_restart_with_the_store(tmp_path):
+    store = tmp_path / "rooms.db"
+    receiver = EventNames()
+    settings = {
+        "storage.path": str(store), "api.keys": f"ops:{API_SECRET}", "timeouts.shutdown_grace_ms": 500,
+        "webhooks.endpoint.backend.url": receiver.url, "webhooks.endpoint.backend.secret": "whsec-controls-0123456789",
+        "webhooks.retry_base_ms": 20, "webhooks.retry_max_ms": 200,
+    }
+    server = start_server(settings)
+    try:
+        async def lock_it():
+            alice = client(server, "alice", rooms=[ROOM], role="moderator")
+            await alice.connect()
+            alice_room = await alice.join(ROOM)
+            assert (await alice_room.lock()).changed
+            await alice.close()
+
+        run(lock_it())
+        deadline = time.monotonic() + 10
+        while "room.locked" not in receiver.names and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "room.locked" in receiver.names, receiver.names
+        assert server.stop() == 0
+        server = start_server(settings)
+
+        async def after_restart():
+            carol = client(server, "carol", groups=[ROOM])
+            await carol.connect()
+            with pytest.raises(RoomLockedError):
+                await carol.join(ROOM)
+            api = AsyncServerAPI(http_base(server), API_SECRET, timeout=5)
+            assert (await api.room(ROOM))["state"]["locked"] is True
+            assert (await api.unlock(ROOM)).changed
+            await carol.join(ROOM)
+            await carol.close()
+
+        run(after_restart())
+    finally:
+        server.stop()
+        receiver.stop()
