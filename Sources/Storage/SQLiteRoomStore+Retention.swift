@@ -22,8 +22,9 @@ extension SQLiteRoomStore {
                     "SELECT position FROM webhook_positions WHERE endpoint = ?", [.text(endpoint)])
                 undeliveredFrom = min(undeliveredFrom, (position ?? 0) + 1)
             }
+            try self.writer.serialised { () throws(SQLiteError) in
             try self.database.execute("BEGIN IMMEDIATE")
-            do {
+            do throws(SQLiteError) {
                 let delete = try self.database.statement(
                     """
                     DELETE FROM entries WHERE class = ?1
@@ -51,6 +52,7 @@ extension SQLiteRoomStore {
             } catch {
                 try? self.database.execute("ROLLBACK")
                 throw error
+            }
             }
         } catch {
             throw RoomStoreError("\(self.configuration.path): retention: \(error)")
