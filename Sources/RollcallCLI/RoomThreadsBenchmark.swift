@@ -172,7 +172,8 @@ enum RoomThreadsBenchmark {
             throw BenchError("the store committed \(committed) entries of \(rooms * messages)")
         }
         return Report(
-            threads: threads, store: first != nil, rooms: rooms, published: rooms * messages, deliveries: deliveries, seconds: seconds,
+            threads: threads, store: first != nil, rooms: rooms, published: rooms * messages, deliveries: deliveries,
+            seconds: seconds,
             cpuSeconds: roomThreads.map(\.cpuSeconds))
     }
 }

@@ -22,7 +22,8 @@ extension SQLiteRoomStore {
                     "SELECT position FROM webhook_positions WHERE endpoint = ?", [.text(endpoint)])
                 undeliveredFrom = min(undeliveredFrom, (position ?? 0) + 1)
             }
-            try self.writer.serialised { () throws(SQLiteError) in
+            self.writer.lock()
+            defer { self.writer.unlock() }
             try self.database.execute("BEGIN IMMEDIATE")
             do throws(SQLiteError) {
                 let delete = try self.database.statement(
@@ -52,7 +53,6 @@ extension SQLiteRoomStore {
             } catch {
                 try? self.database.execute("ROLLBACK")
                 throw error
-            }
             }
         } catch {
             throw RoomStoreError("\(self.configuration.path): retention: \(error)")

@@ -91,7 +91,8 @@ public final class SQLiteRoomStore: RoomStore {
         var entries = 0
         var checkpoints = 0
         do throws(SQLiteError) {
-            try self.writer.serialised { () throws(SQLiteError) in
+            self.writer.lock()
+            defer { self.writer.unlock() }
             try self.database.execute("BEGIN IMMEDIATE")
             do throws(SQLiteError) {
                 let insertEntry = try self.database.statement(
@@ -132,12 +133,11 @@ public final class SQLiteRoomStore: RoomStore {
                     try upsertRoom.run([.text(room), .integer(Int64(last.sequence)), .integer(last.time)])
                 }
                 try self.database.execute("COMMIT")
+                // Inside the lock: positions advance in commit order, whichever thread committed.
+                if let lastID { self.committedPosition.advance(to: lastID) }
             } catch {
                 try? self.database.execute("ROLLBACK")
                 throw error
-            }
-            // Inside the lock: positions advance in commit order, whichever thread committed.
-            if let lastID { self.committedPosition.advance(to: lastID) }
             }
         } catch {
             self.statistics.commitFailures += 1

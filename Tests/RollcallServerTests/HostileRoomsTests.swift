@@ -7,10 +7,10 @@ import Rooms
 import Storage
 import Testing
 import TokenAuth
-import Webhooks
 import WebSocketDeflate
 import WebSocketServer
 import WebSocketTestSupport
+import Webhooks
 
 /// The rooms protocol on a live server, as `rollcall serve` runs it: the gateway on its own thread behind the
 /// WebSocket server, on loopback port 0.

@@ -58,7 +58,9 @@ struct RoomThreadsStoreTests {
             var acknowledged: [String: UInt64] = [:]
             for round in 0..<20 {
                 for room in [first, second] {
-                    let ack = try alice.request([("type", "state"), ("room", .string(room)), ("handRaised", .bool(round % 2 == 0))])
+                    let ack = try alice.request([
+                        ("type", "state"), ("room", .string(room)), ("handRaised", .bool(round % 2 == 0)),
+                    ])
                     #expect(ack["type"] == "ack")
                     acknowledged[room] = UInt64(ack["seq"]?.intValue ?? 0)
                     // Once acknowledged, the change is in the file: no entry waits for a later commit.
@@ -166,7 +168,8 @@ struct RoomThreadsStoreTests {
             secret: Array("0123456789abcdef".utf8))
         let configuration = WebhookConfiguration(endpoints: [endpoint], maximumBatch: 7)
         // An idle wait of an hour: only the news of each commit can make the deliveries read.
-        let dispatcher = try WebhookDispatcher(configuration: configuration) { [position = store.committedPosition] loop in
+        let dispatcher = try WebhookDispatcher(configuration: configuration) {
+            [position = store.committedPosition] loop in
             SQLiteWebhookFeed(path: path, committedPosition: { position.current }, idleWaitMilliseconds: 3_600_000) {
                 loop.execute($0)
             }
@@ -222,7 +225,8 @@ struct RoomThreadsStoreTests {
         for sequence in 1...3 {
             store.append(
                 StoredLogEntry(
-                    entry: RoomLogEntry(sequence: UInt64(sequence), time: 1, actor: "u", reason: nil, event: .sessionEnded),
+                    entry: RoomLogEntry(
+                        sequence: UInt64(sequence), time: 1, actor: "u", reason: nil, event: .sessionEnded),
                     eventName: "session.ended", message: Array(#"{"room":"r","seq":\#(sequence)}"#.utf8)),
                 room: "r")
             try store.commit()
