@@ -5,8 +5,11 @@
 # comparison. Extra arguments go to the bench (e.g. --subscribers 1000 --rate 200 --duration 5). With Redis, the
 # report ends with Redis's side of the run on stderr: entries appended (XADD calls), script calls (EVALSHA),
 # redis-server CPU (from /proc) and CPU per appended entry, and the nodes' CPU. ROLLCALL_BIN picks another build of the binary.
+# REPLICAS=N starts N replicas of the Redis primary (redis-server --replicaof, on loopback too), and REPLICA_ACKS=N
+# sets cluster.replica_acks on every node (each append waits for N replicas before it is acknowledged).
 #
 #   NODES=2 scripts/bench-cluster.sh --rooms 1 --subscribers 1000 --rate 200 --duration 5
+#   NODES=1 REPLICAS=1 REPLICA_ACKS=1 scripts/bench-cluster.sh --rooms 100 --subscribers 1 --rate 10000 --duration 5
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,7 +47,19 @@ if [ "$nodes" -gt 0 ]; then
     redis_pid=$!
     pids+=("$redis_pid")
     wait_for_port "$redis_port"
-    settings+=(--set "cluster.redis_url=redis://127.0.0.1:$redis_port")
+    settings+=(--set "cluster.redis_url=redis://127.0.0.1:$redis_port" --set "cluster.replica_acks=${REPLICA_ACKS:-0}")
+    for index in $(seq 1 "${REPLICAS:-0}"); do
+        replica_port=$(free_port)
+        mkdir -p "$work/replica-$index"
+        redis-server --port "$replica_port" --bind 127.0.0.1 --dir "$work/replica-$index" --save "" --appendonly no \
+            --daemonize no --logfile "$work/replica-$index/redis.log" --replicaof 127.0.0.1 "$redis_port" &
+        pids+=($!)
+        wait_for_port "$replica_port"
+        for _ in $(seq 1 100); do
+            redis-cli -p "$replica_port" INFO replication | grep -q master_link_status:up && break
+            sleep 0.1
+        done
+    done
 fi
 
 urls=()

@@ -60,6 +60,8 @@ public final class RedisClient {
     var deadlineTimerTime: UInt64 = 0
     /// Whether `subscribe` was ever called: from then on, message pushes are told apart from replies.
     var isSubscriber = false
+    /// Commands of this loop iteration waiting for the `WAIT` that follows them (`RedisClient+Replication`).
+    var replicaWaitGroup: RedisReplicaWaitGroup?
 
     /// Creates a client; nothing happens on the network until `start()`.
     ///
@@ -144,7 +146,7 @@ public final class RedisClient {
     }
 
     /// Checks that a caller's command can go out now; otherwise fails it on the loop and returns false.
-    private func admit(
+    func admit(
         argumentCount: Int,
         completion: @escaping (Result<RESPValue, RedisError>) -> Void
     ) -> Bool {

@@ -40,6 +40,8 @@ public final class GatewayRuntime: @unchecked Sendable {
     public let deliveryLatency = LatencyHistogram()
     /// In cluster mode, the shared room log; nil in the single-process default.
     public let sharedLog: (any SharedLogService)?
+    /// Whether the shared log's node can trust what it receives (readable from any thread); nil without one.
+    let sharedLogHealth: SharedLogHealth?
     /// The embedded store's group commit; nil when rooms live in memory only (or in a cluster's shared log).
     let committer: StoreCommitter?
     /// The webhook deliveries, started and stopped with the gateway; nil when no endpoint is configured.
@@ -104,6 +106,7 @@ public final class GatewayRuntime: @unchecked Sendable {
                 })
         }
         self.sharedLog = sharedLog
+        self.sharedLogHealth = sharedLog?.health
         self.router = authority.map { RoomThreadRouter(configuration: configuration, placement: $0.placement) }
         self.webhooks = webhooks
         if let store = roomStore {

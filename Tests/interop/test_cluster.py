@@ -33,11 +33,12 @@ def free_port():
 class RedisServer:
     """A `redis-server` on 127.0.0.1 in its own directory, restartable on the same port with the same data."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, extra=()):
         binary = shutil.which("redis-server")
         assert binary, "redis-server is missing: scripts/install-test-deps.sh installs it"
         self.binary = binary
         self.directory = directory
+        self.extra = list(extra)
         self.port = free_port()
         self.process = None
         self.start()
@@ -50,7 +51,7 @@ class RedisServer:
         self.process = subprocess.Popen(
             [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
              "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--daemonize", "no",
-             "--logfile", str(self.directory / "redis.log")],
+             "--logfile", str(self.directory / "redis.log"), *self.extra],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + REDIS_START_TIMEOUT
