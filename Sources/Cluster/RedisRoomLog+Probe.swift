@@ -8,7 +8,7 @@ import Rooms
 /// yet delivers nothing (pub/sub detached, a half-open socket, a proxy that stopped forwarding) passes every
 /// `PING`, and only such a probe finds it.
 ///
-/// A probe that does not come back in time marks the subscription dead: `health` says why (`/readyz` answers 503),
+/// A probe that does not come back in time marks the subscription dead: `subscriptionHealth` says why (`/readyz` answers 503),
 /// and the node reconnects its subscription, after which the rooms' entries published meanwhile are read from their
 /// streams. The node is ready again once a probe comes back.
 extension RedisRoomLog {
@@ -70,7 +70,7 @@ extension RedisRoomLog {
         self.probe = nil
         guard !self.follower.statistics.subscriptionLive else { return }
         self.follower.statistics.subscriptionLive = true
-        self.health.setNotReady(nil)
+        self.subscriptionHealth.setNotReady(nil)
         self.log?("the subscription to the shared log delivers this node's probes again; ready")
     }
 
@@ -82,7 +82,7 @@ extension RedisRoomLog {
         self.follower.statistics.probeFailures += 1
         self.follower.statistics.subscriptionLive = false
         self.follower.statistics.resubscriptions += 1
-        self.health.setNotReady(reason)
+        self.subscriptionHealth.setNotReady(reason)
         self.log?(reason)
         self.subscriber.stop()
         self.subscriber.start()

@@ -25,7 +25,7 @@ public final class RedisRoomLog: FollowingSharedLog {
     /// connection on the server, so the lease, reads and checkpoints stay on `commands`); nil otherwise.
     let replicated: RedisClusterClient?
     /// Whether the node can trust its subscription, for `/readyz` (`RedisRoomLog+Probe`).
-    public let health = SharedLogHealth()
+    public let subscriptionHealth = SharedLogHealth()
     /// The probe on its way through this node's subscription: its payload, the channels it must come back on, and
     /// when it is due back (monotonic nanoseconds).
     var probe: (payload: [UInt8], channels: Set<[UInt8]>, deadline: UInt64)?
@@ -71,6 +71,9 @@ public final class RedisRoomLog: FollowingSharedLog {
             configuration.replicaAcks > 0 ? RedisClusterClient(deployment: configuration.deployment, loop: loop) : nil
         self.follower.reader = self
     }
+
+    /// Whether the node can trust what it receives (`SharedLogService.health`): its subscription's probes.
+    public var health: SharedLogHealth? { self.subscriptionHealth }
 
     /// Whether the command connections are up and the script is loaded.
     public var isAvailable: Bool {

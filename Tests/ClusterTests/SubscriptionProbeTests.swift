@@ -92,25 +92,27 @@ private final class Delivered: SharedRoomLogDelegate {
         #expect(waitUntil(seconds: 5) { watcher.on { watcher.delivered.entries["r"] != nil } })
         #expect(try Self.note("r", "one", through: writer) == 1)
         #expect(waitUntil(seconds: 5) { watcher.sequences("r") == [1] })
-        #expect(watcher.log.health.notReadyReason == nil)
+        #expect(watcher.log.subscriptionHealth.notReadyReason == nil)
+        // What the gateway's /readyz reads.
+        #expect((watcher.log as any SharedLogService).health === watcher.log.subscriptionHealth)
 
         // The watcher's subscription stays connected and delivers nothing; its commands still work.
         #expect(proxy.silenceSubscribers() == 1)
         #expect(try Self.note("r", "two", through: writer) == 2)
-        #expect(waitUntil(seconds: 5) { watcher.log.health.notReadyReason != nil })
-        let reason = watcher.log.health.notReadyReason ?? ""
+        #expect(waitUntil(seconds: 5) { watcher.log.subscriptionHealth.notReadyReason != nil })
+        let reason = watcher.log.subscriptionHealth.notReadyReason ?? ""
         #expect(reason.contains("did not deliver this node's probe within 300 ms"))
         #expect(watcher.on { watcher.log.statistics.probeFailures } >= 1)
 
         // Not ready as long as nothing comes through, whatever connection it subscribes on.
         let resubscribed = watcher.on { watcher.log.statistics.resubscriptions }
         #expect(waitUntil(seconds: 5) { watcher.on { watcher.log.statistics.resubscriptions } > resubscribed })
-        #expect(watcher.log.health.notReadyReason != nil)
+        #expect(watcher.log.subscriptionHealth.notReadyReason != nil)
         #expect(watcher.on { !watcher.log.statistics.subscriptionLive })
 
         // Resubscribed once the path delivers again: ready, the missed entry read back, new ones delivered.
         proxy.resumeSubscribers()
-        #expect(waitUntil(seconds: 5) { watcher.log.health.notReadyReason == nil })
+        #expect(waitUntil(seconds: 5) { watcher.log.subscriptionHealth.notReadyReason == nil })
         #expect(watcher.on { watcher.log.statistics.subscriptionLive })
         #expect(waitUntil(seconds: 5) { watcher.sequences("r") == [1, 2] })
         #expect(try Self.note("r", "three", through: writer) == 3)
@@ -143,7 +145,7 @@ private final class Delivered: SharedRoomLogDelegate {
         #expect(waitUntil(seconds: 5) { watcher.sequences("r") == [1] })
         let sent = watcher.on { watcher.log.probesSent }
         #expect(waitUntil(seconds: 5) { watcher.on { watcher.log.probesSent > sent + 2 && watcher.log.probe == nil } })
-        #expect(watcher.log.health.notReadyReason == nil)
+        #expect(watcher.log.subscriptionHealth.notReadyReason == nil)
         #expect(try Self.note("r", "two", through: writer) == 2)
         #expect(waitUntil(seconds: 5) { watcher.sequences("r") == [1, 2] })
     }
