@@ -12,7 +12,7 @@ extension GatewayError {
     ///   - confirmed: the replicas that confirmed it.
     ///   - wanted: the replicas asked for.
     ///   - milliseconds: how long the append waited for them.
-    static func notReplicated(_ confirmed: Int, of wanted: Int, withinMilliseconds milliseconds: Int64) -> GatewayError {
+    static func notReplicated(_ confirmed: Int, of wanted: Int, within milliseconds: Int64) -> GatewayError {
         GatewayError(
             .unavailable,
             "the change is in the room's log, but \(confirmed) of \(wanted) replicas confirmed it within "
@@ -97,7 +97,7 @@ extension RedisRoomLog {
             let wait = self.configuration.replicaAckTimeoutMilliseconds
             replicated.send(arguments, replicas: wanted, waitMilliseconds: wait) { result, count in
                 let confirmed = (try? count.get()) ?? 0
-                done(result, confirmed >= wanted ? nil : .notReplicated(confirmed, of: wanted, withinMilliseconds: wait))
+                done(result, confirmed >= wanted ? nil : .notReplicated(confirmed, of: wanted, within: wait))
             }
         }
         guard takesDevices && !self.roomsRegistered.contains(roomID) else {

@@ -59,7 +59,9 @@ private final class Received: SharedRoomLogDelegate {
             client.onStateChange = { [unowned client] state in
                 guard state == .connected else { return }
                 client.send(["INFO", "replication"]) { result in
-                    if case .success(.bulkString(let bytes?)) = result { box.put(String(decoding: bytes, as: UTF8.self)) }
+                    if case .success(.bulkString(let bytes?)) = result {
+                        box.put(String(decoding: bytes, as: UTF8.self))
+                    }
                 }
             }
             client.start()

@@ -133,7 +133,9 @@ private final class Delivered: SharedRoomLogDelegate {
 
         let box = ResultBox<RESPValue>()
         writer.on {
-            writer.log.commands.send(["CLIENT", "KILL", "TYPE", "pubsub"]) { if case .success(let v) = $0 { box.put(v) } }
+            writer.log.commands.send(["CLIENT", "KILL", "TYPE", "pubsub"]) {
+                if case .success(let v) = $0 { box.put(v) }
+            }
         }
         // The watcher's subscription and its probe channel's, at least (the writer subscribes too).
         guard case .integer(let killed)? = box.wait(seconds: 5) else {
