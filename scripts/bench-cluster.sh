@@ -91,6 +91,7 @@ if [ "$nodes" -gt 0 ]; then
     node_ticks_before=$(nodes_ticks)
     xadd_before=$(redis_calls xadd)
     evalsha_before=$(redis_calls evalsha)
+    wait_before=$(redis_calls wait)
 fi
 "$binary" bench fanout "${urls[0]}" --observers-at "$observers" "$@"
 if [ "$nodes" -gt 0 ]; then
@@ -98,10 +99,11 @@ if [ "$nodes" -gt 0 ]; then
     node_ticks=$(( $(nodes_ticks) - node_ticks_before ))
     entries=$(( $(redis_calls xadd) - xadd_before ))
     calls=$(( $(redis_calls evalsha) - evalsha_before ))
+    waits=$(( $(redis_calls wait) - wait_before ))
     hz=$(getconf CLK_TCK)
-    awk -v ticks="$ticks" -v node_ticks="$node_ticks" -v hz="$hz" -v entries="$entries" -v calls="$calls" 'BEGIN {
+    awk -v ticks="$ticks" -v node_ticks="$node_ticks" -v hz="$hz" -v entries="$entries" -v calls="$calls" -v waits="$waits" 'BEGIN {
         cpu = ticks / hz
-        printf "redis: %d entries appended in %d script calls (%.1f per call), redis-server CPU %.2f s, %.1f us per entry; nodes CPU %.2f s\n",
-            entries, calls, (calls > 0 ? entries / calls : 0), cpu, (entries > 0 ? cpu * 1e6 / entries : 0), node_ticks / hz
+        printf "redis: %d entries appended in %d script calls (%.1f per call), %d WAITs, redis-server CPU %.2f s, %.1f us per entry; nodes CPU %.2f s\n",
+            entries, calls, (calls > 0 ? entries / calls : 0), waits, cpu, (entries > 0 ? cpu * 1e6 / entries : 0), node_ticks / hz
     }' >&2
 fi

@@ -134,6 +134,71 @@ private final class Received: SharedRoomLogDelegate {
         }
     }
 
+    @Test func inARedisClusterEachAppendWaitsForTheReplicaOfItsRoomsPrimary() throws {
+        let cluster = try RedisClusterProcess(primaries: 3, replicasPerPrimary: 1)
+        defer { cluster.shutDown() }
+        let replicas = Array(cluster.servers[cluster.primaryCount...])
+        for replica in replicas {
+            #expect(
+                waitUntil(seconds: 20) {
+                    cluster.cli(port: replica.port, ["INFO", "replication"])?.contains("master_link_status:up") == true
+                })
+        }
+        let harness = try LoopHarness()
+        defer { harness.shutDown() }
+        var redis = RedisClientConfiguration()
+        redis.commandTimeoutMilliseconds = 5_000
+        let log = harness.onLoop { () -> RedisRoomLog in
+            var configuration = ClusterConfiguration(deployment: cluster.deployment(redis), nodeID: "A")
+            configuration.keyPrefix = "t"
+            configuration.replicaAcks = 1
+            configuration.replicaAckTimeoutMilliseconds = 300
+            let rules = SharedRoomRules(
+                roomCapacity: 100, reservedSeats: 0, reconnectGraceMilliseconds: 15_000, history: HistoryRetention())
+            let log = RedisRoomLog(configuration: configuration, rules: rules, loop: harness.loop)
+            log.start()
+            return log
+        }
+        defer { harness.onLoop { log.stop() } }
+        #expect(waitUntil(seconds: 15) { harness.onLoop { log.isAvailable } })
+        // A room on each primary.
+        let map = try #require(harness.onLoop { log.commands.slotMap })
+        var rooms: [Int: String] = [:]
+        for index in 0..<1_000 where rooms.count < 3 {
+            let room = "room-\(index)"
+            if let primary = map.primary(of: RedisKeySlot.slot(of: "t:room:{\(room)}")), rooms[primary.port] == nil {
+                rooms[primary.port] = room
+            }
+        }
+        #expect(rooms.count == 3)
+        for room in rooms.values {
+            #expect((try? Self.append(Self.note(room, "one"), through: log, harness).get()) == 1)
+        }
+
+        // One primary loses its replica: only its rooms' appends go unconfirmed.
+        let info = cluster.cli(port: replicas[0].port, ["INFO", "replication"]) ?? ""
+        let line = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("master_port:") }
+        let orphaned = try #require(line.flatMap { Int($0.dropFirst("master_port:".count)) })
+        replicas[0].stop()
+        #expect(
+            waitUntil(seconds: 10) {
+                cluster.cli(port: orphaned, ["INFO", "replication"])?.contains("connected_slaves:0") == true
+            })
+        for (port, room) in rooms.sorted(by: { $0.key < $1.key }) {
+            let result = try Self.append(Self.note(room, "two"), through: log, harness)
+            if port == orphaned {
+                guard case .failure(.refused(let error)) = result else {
+                    Issue.record("room \(room) on the primary without its replica: \(result)")
+                    continue
+                }
+                #expect(error.message.contains("0 of 1 replicas confirmed it"))
+            } else {
+                #expect((try? result.get()) == 2, "room \(room) on \(port)")
+            }
+        }
+        #expect(harness.onLoop { log.statistics.replicaAckFailures } == 1)
+    }
+
     @Test func withoutReplicaAcksTheSameAppendIsAcknowledgedByThePrimaryAlone() throws {
         try Self.withReplicatedRedis { primary, replica, redis, harness in
             let received = Received()
