@@ -34,7 +34,9 @@ private final class Received: SharedRoomLogDelegate {
     ) throws {
         let primary = try RedisServerProcess()
         defer { primary.shutDown() }
-        let replica = try RedisServerProcess(extraArguments: ["--replicaof", "127.0.0.1", String(primary.port)])
+        // No append-only file on the replica: one writing its first after a sync ignores SIGTERM (stop() waits 5 s).
+        let replica = try RedisServerProcess(
+            extraArguments: ["--appendonly", "no", "--replicaof", "127.0.0.1", String(primary.port)])
         defer { replica.shutDown() }
         let harness = try LoopHarness()
         defer { harness.shutDown() }

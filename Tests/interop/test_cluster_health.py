@@ -18,7 +18,7 @@ import urllib.error
 import urllib.request
 
 from test_call_end_to_end import Client, assert_fields, mint, run, start_server
-from test_cluster import RedisServer, redis, redis_command, scrape  # noqa: F401 (redis: the fixture)
+from test_cluster import RedisServer, drain_until, redis, redis_command, scrape  # noqa: F401 (redis: the fixture)
 
 
 def http_get(node, path):
@@ -112,12 +112,15 @@ def test_a_change_is_acknowledged_once_a_replica_has_it_and_refused_but_kept_whe
     (tmp_path / "primary").mkdir()
     (tmp_path / "replica").mkdir()
     primary = RedisServer(tmp_path / "primary")
-    replica = RedisServer(tmp_path / "replica", extra=["--replicaof", "127.0.0.1", str(primary.port)])
+    # No append-only file on the replica: a replica writing its first one after a sync ignores SIGTERM.
+    replica = RedisServer(
+        tmp_path / "replica", extra=["--appendonly", "no", "--replicaof", "127.0.0.1", str(primary.port)])
     node = None
     try:
         wait_for(lambda: b"master_link_status:up" in redis_command(replica, "INFO", "replication"),
                  what="the replica's link")
-        node = start_node(primary.url, **{"cluster.replica_acks": 1, "cluster.replica_ack_timeout_ms": 300})
+        node = start_node(primary.url, **{
+            "cluster.replica_acks": 1, "cluster.replica_ack_timeout_ms": 300, "rooms.reconnect_grace_ms": 15000})
         room = "replicated"
 
         async def scenario():
@@ -139,7 +142,31 @@ def test_a_change_is_acknowledged_once_a_replica_has_it_and_refused_but_kept_whe
             result = await alice.request({"type": "query", "query": "history", "room": room, "after": 0})
             events = [(event["seq"], event["event"]) for event in result["events"]]
             assert (3, "participant.hand_raised") in events, result
-            await alice.close()
+
+            # A join answered so is in the call too, its device held by no connection: reconnecting, and restored
+            # by a join sent again once a replica confirms.
+            bob = await Client.connect("bob", node.url, mint("bob", rooms=[room]))
+            answer = await bob.request({"type": "join", "room": room})
+            assert_fields(answer, {"type": "error", "code": "ERR_UNAVAILABLE"}, "bob")
+            def about_bob(name):
+                return lambda m: m.get("event") == name and m.get("data", {}).get("uid") == "bob"
+
+            joined, _ = await drain_until(alice, about_bob("participant.joined"))
+            lost, _ = await drain_until(alice, about_bob("session.connection_lost"))
+            assert (joined["seq"], lost["seq"]) == (4, 5), (joined, lost)
+            replica.start()
+            wait_for(lambda: b"state=online" in redis_command(primary, "INFO", "replication"),
+                     what="the replica online again")
+            # Until the replica has caught up with what it missed, a join may still go unconfirmed.
+            deadline = time.monotonic() + 10
+            while (answer := await bob.request({"type": "join", "room": room}))["type"] != "ack":
+                assert answer["code"] == "ERR_UNAVAILABLE" and time.monotonic() < deadline, answer
+                await asyncio.sleep(0.2)
+            await drain_until(alice, about_bob("session.connection_restored"))
+            members = await alice.request({"type": "query", "query": "members", "room": room})
+            assert members["uids"] == ["alice", "bob"], members
+            for client in (alice, bob):
+                await client.close()
 
         run(scenario())
         assert node.stop() == 0
