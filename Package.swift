@@ -190,7 +190,7 @@ let package = Package(
             name: "RollcallCLITests",
             dependencies: [
                 "RollcallCLI", "RollcallServer", "Rooms", "WebSocketServer", "EventIO", "HTTPCore", "HTTPClient",
-                "TokenAuth", "JSONCoding", "Cluster", "Redis",
+                "TokenAuth", "JSONCoding", "Cluster", "Redis", "Storage",
             ]
         ),
         // The generic WebSocket server, live on loopback: echo, HTTP bodies, hostile frames, handshakes and input,
@@ -207,7 +207,8 @@ let package = Package(
             name: "RollcallServerTests",
             dependencies: [
                 "RollcallServer", "Rooms", "Storage", "TokenAuth", "JSONCoding", "EventIO", "WebSocketServer",
-                "WebSocketDeflate", "RollcallWebClient", "WebSocketTestSupport",
+                "WebSocketDeflate", "RollcallWebClient", "WebSocketTestSupport", "Webhooks", "HTTPClient",
+                "ClusterTesting",
             ]
         ),
     ],

@@ -9,10 +9,12 @@
 # Then the same rooms without sockets or a client (`rollcall bench rooms-threads`: MESSAGES meeting messages per
 # room handled by 1 and by 2 rooms threads in-process, interleaved ROUNDS times), and what two cores of this machine
 # give a perfectly parallel job at the time (`openssl speed sha256` in one process and in two), the ceiling of both
-# ratios.
+# ratios. STORE=1 runs the in-process part with the store on (`--store`, a fresh file per run in a temporary
+# directory; every rooms thread commits through its own connection once per BATCH messages, default 64).
 #
 #   ROUNDS=3 ROOMS=200 SUBSCRIBERS=2 RATE=300 DURATION=4 LOOPS=1 MESSAGES=1500 scripts/bench-roomthreads.sh
 #   FANOUT=0 scripts/bench-roomthreads.sh     # the in-process part only
+#   FANOUT=0 STORE=1 scripts/bench-roomthreads.sh     # the in-process part with the store
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +25,8 @@ rate=${RATE:-300}
 duration=${DURATION:-4}
 loops=${LOOPS:-1}
 messages=${MESSAGES:-1500}
+store=${STORE:-0}
+batch=${BATCH:-64}
 binary=${ROLLCALL_BIN:-.build/release/rollcall}
 [ -x "$binary" ] || swift build -c release --product rollcall >&2
 work=$(mktemp -d)
@@ -122,8 +126,10 @@ inprocess=()
 ceilings=()
 for round in $(seq 1 "$rounds"); do
     for threads in 1 2; do
+        stored=()
+        [ "$store" = 1 ] && stored=(--store "$work/bench-$round-$threads.db" --batch "$batch")
         line=$("$binary" bench rooms-threads --threads "$threads" --rooms "$rooms" --subscribers "$subscribers" \
-            --messages "$messages" --json)
+            --messages "$messages" "${stored[@]}" --json)
         echo "round $round: $line" >&2
         inprocess+=("$line")
     done

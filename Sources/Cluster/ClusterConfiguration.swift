@@ -7,6 +7,8 @@ public struct ClusterConfiguration: Sendable {
     public var redis: RedisClientConfiguration
     /// A Redis Cluster's seed nodes; nil when Redis is one server (`redis`'s host and port).
     public var redisClusterSeeds: [RedisNodeAddress]?
+    /// The Sentinels that name the one Redis server (the primary); nil when it is `redis`'s host and port.
+    public var redisSentinel: RedisSentinelSettings?
     /// Prefix of every key and channel, so several deployments can share one Redis.
     public var keyPrefix: String = "rollcall"
     /// This node's id in the shared records: unique per process (the default is random).
@@ -47,16 +49,18 @@ public struct ClusterConfiguration: Sendable {
     }
 
     /// - Parameters:
-    ///   - deployment: one Redis server, or a Redis Cluster's seeds, with the connections' settings.
+    ///   - deployment: one Redis server (perhaps named by Sentinels), or a Redis Cluster's seeds, with the
+    ///     connections' settings.
     ///   - nodeID: this node's id; random when nil.
     public init(deployment: RedisDeployment, nodeID: String? = nil) {
         self.init(redis: deployment.configuration, nodeID: nodeID)
         self.redisClusterSeeds = deployment.clusterSeeds
+        self.redisSentinel = deployment.sentinel
     }
 
-    /// Where Redis is: `redis`, or the cluster of `redisClusterSeeds`.
+    /// Where Redis is: `redis`, the primary `redisSentinel` names, or the cluster of `redisClusterSeeds`.
     public var deployment: RedisDeployment {
-        RedisDeployment(configuration: self.redis, clusterSeeds: self.redisClusterSeeds)
+        RedisDeployment(configuration: self.redis, clusterSeeds: self.redisClusterSeeds, sentinel: self.redisSentinel)
     }
 
     /// A random node id: 16 hex digits.

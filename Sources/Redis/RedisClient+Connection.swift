@@ -6,13 +6,34 @@ extension RedisClient {
 
     // MARK: Connecting
 
-    /// Starts a connection attempt.
+    /// Starts a connection attempt: to the configured server, or to the primary the Sentinels name.
     func connect() {
-        guard self.isStarted, self.connection == nil else { return }
+        guard self.isStarted, self.connection == nil, !self.isLocatingPrimary else { return }
         self.reconnectTimer = nil
         self.changeState(to: .connecting)
+        guard let locator = self.sentinelLocator else {
+            self.open(to: RedisNodeAddress(host: self.configuration.host, port: self.configuration.port))
+            return
+        }
+        self.isLocatingPrimary = true
+        locator.locatePrimary { [weak self] result in
+            guard let self, self.isLocatingPrimary else { return }
+            self.isLocatingPrimary = false
+            guard self.isStarted, self.connection == nil else { return }
+            switch result {
+            case .success(let primary):
+                self.primaryAddress = primary
+                self.open(to: primary)
+            case .failure(let error):
+                self.connectionAttemptFailed(error)
+            }
+        }
+    }
+
+    /// Opens the TCP connection to `server`, with the connect timeout.
+    private func open(to server: RedisNodeAddress) {
         let address: SocketAddress
-        switch self.serverAddress() {
+        switch Self.socketAddress(server) {
         case .success(let resolved):
             address = resolved
         case .failure(let error):
@@ -37,20 +58,19 @@ extension RedisClient {
         }
     }
 
-    private func serverAddress() -> Result<SocketAddress, RedisError> {
-        let configuration = self.configuration
-        guard let port = UInt16(exactly: configuration.port), port > 0 else {
-            return .failure(.connectFailed("port \(configuration.port) is out of range"))
+    private static func socketAddress(_ server: RedisNodeAddress) -> Result<SocketAddress, RedisError> {
+        guard let port = UInt16(exactly: server.port), port > 0 else {
+            return .failure(.connectFailed("port \(server.port) is out of range"))
         }
-        let host = configuration.host.lowercased() == "localhost" ? "127.0.0.1" : configuration.host
+        let host = server.host.lowercased() == "localhost" ? "127.0.0.1" : server.host
         guard let address = SocketAddress(ipv4: host, port: port) ?? SocketAddress(ipv6: host, port: port) else {
             return .failure(.connectFailed("host \(host.debugDescription) is not an IP address or localhost"))
         }
         return .success(address)
     }
 
-    /// The TCP connection is up: sends `AUTH` and `SELECT` as configured, then finishes the setup once they
-    /// succeeded.
+    /// The TCP connection is up: sends `AUTH` and `SELECT` as configured (and `ROLE`, when the Sentinels named the
+    /// server), then finishes the setup once they succeeded.
     func connectionDidOpen(_ connection: RedisConnection) {
         guard connection === self.connection else { return }
         if let timer = self.connectTimer { self.loop.cancelTimer(timer) }
@@ -61,6 +81,9 @@ extension RedisClient {
         }
         if self.configuration.database != 0 {
             setup.append(("SELECT", ["SELECT", String(self.configuration.database)]))
+        }
+        if self.sentinelLocator != nil {
+            setup.append(("ROLE", ["ROLE"]))
         }
         guard !setup.isEmpty else {
             self.finishSetup(connection)
@@ -73,7 +96,11 @@ extension RedisClient {
                 completion: { [weak self, weak connection] result in
                     guard let self, let connection, self.connection === connection else { return }
                     switch result {
-                    case .success:
+                    case .success(let reply):
+                        if command.name == "ROLE", let refusal = Self.refusalAsPrimary(reply) {
+                            self.connectionFailed(.notPrimary(refusal))
+                            return
+                        }
                         if isLast { self.finishSetup(connection) }
                     case .failure(let error):
                         // A connection failure was reported already; a refusal is reported here.
@@ -99,6 +126,7 @@ extension RedisClient {
         if !self.shardChannels.isEmpty {
             self.sendSubscription("SSUBSCRIBE", Array(self.shardChannels))
         }
+        self.scheduleSentinelRecheck()
         self.changeState(to: .connected)
     }
 
@@ -126,11 +154,13 @@ extension RedisClient {
             self.connectionFailed(.protocolError("a reply arrived that no command waited for"))
             return
         }
-        guard let completion = command.completion else { return }
         if case .error(let message) = value {
-            completion(.failure(.server(message)))
+            command.completion?(.failure(.server(message)))
+            if self.sentinelLocator != nil, message.hasPrefix("READONLY"), self.connection === connection {
+                self.connectionFailed(.notPrimary("a write was refused: \(message)"))
+            }
         } else {
-            completion(.success(value))
+            command.completion?(.success(value))
         }
     }
 
@@ -276,6 +306,8 @@ extension RedisClient {
         self.connectTimer = nil
         if let timer = self.deadlineTimer { self.loop.cancelTimer(timer) }
         self.deadlineTimer = nil
+        if let timer = self.sentinelRecheckTimer { self.loop.cancelTimer(timer) }
+        self.sentinelRecheckTimer = nil
         return self.pending.removeAll()
     }
 

@@ -60,17 +60,34 @@ public final class RedisClient {
     var deadlineTimerTime: UInt64 = 0
     /// Whether `subscribe` was ever called: from then on, message pushes are told apart from replies.
     var isSubscriber = false
+    /// Where the Sentinels say the primary is, when they name the server.
+    let sentinelLocator: RedisSentinelLocator?
+    /// The primary the current or last connection went to, as the Sentinels named it.
+    var primaryAddress: RedisNodeAddress?
+    /// Between asking the Sentinels and connecting to the primary they named.
+    var isLocatingPrimary = false
+    /// When the Sentinels are asked again whether the connected server is still the primary.
+    var sentinelRecheckTimer: TimerID?
     /// Commands of this loop iteration waiting for the `WAIT` that follows them (`RedisClient+Replication`).
     var replicaWaitGroup: RedisReplicaWaitGroup?
 
     /// Creates a client; nothing happens on the network until `start()`.
     ///
+    /// With `sentinel`, the server is the primary the Sentinels name: each connect asks them first, the connection
+    /// setup checks with `ROLE` that the server is a primary, and the client leaves a server that refuses a write
+    /// with `READONLY` or that the Sentinels no longer name (asked every `recheckMilliseconds`), to connect to the
+    /// one they name then.
+    ///
     /// - Parameters:
-    ///   - configuration: the server and the client's limits.
+    ///   - configuration: the server (unless `sentinel` names it) and the client's limits.
+    ///   - sentinel: the Sentinels that name the server, or nil.
     ///   - loop: the loop the client runs on; call every method on its thread.
-    public init(configuration: RedisClientConfiguration, loop: EventLoop) {
+    public init(configuration: RedisClientConfiguration, sentinel: RedisSentinelSettings? = nil, loop: EventLoop) {
         self.configuration = configuration
         self.loop = loop
+        self.sentinelLocator = sentinel.map {
+            RedisSentinelLocator(settings: $0, configuration: configuration, loop: loop)
+        }
     }
 
     deinit {
@@ -88,6 +105,7 @@ public final class RedisClient {
         guard !self.isStarted else { return }
         self.isStarted = true
         self.reconnectAttempt = 0
+        self.sentinelLocator?.start()
         self.connect()
     }
 
@@ -98,6 +116,8 @@ public final class RedisClient {
         self.isStarted = false
         if let timer = self.reconnectTimer { self.loop.cancelTimer(timer) }
         self.reconnectTimer = nil
+        self.isLocatingPrimary = false
+        self.sentinelLocator?.stop()
         let commands = self.dropConnection()
         self.failLater(commands.compactMap(\.completion), with: .connectionLost)
         self.changeState(to: .disconnected)

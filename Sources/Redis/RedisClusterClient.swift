@@ -2,7 +2,7 @@ import EventIO
 
 /// A Redis client for a deployment: one server, or a Redis Cluster, confined to one `EventLoop` as `RedisClient` is.
 ///
-/// Against one server it is one `RedisClient`. Against a Redis Cluster it learns the slot map from a seed
+/// Against one server it is one `RedisClient` (which asks the Sentinels for the server when they name it). Against a Redis Cluster it learns the slot map from a seed
 /// (`CLUSTER SLOTS`), keeps one `RedisClient` per primary, and sends each command to the primary serving its key's
 /// slot (the key is found as `RedisCommandKey` says; a command without a key goes to any primary). A `MOVED` reply
 /// updates the map for that slot, refreshes the whole map, and sends the command again where it was told; an `ASK`
@@ -136,7 +136,8 @@ public final class RedisClusterClient {
         var configuration = self.deployment.configuration
         configuration.host = address.host
         configuration.port = address.port
-        let client = RedisClient(configuration: configuration, loop: self.loop)
+        let sentinel = self.isCluster ? nil : self.deployment.sentinel
+        let client = RedisClient(configuration: configuration, sentinel: sentinel, loop: self.loop)
         client.onStateChange = { [unowned self] state in self.nodeChanged(address, to: state) }
         client.onMessage = { [unowned self] channel, payload in self.onMessage?(channel, payload) }
         client.onError = { [unowned self] error in self.onError?(error) }

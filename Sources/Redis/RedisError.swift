@@ -15,6 +15,7 @@ public struct RedisError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidURL(String)
         case connectFailed(String)
         case handshakeFailed(String)
+        case notPrimary(String)
     }
 
     private let kind: Kind
@@ -78,6 +79,15 @@ public struct RedisError: Error, Hashable, Sendable, CustomStringConvertible {
         RedisError(.handshakeFailed(detail))
     }
 
+    /// The server connected to is not, or no longer, the primary the Sentinels name (it answered `ROLE` as a
+    /// replica, refused a write with `READONLY`, or the Sentinels name another server now); the client leaves it
+    /// and asks the Sentinels again.
+    ///
+    /// - Parameter detail: what showed it.
+    public static func notPrimary(_ detail: String) -> RedisError {
+        RedisError(.notPrimary(detail))
+    }
+
     /// The error reply's text when this is an error reply from the server, else nil.
     public var serverMessage: String? {
         if case .server(let message) = self.kind { return message }
@@ -88,7 +98,8 @@ public struct RedisError: Error, Hashable, Sendable, CustomStringConvertible {
     /// failures) rather than about the command itself.
     public var isConnectionFailure: Bool {
         switch self.kind {
-        case .notConnected, .timedOut, .connectionLost, .protocolError, .connectFailed, .handshakeFailed:
+        case .notConnected, .timedOut, .connectionLost, .protocolError, .connectFailed, .handshakeFailed,
+            .notPrimary:
             return true
         case .tooManyPendingCommands, .outputBufferFull, .invalidCommand, .server, .invalidURL:
             return false
@@ -115,6 +126,7 @@ public struct RedisError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidURL(let detail): return "invalid Redis URL: \(detail)"
         case .connectFailed(let detail): return "cannot connect to Redis: \(detail)"
         case .handshakeFailed(let detail): return "Redis refused the connection setup: \(detail)"
+        case .notPrimary(let detail): return "the Redis server is not the primary: \(detail)"
         }
     }
 }

@@ -7,7 +7,8 @@ enum BenchCommand {
     static let help = """
         USAGE: rollcall bench SCENARIO URL [OPTIONS]
                rollcall bench roster-wire [--participants N] [--storm N] [--storm-ms MS] [--window MS] [--json]
-               rollcall bench rooms-threads [--threads N] [--rooms N] [--subscribers N] [--messages N] [--json]
+               rollcall bench rooms-threads [--threads N] [--rooms N] [--subscribers N] [--messages N]
+                                            [--store PATH] [--batch N] [--json]
 
         roster-wire needs no server: it measures in-process, with a manual clock, the bytes one mute costs a
         subscriber of an N-participant room (patch against full snapshot) and the frames and bytes a subscriber
@@ -16,7 +17,9 @@ enum BenchCommand {
         rooms-threads needs no server either: it sets up --rooms rooms (default 200), each with a publisher and
         --subscribers observers (default 2), on --threads rooms threads (default 1), then times --messages meeting
         messages per room (default 200) read and handled by the rooms threads alone, without sockets or a client;
-        it reports published messages per second and each rooms thread's CPU time.
+        it reports published messages per second and each rooms thread's CPU time. With --store PATH every
+        rooms thread commits its rooms to that store file (created when missing) through a connection of its own,
+        once per --batch messages (default 64), as the gateway commits once per iteration of a rooms thread.
 
         Generates load against a server on this machine and reports what it measured. Only loopback targets
         (127.0.0.0/8, ::1, localhost) are accepted. Every run ends by itself: setup waits at most 10 s, the load
@@ -267,7 +270,14 @@ enum BenchCommand {
         var rooms = 200
         var subscribers = 2
         var messages = 200
+        var storePath: String?
+        var batch = 64
         for (flag, value) in flags {
+            if flag == "--store" {
+                guard let value, !value.isEmpty else { return CommandRunner.fail("--store needs a file") }
+                storePath = value
+                continue
+            }
             guard let number = Int(value ?? ""), number >= 1 else {
                 return CommandRunner.fail("\(flag) needs a whole number of at least 1")
             }
@@ -276,12 +286,14 @@ enum BenchCommand {
             case "--rooms": rooms = min(number, 100_000)
             case "--subscribers": subscribers = min(number, 10_000)
             case "--messages": messages = min(number, 100_000)
+            case "--batch": batch = min(number, 100_000)
             default: return CommandRunner.fail("unknown option '\(flag)' for rooms-threads")
             }
         }
         do {
             let report = try RoomThreadsBenchmark.run(
-                threads: threads, rooms: rooms, subscribers: subscribers, messages: messages)
+                threads: threads, rooms: rooms, subscribers: subscribers, messages: messages, storePath: storePath,
+                batch: batch)
             print(json ? report.json : report.text)
             return 0
         } catch {

@@ -16,12 +16,16 @@ enum CtlCommand {
           meeting ROOM --session-id ID   publish a meeting message into ROOM (the meeting's group)
           event ROOM EVENT-OPTION        publish a room event: --recording, --audio-mode, --speaker or --no-speaker
           action ROOM ACTION             a moderator action: mute, mute_all, lower_hand, lower_all_hands, ask_unmute,
-                                         spotlight, unspotlight, remove, ban, unban, promote, demote, end_session
+                                         spotlight, unspotlight, remove, ban, unban, promote, demote, end_session,
+                                         lock, unlock
           permissions ROOM UID SETTING...
                                          set a participant's permissions: unmute=, share=, meetings=, hidden= with
                                          true or false
           attributes ROOM UID CHANGE...  set a participant's attributes: KEY=VALUE sets, a bare KEY removes
           metadata ROOM CHANGE...        set the room's metadata: KEY=VALUE sets, a bare KEY removes
+          lock ROOM                      lock the room: new joins into the call are refused with ERR_ROOM_LOCKED
+                                         but for moderators, admins and bots with 'lock' (the action lock)
+          unlock ROOM                    unlock the room (the action unlock)
           disconnect UID                 close every connection of a user (close code 4009); they may reconnect
 
         OPTIONS:
@@ -39,7 +43,10 @@ enum CtlCommand {
           --target UID         action: the participant acted on (all actions but mute_all and end_session)
           --hard               action mute: the participant cannot unmute itself until lifted
           --duration-ms MS     action mute --hard: lift the restriction after this long
-          --reason TEXT        action, disconnect: a reason recorded with the action or sent in the close frame
+          --reason TEXT        action, lock, unlock, disconnect: a reason recorded with the action or sent in the
+                               close frame
+          --if-seq SEQ         permissions, attributes, metadata: refused with ERR_CONFLICT (HTTP 409) if they
+                               changed after sequence number SEQ
           -h, --help           show this help
 
         Actions run with admin rights and are recorded with the actor api:NAME, NAME the key's name.
@@ -58,7 +65,7 @@ enum CtlCommand {
         let valueless: Set<String> = ["--inactive", "--no-speaker", "--hard"]
         let known: Set<String> = [
             "--session-id", "--call-type", "--text", "--recording", "--audio-mode", "--uid", "--speaker", "--target",
-            "--reason", "--duration-ms",
+            "--reason", "--duration-ms", "--if-seq",
         ]
         var index = 0
         while index < arguments.count {
@@ -124,6 +131,16 @@ enum CtlCommand {
         func object(_ pairs: [(String, JSONValue?)]) -> JSONValue {
             .object(JSONObject(uniqueKeysWithValues: pairs.compactMap { key, value in value.map { (key, $0) } }))
         }
+        var ifSeq: JSONValue?
+        if let text = options["--if-seq"] {
+            guard let sequence = Int64(text), sequence >= 0 else {
+                return .failure("--if-seq takes a sequence number (an integer ≥ 0)")
+            }
+            guard ["attributes", "metadata", "permissions"].contains(command) else {
+                return .failure("--if-seq goes with attributes, metadata or permissions")
+            }
+            ifSeq = .int(sequence)
+        }
         switch (command, arguments.count) {
         case ("rooms", 0):
             return .success(("GET", "/v1/api/rooms", nil))
@@ -169,6 +186,9 @@ enum CtlCommand {
                 ("hard", flags.contains("--hard") ? .bool(true) : nil), ("durationMs", duration),
             ])
             return .success(("POST", "/v1/api/rooms/\(segment(arguments[0]))/actions", body))
+        case ("lock", 1), ("unlock", 1):
+            let body = object([("action", .string(command)), ("reason", options["--reason"].map { .string($0) })])
+            return .success(("POST", "/v1/api/rooms/\(segment(arguments[0]))/actions", body))
         case ("attributes", 2...), ("metadata", 1...):
             let isAttributes = command == "attributes"
             let changes = Array(arguments.dropFirst(isAttributes ? 2 : 1))
@@ -181,8 +201,11 @@ enum CtlCommand {
             let values = JSONValue.object(JSONObject(uniqueKeysWithValues: members))
             let body =
                 isAttributes
-                ? object([("type", .string("attributes")), ("uid", .string(arguments[1])), ("attributes", values)])
-                : object([("type", .string("metadata")), ("metadata", values)])
+                ? object([
+                    ("type", .string("attributes")), ("uid", .string(arguments[1])), ("attributes", values),
+                    ("ifSeq", ifSeq),
+                ])
+                : object([("type", .string("metadata")), ("metadata", values), ("ifSeq", ifSeq)])
             return .success(("POST", "/v1/api/rooms/\(segment(arguments[0]))/events", body))
         case ("permissions", 3...):
             var values: [(String, JSONValue)] = []
@@ -195,7 +218,7 @@ enum CtlCommand {
             }
             let body = object([
                 ("type", .string("permissions")), ("uid", .string(arguments[1])),
-                ("permissions", .object(JSONObject(uniqueKeysWithValues: values))),
+                ("permissions", .object(JSONObject(uniqueKeysWithValues: values))), ("ifSeq", ifSeq),
             ])
             return .success(("POST", "/v1/api/rooms/\(segment(arguments[0]))/events", body))
         case ("disconnect", 1):

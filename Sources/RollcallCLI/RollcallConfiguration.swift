@@ -13,7 +13,7 @@ public struct RollcallConfiguration: Sendable {
     public var auth = AuthSettings()
     /// The WebSocket path of the rooms protocol.
     public var gatewayPath = "/v1/ws"
-    /// Rooms threads: rooms are spread over them by a hash of their id. Above 1 only with rooms in memory.
+    /// Rooms threads: rooms are spread over them by a hash of their id. Above 1 not in a cluster.
     public var roomThreads = 1
     /// Whether `/dashboard` serves the live dashboard page.
     public var dashboardEnabled = true

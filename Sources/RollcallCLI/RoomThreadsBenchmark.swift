@@ -1,5 +1,7 @@
 import EventIO
+import RollcallBench
 import Rooms
+import Storage
 import Synchronization
 import TokenAuth
 
@@ -14,11 +16,15 @@ import Glibc
 /// Before the clock starts each rooms thread gets its rooms' messages as text; then every rooms thread, on a thread of its own,
 /// reads each message (`RoomThreadRouter`, the work a connection loop does with several threads and the rooms thread with
 /// one) and hands it to its gateway, which checks, logs and encodes it for its recipients (the transport only counts
-/// them). With one thread the same happens on one gateway.
+/// them). With one thread the same happens on one gateway. With a store (`storePath`) every rooms thread commits its
+/// rooms through its own connection to the file (`SQLiteRoomStore.forAnotherThread()`), once per `batch` messages,
+/// as the gateway commits once per iteration of a rooms thread's loop.
+
 enum RoomThreadsBenchmark {
     /// What one run measured.
     struct Report {
         var threads: Int
+        var store: Bool = false
         var rooms: Int
         var published: Int
         var deliveries: Int
@@ -29,7 +35,7 @@ enum RoomThreadsBenchmark {
             let rate = Double(self.published) / self.seconds
             let cpu = self.cpuSeconds.reduce(0, +)
             return """
-                rooms threads \(self.threads), rooms \(self.rooms): \(self.published) meeting messages in \
+                rooms threads \(self.threads), rooms \(self.rooms)\(self.store ? ", store" : ""): \(self.published) meeting messages in \
                 \(Self.format(self.seconds)) s = \(Int(rate.rounded())) published/s, \(self.deliveries) deliveries; \
                 rooms threads CPU \(self.cpuSeconds.map(Self.format).joined(separator: "/")) s, \
                 \(Self.format(cpu / Double(self.published) * 1e6)) us per message
@@ -40,7 +46,7 @@ enum RoomThreadsBenchmark {
             let rate = Double(self.published) / self.seconds
             let cpu = self.cpuSeconds.reduce(0, +)
             return """
-                {"threads":\(self.threads),"rooms":\(self.rooms),"published":\(self.published),\
+                {"threads":\(self.threads),"store":\(self.store),"rooms":\(self.rooms),"published":\(self.published),\
                 "deliveries":\(self.deliveries),"seconds":\(Self.format(self.seconds)),\
                 "publishedPerSecond":\(Int(rate.rounded())),"cpuSeconds":[\
                 \(self.cpuSeconds.map(Self.format).joined(separator: ","))],\
@@ -68,11 +74,13 @@ enum RoomThreadsBenchmark {
     private final class RoomThread: @unchecked Sendable {
         let gateway: RoomsNode
         let transport = CountingTransport()
+        let store: SQLiteRoomStore?
         var load: [(SessionID, [UInt8])] = []
         var cpuSeconds = 0.0
 
-        init(_ gateway: (CountingTransport) -> RoomsNode) {
-            self.gateway = gateway(self.transport)
+        init(store: SQLiteRoomStore?, _ gateway: (CountingTransport, SQLiteRoomStore?) -> RoomsNode) {
+            self.store = store
+            self.gateway = gateway(self.transport, store)
         }
     }
 
@@ -83,7 +91,11 @@ enum RoomThreadsBenchmark {
     ///   - rooms: rooms, each with its own publisher.
     ///   - subscribers: observers per room.
     ///   - messages: meeting messages per room.
-    static func run(threads: Int, rooms: Int, subscribers: Int, messages: Int) throws -> Report {
+    ///   - storePath: a store file to commit every change to (created when missing); nil keeps rooms in memory.
+    ///   - batch: with a store, messages a rooms thread handles between two commits.
+    static func run(
+        threads: Int, rooms: Int, subscribers: Int, messages: Int, storePath: String? = nil, batch: Int = 64
+    ) throws -> Report {
         let key = try TokenKey(secret: "rollcall-bench-rooms-threads-key-0123456789")
         let signer = TokenSigner(key: key)
         let verifier = try TokenVerifier(keys: [key])
@@ -93,11 +105,13 @@ enum RoomThreadsBenchmark {
         let authority = SessionAuthority(placement: placement)
         let router = RoomThreadRouter(configuration: configuration, placement: placement)
         let clock = { RoomsClock.now() }
-        let roomThreads = (0..<threads).map { index in
-            RoomThread { transport in
+        let first = try storePath.map { try SQLiteRoomStore(configuration: StorageConfiguration(path: $0)) }
+        let stores = try (0..<threads).map { index in index == 0 ? first : try first?.forAnotherThread() }
+        let roomThreads = stores.enumerated().map { index, store in
+            RoomThread(store: store) { transport, store in
                 RoomsNode(
                     configuration: configuration, verifier: verifier, transport: transport, clock: clock,
-                    roomThread: RoomThreadPlace(index: index, authority: authority))
+                    log: LocalRoomLog(store: store), roomThread: RoomThreadPlace(index: index, authority: authority))
             }
         }
         var nextSession: UInt64 = 1
@@ -134,23 +148,32 @@ enum RoomThreadsBenchmark {
                 roomThreads[placement.roomThread(ofRoom: group)].load.append((id, Array(text.utf8)))
             }
         }
+        for roomThread in roomThreads { try roomThread.store?.commit() }
         let before = roomThreads.map(\.transport.deliveries)
+        let batch = max(1, batch)
         let start = RoomsClock.monotonic()
         let workers = roomThreads.enumerated().map { index, roomThread in
             EventLoopThread(name: "rollcall-rooms\(index == 0 ? "" : String(index))") {
                 let cpu = RoomsClock.threadCPU()
-                for (id, text) in roomThread.load {
+                for (index, (id, text)) in roomThread.load.enumerated() {
                     let (_, routed) = text.withUnsafeBytes { router.route($0, from: id) }
                     roomThread.gateway.sessionReceived(id, routed: routed)
+                    if index % batch == batch - 1 { try? roomThread.store?.commit() }
                 }
+                try? roomThread.store?.commit()
                 roomThread.cpuSeconds = RoomsClock.threadCPU() - cpu
             }
         }
         for worker in workers { worker.join() }
         let seconds = RoomsClock.monotonic() - start
         let deliveries = zip(roomThreads, before).reduce(0) { $0 + $1.0.transport.deliveries - $1.1 }
+        let committed = stores.compactMap { $0?.statistics.entriesWritten }.reduce(0, +)
+        if first != nil, committed < rooms * messages {
+            throw BenchError("the store committed \(committed) entries of \(rooms * messages)")
+        }
         return Report(
-            threads: threads, rooms: rooms, published: rooms * messages, deliveries: deliveries, seconds: seconds,
+            threads: threads, store: first != nil, rooms: rooms, published: rooms * messages, deliveries: deliveries,
+            seconds: seconds,
             cpuSeconds: roomThreads.map(\.cpuSeconds))
     }
 }

@@ -104,7 +104,8 @@ enum Settings {
         path("rooms.path", "WebSocket path of the rooms protocol", \.gatewayPath),
         integer(
             "rooms.threads",
-            "rooms threads, rooms spread over them by a hash of their id; above 1 only without storage, cluster, webhooks",
+            "rooms threads, rooms spread over them by a hash of their id, each committing its rooms to the store"
+                + "; above 1 not with cluster.redis_url",
             \.roomThreads, 1...64),
         boolean("dashboard.enabled", "serve the live dashboard page at /dashboard", \.dashboardEnabled),
         integer("rooms.capacity", "seats for participants and viewers per room", \.rooms.roomCapacity, 1...1_000_000),
@@ -191,7 +192,9 @@ enum Settings {
 
         text(
             "cluster.redis_url",
-            "redis://[:password@]host[:port][/db], or a Redis Cluster redis-cluster://[:password@]host:port[,host:port...]"
+            "redis://[:password@]host[:port][/db], a primary watched by Sentinels"
+                + " redis-sentinel://[:password@]host[:port][,host[:port]...]/primary-name[/db],"
+                + " or a Redis Cluster redis-cluster://[:password@]host:port[,host:port...]"
                 + ", shared by every node; empty = single process",
             \.cluster.redisURL, allowEmpty: true),
         text(
@@ -343,21 +346,12 @@ enum Settings {
         }
     }
 
-    /// Several rooms threads keep rooms in memory only: the store, the cluster's shared log and webhooks (which read
-    /// one of them) run on one rooms thread.
+    /// Several rooms threads work with rooms in memory and with the store and webhooks (each thread commits its
+    /// rooms through a connection of its own); a cluster node's shared log runs on one rooms thread.
     private static func validateRoomThreads(_ whole: RollcallConfiguration) throws(ConfigError) {
-        guard whole.roomThreads > 1 else { return }
-        let others = [
-            ("storage.path", !whole.storage.path.isEmpty), ("cluster.redis_url", !whole.cluster.redisURL.isEmpty),
-            (
-                Self.endpointPrefix + (whole.webhooks.endpoints.keys.min() ?? "NAME"),
-                !whole.webhooks.endpoints.isEmpty
-            ),
-        ]
-        for (key, isSet) in others where isSet {
-            throw ConfigError(
-                "rooms.threads: \(whole.roomThreads) threads keep rooms in memory only and cannot be combined with "
-                    + "\(key); set rooms.threads = 1 or leave \(key) empty")
-        }
+        guard whole.roomThreads > 1, !whole.cluster.redisURL.isEmpty else { return }
+        throw ConfigError(
+            "rooms.threads: \(whole.roomThreads) threads are for a single process and cannot be combined with "
+                + "cluster.redis_url; set rooms.threads = 1 or leave cluster.redis_url empty")
     }
 }

@@ -35,5 +35,7 @@ public enum RollcallEventName: String, Hashable, Sendable, CaseIterable {
     case moderationPermissionsChanged = "moderation.permissions_changed"
     case moderationUnmuteRequested = "moderation.unmute_requested"
     case roomMetadataChanged = "room.metadata_changed"
+    case roomLocked = "room.locked"
+    case roomUnlocked = "room.unlocked"
     case meetingMessage = "meeting.message"
 }

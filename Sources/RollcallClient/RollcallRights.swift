@@ -24,6 +24,8 @@ public struct RollcallRights: Hashable, Sendable {
     public var mayUnmute: Bool
     public var mayShare: Bool
     public var mayPublishMeetings: Bool
+    /// Whether the user joins the call while the room is locked (moderators, admins, bots with `lock`).
+    public var bypassesLock: Bool
 
     /// Reads the `rights` member of a join's answer.
     init?(_ value: JSONValue?) {
@@ -40,5 +42,6 @@ public struct RollcallRights: Hashable, Sendable {
         self.mayUnmute = flag("unmute", true)
         self.mayShare = flag("share", true)
         self.mayPublishMeetings = flag("meetings", true)
+        self.bypassesLock = flag("bypassLock")
     }
 }

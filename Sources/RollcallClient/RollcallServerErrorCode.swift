@@ -13,12 +13,17 @@ public enum RollcallServerErrorCode: String, Hashable, Sendable, CaseIterable {
     case callFull = "ERR_CALL_FULL"
     /// The user is banned from this room.
     case banned = "ERR_BANNED"
+    /// The room is locked: a new join into the call is refused but for moderators and bots with `lock`.
+    case roomLocked = "ERR_ROOM_LOCKED"
     /// The request needs a moderator or a bot capability.
     case forbidden = "ERR_FORBIDDEN"
     /// The request needs the room joined first.
     case notInRoom = "ERR_NOT_IN_ROOM"
     /// The target is not in the call, or the room does not exist.
     case notFound = "ERR_NOT_FOUND"
+    /// A version-checked write (`ifSeq`): the attributes, metadata or permissions changed after that sequence
+    /// number; nothing was changed.
+    case conflict = "ERR_CONFLICT"
     /// The server API's resource does not take that method.
     case methodNotAllowed = "ERR_METHOD_NOT_ALLOWED"
     /// The connection is in as many rooms as it may be.

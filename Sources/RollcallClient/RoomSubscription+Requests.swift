@@ -127,18 +127,45 @@ extension RoomSubscription {
     ///
     /// - Parameters:
     ///   - changes: the keys to set, and those to remove (nil).
+    ///   - ifSeq: a version check: refused with `ERR_CONFLICT`, changing nothing, if the attributes changed after
+    ///     this sequence number (the `rosterSequence` they were read at, or an earlier ack's `sequence`).
     @discardableResult
-    public func setAttributes(_ changes: [String: String?]) async throws(RollcallError) -> RollcallAcknowledgement {
-        try await self.acknowledged(.attributes, [("attributes", Self.changes(changes))])
+    public func setAttributes(
+        _ changes: [String: String?], ifSeq: UInt64? = nil
+    ) async throws(RollcallError) -> RollcallAcknowledgement {
+        try await self.acknowledged(.attributes, [("attributes", Self.changes(changes))] + Self.version(ifSeq))
     }
 
     /// Sets or removes the room's metadata (moderators, bots with the `metadata` capability).
     ///
     /// - Parameters:
     ///   - changes: the keys to set, and those to remove (nil).
+    ///   - ifSeq: a version check: refused with `ERR_CONFLICT`, changing nothing, if the metadata changed after this
+    ///     sequence number (the `rosterSequence` it was read at, or an earlier ack's `sequence`).
     @discardableResult
-    public func setMetadata(_ changes: [String: String?]) async throws(RollcallError) -> RollcallAcknowledgement {
-        try await self.acknowledged(.metadata, [("metadata", Self.changes(changes))])
+    public func setMetadata(
+        _ changes: [String: String?], ifSeq: UInt64? = nil
+    ) async throws(RollcallError) -> RollcallAcknowledgement {
+        try await self.acknowledged(.metadata, [("metadata", Self.changes(changes))] + Self.version(ifSeq))
+    }
+
+    /// Locks the room (moderators, bots with `lock`): new joins into the call are refused with `ERR_ROOM_LOCKED`
+    /// but for those who may lock it; who is in stays.
+    ///
+    /// - Parameters:
+    ///   - reason: recorded with the action.
+    @discardableResult
+    public func lock(reason: String? = nil) async throws(RollcallError) -> RollcallAcknowledgement {
+        try await self.perform(action: "lock", reason: reason)
+    }
+
+    /// Unlocks the room (moderators, bots with `lock`).
+    ///
+    /// - Parameters:
+    ///   - reason: recorded with the action.
+    @discardableResult
+    public func unlock(reason: String? = nil) async throws(RollcallError) -> RollcallAcknowledgement {
+        try await self.perform(action: "unlock", reason: reason)
     }
 
     /// Hard-mutes a participant (moderators, bots with `mute`): muted, and unable to unmute itself for `duration`
@@ -169,16 +196,26 @@ extension RoomSubscription {
     ///   - share: whether it may share its screen.
     ///   - meetings: whether it may send group meeting messages.
     ///   - hidden: whether it is left out of every roster view and count.
+    ///   - ifSeq: a version check: refused with `ERR_CONFLICT`, changing nothing, if the participant's permissions
+    ///     changed after this sequence number.
     @discardableResult
     public func setPermissions(
-        of uid: String, unmute: Bool? = nil, share: Bool? = nil, meetings: Bool? = nil, hidden: Bool? = nil
+        of uid: String, unmute: Bool? = nil, share: Bool? = nil, meetings: Bool? = nil, hidden: Bool? = nil,
+        ifSeq: UInt64? = nil
     ) async throws(RollcallError) -> RollcallAcknowledgement {
         let values: [(String, JSONValue)] = [
             ("unmute", unmute.map(JSONValue.bool)), ("share", share.map(JSONValue.bool)),
             ("meetings", meetings.map(JSONValue.bool)), ("hidden", hidden.map(JSONValue.bool)),
         ].compactMap { key, value in value.map { (key, $0) } }
         return try await self.acknowledged(
-            .permissions, [("uid", .string(uid)), ("permissions", .object(JSONObject(uniqueKeysWithValues: values)))])
+            .permissions,
+            [("uid", .string(uid)), ("permissions", .object(JSONObject(uniqueKeysWithValues: values)))]
+                + Self.version(ifSeq))
+    }
+
+    /// The `ifSeq` member of a version-checked write, none without one.
+    private static func version(_ ifSeq: UInt64?) -> [(String, JSONValue)] {
+        ifSeq.map { [("ifSeq", .int(Int64(clamping: $0)))] } ?? []
     }
 
     private static func changes(_ changes: [String: String?]) -> JSONValue {
@@ -190,7 +227,7 @@ extension RoomSubscription {
     }
 
     /// Performs a moderator action (`mute`, `mute_all`, `lower_hand`, `spotlight`, `unspotlight`, `promote`,
-    /// `demote`, `remove`, `ban`, `unban`, `end_session`).
+    /// `demote`, `remove`, `ban`, `unban`, `end_session`, `lock`, `unlock`).
     ///
     /// - Parameters:
     ///   - action: the action's name.

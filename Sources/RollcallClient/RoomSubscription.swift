@@ -60,6 +60,10 @@ public final class RoomSubscription: @unchecked Sendable {
     /// The room entry of the roster (`callType`, `recording`, `activeSpeaker`, `participantCount`, …).
     public var roomState: JSONObject { self.lock.withLock { self.mirror.store?.roomState ?? JSONObject() } }
 
+    /// Whether the room is locked (the room entry's `locked`): new joins into the call are refused with
+    /// `ERR_ROOM_LOCKED`, but for those whose rights say `bypassesLock`.
+    public var isLocked: Bool { self.roomState["locked"]?.boolValue ?? false }
+
     /// A copy of the roster mirror, nil before the first snapshot.
     public var roster: RosterStore? { self.lock.withLock { self.mirror.store } }
 

@@ -83,9 +83,10 @@ public final class GatewayOperations: Sendable {
         runtime.performOnEveryRoomThread({ gateway in RoomThreadCounters(of: gateway, in: runtime) }) { roomThreads in
             let text = MetricsReport(
                 server: statistics, roomThreads: roomThreads, latency: latency,
-                // With a store, a shared log or webhooks there is one rooms thread, and this runs on its thread.
+                // With a shared log there is one rooms thread, and this runs on its thread; with a store each
+                // rooms thread read its connection's counters on its own thread.
                 cluster: runtime.sharedLog.map { ($0.statistics, $0.isAvailable) },
-                storage: runtime.storageStatistics,
+                storage: roomThreads.compactMap(\.storage).reduce(nil) { $0?.combined(with: $1) ?? $1 },
                 webhooks: runtime.webhooks?.statistics ?? []
             ).render()
             responder.respond(status: .ok, body: Array(text.utf8), contentType: PrometheusText.contentType)
@@ -147,7 +148,7 @@ public final class GatewayOperations: Sendable {
                 try gateway.refuseWhileTheStoreCannotCommit()
                 try route.run(on: gateway, body: parsedBody, query: query, key: key) { result in
                     // An answer that acknowledges a change leaves once the change is committed to the store.
-                    runtime.whenCommitted {
+                    runtime.whenCommitted(by: gateway) {
                         Self.answer(route, result, responder, key: key, logger: logger)
                     }
                 }

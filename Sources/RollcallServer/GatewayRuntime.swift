@@ -18,11 +18,13 @@ import Glibc
 /// Connections report to the rooms threads through their task queues, each connection loop handing each rooms thread
 /// at most one batch per iteration; each gateway's output is grouped by event loop, so a message for many subscribers
 /// is encoded into one frame and handed to each loop once, where it is queued to every subscriber's connection
-/// without a copy. With several threads a room belongs to one of them by a hash of its id (`RoomThreadPlacement`).
+/// without a copy. With several threads a room belongs to one of them by a hash of its id (`RoomThreadPlacement`),
+/// and with a store each rooms thread commits its rooms through a connection of its own to the store's file.
 public final class GatewayRuntime: @unchecked Sendable {
     /// The path clients connect to.
     public let path: String
-    /// The rooms threads, one gateway each; the first also has the store or the shared log, when there is one.
+    /// The rooms threads, one gateway each; each has its connection to the store, when there is one; the first has
+    /// the shared log in cluster mode.
     let roomThreads: [RoomThread]
     /// Reads messages on the connection loops and finds their rooms thread; nil with one thread (the gateway reads them).
     let router: RoomThreadRouter?
@@ -42,12 +44,14 @@ public final class GatewayRuntime: @unchecked Sendable {
     public let sharedLog: (any SharedLogService)?
     /// Whether the shared log's node can trust what it receives (readable from any thread); nil without one.
     let sharedLogHealth: SharedLogHealth?
-    /// The embedded store's group commit; nil when rooms live in memory only (or in a cluster's shared log).
-    let committer: StoreCommitter?
+    /// The embedded store's group commit, one per rooms thread (each commits its own rooms); empty when rooms live
+    /// in memory only (or in a cluster's shared log).
+    var committers: [StoreCommitter] { self.roomThreads.compactMap(\.committer) }
     /// The webhook deliveries, started and stopped with the gateway; nil when no endpoint is configured.
     public let webhooks: WebhookDispatcher?
-    /// False from a failed store commit until one succeeds (`/readyz` answers 503 meanwhile).
-    private let storeCommits = Atomic<Bool>(true)
+    /// Rooms threads whose store commits fail, from a failed commit until one succeeds (`/readyz` answers 503 while
+    /// any does).
+    private let failingStores = Atomic<Int>(0)
 
     /// - Parameters:
     ///   - configuration: the rooms layer's settings.
@@ -58,14 +62,16 @@ public final class GatewayRuntime: @unchecked Sendable {
     ///     and from it happens (the runtime starts and stops it with the loop); nil (the default) keeps every room in
     ///     this process.
     ///   - store: a single process's embedded store (rooms are read from it when first used and every change is
-    ///     committed to it before it is acknowledged); nil keeps rooms in memory only. Not with a shared log.
+    ///     committed to it before it is acknowledged); nil keeps rooms in memory only. Not with a shared log. The
+    ///     first rooms thread commits through it, every other one through a connection of its own to the same file
+    ///     (`SQLiteRoomStore.forAnotherThread()`).
     ///   - checkpointInterval: a room's checkpoint goes to the store every this many entries.
     ///   - webhooks: deliveries of the room log to webhook endpoints, read from the store (with `store`) or, in a
     ///     cluster, from the shared log (the dispatcher's feed); started and stopped with the gateway.
-    ///   - threads: rooms threads; more than one only with rooms in memory (no store, shared log or
-    ///     webhooks).
-    /// - Throws: `RoomThreadsError` for several threads with a store, a shared log or webhooks; what opening an
-    ///   event loop throws.
+    ///   - threads: rooms threads; more than one with rooms in memory or with the store and webhooks, not with a
+    ///     shared log.
+    /// - Throws: `RoomThreadsError` for several threads with a shared log; what opening an event loop or another
+    ///   connection to the store throws.
     public init(
         configuration: RoomsConfiguration,
         verifier: TokenVerifier,
@@ -78,19 +84,19 @@ public final class GatewayRuntime: @unchecked Sendable {
         threads: Int = 1
     ) throws {
         guard threads >= 1 else { throw RoomThreadsError("rooms.threads must be at least 1") }
-        if threads > 1 {
-            if makeSharedLog != nil { throw RoomThreadsError.withCluster }
-            if store != nil { throw RoomThreadsError.withStore }
-            if webhooks != nil { throw RoomThreadsError.withWebhooks }
-        }
+        if threads > 1, makeSharedLog != nil { throw RoomThreadsError.withCluster }
         self.path = path
         self.logger = logger
         let latency = self.deliveryLatency
         let authority = threads > 1 ? SessionAuthority(placement: RoomThreadPlacement(count: threads)) : nil
-        // The first thread's gateway has the shared log in cluster mode, else a local log with the store, if any;
-        // the others (only with rooms in memory) a local log each. A gateway is its log's delegate.
+        // The first thread's gateway has the shared log in cluster mode, else a local log with its connection to the
+        // store, if any; the others a local log each, with a connection of their own. A gateway is its log's delegate.
         var sharedLog: (any SharedLogService)?
-        let roomStore = makeSharedLog == nil ? store : nil
+        var stores: [SQLiteRoomStore] = []
+        if makeSharedLog == nil, let store {
+            stores.append(store)
+            for _ in 1..<threads { stores.append(try store.forAnotherThread()) }
+        }
         self.roomThreads = try (0..<threads).map { index in
             try RoomThread(
                 index: index, configuration: configuration, verifier: verifier, latency: latency, logger: logger,
@@ -98,7 +104,8 @@ public final class GatewayRuntime: @unchecked Sendable {
                 log: { loop in
                     guard index == 0, let makeSharedLog else {
                         return LocalRoomLog(
-                            store: index == 0 ? roomStore : nil, checkpointInterval: UInt64(max(1, checkpointInterval)))
+                            store: stores.isEmpty ? nil : stores[index],
+                            checkpointInterval: UInt64(max(1, checkpointInterval)))
                     }
                     let made = makeSharedLog(loop)
                     sharedLog = made
@@ -109,26 +116,29 @@ public final class GatewayRuntime: @unchecked Sendable {
         self.sharedLogHealth = sharedLog?.health
         self.router = authority.map { RoomThreadRouter(configuration: configuration, placement: $0.placement) }
         self.webhooks = webhooks
-        if let store = roomStore {
-            let committer = StoreCommitter(store: store, loop: self.roomThreads[0].loop, logger: logger)
-            self.committer = committer
-            let gateway = self.roomThreads[0].gateway
-            gateway.onStoreFailure = { message in logger.log(.error, "store read failed", [("error", message)]) }
-            self.roomThreads[0].transport.beforeHandOver = { [unowned committer] in committer.commit() }
-        } else {
-            self.committer = nil
-        }
-        // While the store cannot commit, the transport holds the output and the gateway refuses requests.
-        self.committer?.onAvailabilityChange = { [unowned self] available in
-            self.gateway.storeCannotCommit = !available
-            self.storeCommits.store(available, ordering: .releasing)
-            if available { self.transport.handOverHeld() }
+        for (roomThread, store) in zip(self.roomThreads, stores) {
+            let committer = StoreCommitter(store: store, loop: roomThread.loop, logger: logger)
+            roomThread.committer = committer
+            roomThread.gateway.onStoreFailure = { message in
+                logger.log(.error, "store read failed", [("error", message)])
+            }
+            roomThread.transport.beforeHandOver = { [unowned committer] in committer.commit() }
+            // While its store cannot commit, a thread's transport holds its output and its gateway refuses requests;
+            // the other threads go on.
+            committer.onAvailabilityChange = { [unowned self, unowned roomThread] available in
+                roomThread.gateway.storeCannotCommit = !available
+                self.failingStores.add(available ? -1 : 1, ordering: .acquiringAndReleasing)
+                if available { roomThread.transport.handOverHeld() }
+            }
+            // The deliveries wait for news of committed entries (with a slow poll behind), not a short poll.
+            if let webhooks { committer.onEntriesCommitted = { webhooks.tellOfNewEntries() } }
         }
     }
 
-    /// Whether the store commits (always true without one): false from a failed commit until one succeeds, while
-    /// the output waits and requests are refused with `ERR_UNAVAILABLE`. Readable from any thread.
-    public var isStoreCommitting: Bool { self.storeCommits.load(ordering: .acquiring) }
+    /// Whether the store commits (always true without one): false from a failed commit on any rooms thread until
+    /// that thread's commits succeed again, while that thread's output waits and its requests are refused with
+    /// `ERR_UNAVAILABLE`. Readable from any thread.
+    public var isStoreCommitting: Bool { self.failingStores.load(ordering: .acquiring) == 0 }
 
     /// How many rooms threads there are.
     public var threads: Int { self.roomThreads.count }
@@ -150,7 +160,8 @@ public final class GatewayRuntime: @unchecked Sendable {
         for roomThread in self.roomThreads { roomThread.startTicks() }
         let loop = self.loop
         let sharedLog = self.sharedLog.map { UnsafeTransfer($0) }
-        let committer = self.committer.map { UnsafeTransfer($0) }
+        // The first thread's connection drops what retention no longer keeps, for every thread's rooms.
+        let committer = self.roomThreads[0].committer.map { UnsafeTransfer($0) }
         let endpoints = self.webhooks?.endpointNames ?? []
         let logger = self.logger
         func scheduleRetention() {
@@ -180,20 +191,32 @@ public final class GatewayRuntime: @unchecked Sendable {
     /// How often the store drops what retention no longer keeps.
     static let retentionIntervalNanoseconds: UInt64 = 10_000_000_000
 
-    /// Runs `work` on the gateway thread once what the gateway wrote so far is committed to the store (at once
+    /// Runs `work` on the first rooms thread once what its gateway wrote so far is committed to the store (at once
     /// without a store): for answers that acknowledge a change outside the transport, such as the server API's.
     ///
-    /// - Parameter work: what to run; call this on the gateway thread.
+    /// - Parameter work: what to run; call this on the first rooms thread.
     public func whenCommitted(_ work: @escaping () -> Void) {
-        guard let committer = self.committer else {
+        self.whenCommitted(by: self.gateway, work)
+    }
+
+    /// Runs `work` on a gateway's rooms thread once what that gateway wrote so far is committed to the store (at
+    /// once without a store).
+    ///
+    /// - Parameters:
+    ///   - gateway: the gateway whose writes the answer acknowledges; call this on its thread.
+    ///   - work: what to run.
+    public func whenCommitted(by gateway: RoomsNode, _ work: @escaping () -> Void) {
+        guard let committer = self.roomThreads.first(where: { $0.gateway === gateway })?.committer else {
             work()
             return
         }
         committer.whenCommitted(work)
     }
 
-    /// The store's counters, when there is a store; read it on the gateway thread.
-    var storageStatistics: StorageStatistics? { self.committer?.store.statistics }
+    /// The counters of a gateway's connection to the store, when there is a store; read it on that gateway's thread.
+    func storageStatistics(of gateway: RoomsNode) -> StorageStatistics? {
+        self.roomThreads.first { $0.gateway === gateway }?.committer?.store.statistics
+    }
 
     /// Stops the rooms threads (after the server has shut down).
     public func stop() {
@@ -201,8 +224,8 @@ public final class GatewayRuntime: @unchecked Sendable {
             self.loop.execute { sharedLog.value.stop() }
         }
         for roomThread in self.roomThreads { roomThread.stop() }
-        // The loop has stopped: what its last iteration wrote is committed from here.
-        self.committer?.commitAtStop()
+        // The loops have stopped: what their last iterations wrote is committed from here.
+        for committer in self.committers { committer.commitAtStop() }
         self.webhooks?.stop()
     }
 

@@ -27,6 +27,8 @@ final class RoomThread {
     let loop: EventLoop
     let transport: LoopTransport
     let gateway: RoomsNode
+    /// The group commit of this thread's connection to the store; nil without a store.
+    var committer: StoreCommitter?
     private var thread: EventLoopThread?
     private let index: Int
 
@@ -128,7 +130,7 @@ final class RoomThread {
     }
 }
 
-/// Several rooms threads with something they cannot share yet: the store, a cluster's shared log, webhooks.
+/// Several rooms threads with something they cannot share yet: a cluster's shared log.
 public struct RoomThreadsError: Error, CustomStringConvertible {
     /// What is wrong, for people.
     public let description: String
@@ -137,10 +139,6 @@ public struct RoomThreadsError: Error, CustomStringConvertible {
         self.description = description
     }
 
-    static let withStore = RoomThreadsError(
-        "rooms.threads above 1 keeps rooms in memory only: it cannot be combined with storage.path")
     static let withCluster = RoomThreadsError(
         "rooms.threads above 1 is for a single process: it cannot be combined with cluster.redis_url")
-    static let withWebhooks = RoomThreadsError(
-        "rooms.threads above 1 cannot be combined with webhooks (they read the store's or the cluster's log)")
 }

@@ -26,6 +26,8 @@ final class StoreCommitter: EventLoopFlushable {
     private var failingSince: UInt64 = 0
     /// Told on the gateway's thread with false when commits start failing, and with true when one succeeds again.
     var onAvailabilityChange: ((Bool) -> Void)?
+    /// Told on the gateway's thread after a commit that wrote log entries (the webhooks are told of them).
+    var onEntriesCommitted: (() -> Void)?
 
     /// The first retry after a failed commit, and the longest wait between two retries.
     static let firstRetryNanoseconds: UInt64 = 50_000_000
@@ -74,8 +76,10 @@ final class StoreCommitter: EventLoopFlushable {
 
     private func tryCommit() -> Bool {
         if self.store.hasPendingWrites {
+            let entriesBefore = self.store.statistics.entriesWritten
             do {
                 try self.store.commit()
+                if self.store.statistics.entriesWritten != entriesBefore { self.onEntriesCommitted?() }
             } catch {
                 if self.isFailing {
                     self.retryDelayNanoseconds = min(2 * self.retryDelayNanoseconds, Self.longestRetryNanoseconds)

@@ -13,7 +13,14 @@ public final class CommitPosition: Sendable {
     /// The newest committed position.
     public var current: Int64 { self.value.load(ordering: .acquiring) }
 
+    /// Moves the position forward to `position` (never back: connections of several rooms threads advance it).
     func advance(to position: Int64) {
-        self.value.store(position, ordering: .releasing)
+        var current = self.value.load(ordering: .relaxed)
+        while current < position {
+            let (exchanged, found) = self.value.compareExchange(
+                expected: current, desired: position, ordering: .acquiringAndReleasing)
+            if exchanged { return }
+            current = found
+        }
     }
 }

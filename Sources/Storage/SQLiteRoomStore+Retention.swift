@@ -22,8 +22,10 @@ extension SQLiteRoomStore {
                     "SELECT position FROM webhook_positions WHERE endpoint = ?", [.text(endpoint)])
                 undeliveredFrom = min(undeliveredFrom, (position ?? 0) + 1)
             }
+            self.writer.lock()
+            defer { self.writer.unlock() }
             try self.database.execute("BEGIN IMMEDIATE")
-            do {
+            do throws(SQLiteError) {
                 let delete = try self.database.statement(
                     """
                     DELETE FROM entries WHERE class = ?1

@@ -6,7 +6,8 @@ import Rooms
 ///
 /// Writes are buffered and go to the file in one transaction per `commit()` (group commit: the runtime commits
 /// once per iteration of the rooms thread, before the output of that iteration goes out). Used from the rooms
-/// thread only; the webhook deliveries read and write through a connection of their own (`SQLiteWebhookLog`).
+/// thread only; another rooms thread gets a connection of its own to the same file (`forAnotherThread()`), and the
+/// webhook deliveries read and write through one of their own (`SQLiteWebhookLog`).
 public final class SQLiteRoomStore: RoomStore {
     private enum Pending {
         case entry(room: String, StoredLogEntry)
@@ -16,13 +17,15 @@ public final class SQLiteRoomStore: RoomStore {
     /// The settings the store was opened with.
     public let configuration: StorageConfiguration
     let database: SQLiteDatabase
+    /// Serialises the commits of every connection of this file (one per rooms thread).
+    let writer: SQLiteWriterLock
     private var pending: [Pending] = []
     /// The last sequence number and time buffered for each room since the last commit.
     private var touchedRooms: [String: (sequence: UInt64, time: Int64)] = [:]
     /// Called on the first write buffered after a commit, so the runner can make sure a commit follows.
     public var onFirstPendingWrite: (() -> Void)?
     /// The id of the newest committed entry (the order in which webhooks read the log); readable from any thread.
-    public let committedPosition = CommitPosition()
+    public let committedPosition: CommitPosition
     /// Commits, failed commits, and entries written, for metrics.
     public internal(set) var statistics = StorageStatistics()
     /// The last entry and checkpoint (by row id) written before records carried checksums (a store upgraded from
@@ -38,6 +41,8 @@ public final class SQLiteRoomStore: RoomStore {
     public init(configuration: StorageConfiguration) throws(RoomStoreFailure) {
         self.configuration = configuration
         self.database = try SQLiteSchema.open(path: configuration.path, sync: configuration.sync)
+        self.writer = SQLiteWriterLock()
+        self.committedPosition = CommitPosition()
         do {
             self.committedPosition.advance(to: try self.database.integer("SELECT MAX(id) FROM entries") ?? 0)
             let unchecked = "SELECT value FROM meta WHERE key = ?"
@@ -48,6 +53,16 @@ public final class SQLiteRoomStore: RoomStore {
         } catch {
             throw RoomStoreFailure("\(configuration.path): \(SQLiteSchema.explain(error))")
         }
+    }
+
+    /// Another connection to the file of `sibling`, sharing its settings, commit position and writer lock.
+    init(sibling: SQLiteRoomStore, database: SQLiteDatabase) {
+        self.configuration = sibling.configuration
+        self.database = database
+        self.writer = sibling.writer
+        self.committedPosition = sibling.committedPosition
+        self.uncheckedEntriesThrough = sibling.uncheckedEntriesThrough
+        self.uncheckedCheckpointsThrough = sibling.uncheckedCheckpointsThrough
     }
 
     /// Whether writes wait for the next commit.
@@ -76,8 +91,10 @@ public final class SQLiteRoomStore: RoomStore {
         var entries = 0
         var checkpoints = 0
         do throws(SQLiteError) {
+            self.writer.lock()
+            defer { self.writer.unlock() }
             try self.database.execute("BEGIN IMMEDIATE")
-            do {
+            do throws(SQLiteError) {
                 let insertEntry = try self.database.statement(
                     "INSERT INTO entries (room, seq, time, class, event, entry, message, checksum) "
                         + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
@@ -116,6 +133,8 @@ public final class SQLiteRoomStore: RoomStore {
                     try upsertRoom.run([.text(room), .integer(Int64(last.sequence)), .integer(last.time)])
                 }
                 try self.database.execute("COMMIT")
+                // Inside the lock: positions advance in commit order, whichever thread committed.
+                if let lastID { self.committedPosition.advance(to: lastID) }
             } catch {
                 try? self.database.execute("ROLLBACK")
                 throw error
@@ -131,7 +150,6 @@ public final class SQLiteRoomStore: RoomStore {
         self.statistics.entriesWritten += entries
         self.statistics.checkpointsWritten += checkpoints
         self.statistics.isFailing = false
-        if let lastID { self.committedPosition.advance(to: lastID) }
     }
 
     /// Copies the database into `path` with SQLite's online backup while the gateway keeps writing.

@@ -12,7 +12,8 @@ public final class SQLiteWebhookFeed: WebhookFeed {
     private var log: SQLiteWebhookLog?
     private var positions: [String: Int64] = [:]
 
-    /// How long an endpoint that is up to date waits before looking again, in milliseconds.
+    /// How long an endpoint that is up to date waits before looking again, in milliseconds: a slow poll behind the
+    /// news of each commit (`WebhookDispatcher.tellOfNewEntries()`), which wakes it at once.
     public let idleWaitMilliseconds: Int64
     /// How long an endpoint waits after the store failed, in milliseconds.
     public let retryMilliseconds: Int64 = 1_000
@@ -20,10 +21,11 @@ public final class SQLiteWebhookFeed: WebhookFeed {
     /// - Parameters:
     ///   - path: the store's database file (the gateway's store creates it).
     ///   - committedPosition: the position of the newest committed entry (`SQLiteRoomStore.committedPosition`).
-    ///   - idleWaitMilliseconds: how long an up-to-date endpoint waits before looking again; default 5 ms.
+    ///   - idleWaitMilliseconds: how long an up-to-date endpoint waits before looking again when nobody tells it of
+    ///     new entries; default a second.
     ///   - execute: runs work on the loop soon (`EventLoop.execute`), for the completions.
     public init(
-        path: String, committedPosition: @escaping () -> Int64, idleWaitMilliseconds: Int64 = 5,
+        path: String, committedPosition: @escaping () -> Int64, idleWaitMilliseconds: Int64 = 1_000,
         execute: @escaping (@escaping () -> Void) -> Void
     ) {
         self.path = path

@@ -15,4 +15,19 @@ public struct StorageStatistics: Hashable, Sendable {
 
     /// All zero.
     public init() {}
+
+    /// The counters of two connections to one file (rooms threads) together: counts added, failing when either is.
+    ///
+    /// - Parameter other: the other connection's counters.
+    /// - Returns: the sum.
+    public func combined(with other: StorageStatistics) -> StorageStatistics {
+        var sum = StorageStatistics()
+        sum.commits = self.commits + other.commits
+        sum.commitFailures = self.commitFailures + other.commitFailures
+        sum.isFailing = self.isFailing || other.isFailing
+        sum.entriesWritten = self.entriesWritten + other.entriesWritten
+        sum.checkpointsWritten = self.checkpointsWritten + other.checkpointsWritten
+        sum.entriesTrimmed = self.entriesTrimmed + other.entriesTrimmed
+        return sum
+    }
 }

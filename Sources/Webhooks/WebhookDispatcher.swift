@@ -22,6 +22,8 @@ public final class WebhookDispatcher: @unchecked Sendable {
     private let tlsContext: TLSContext?
     private let log: @Sendable (String, [(String, String)]) -> Void
     private let state = Mutex<Running?>(nil)
+    /// Set while news of committed entries is on its way to the delivery loop, so that many commits send it once.
+    private let newsOnItsWay = Atomic<Bool>(false)
 
     /// What runs while the dispatcher is started: its loop and thread, and what lives on the loop.
     private struct Running: @unchecked Sendable {
@@ -102,6 +104,7 @@ public final class WebhookDispatcher: @unchecked Sendable {
             return true
         }
         guard started else { return }
+        self.newsOnItsWay.store(false, ordering: .releasing)
         let configuration = self.configuration
         let statistics = self.statistics
         let tlsContext = self.tlsContext
@@ -146,6 +149,23 @@ public final class WebhookDispatcher: @unchecked Sendable {
         }
         running.loop.stop()
         running.thread.join()
+    }
+
+    /// Tells the endpoints that entries were committed: those that are up to date read at once instead of at their
+    /// next look (the feed's idle wait, a slow poll behind this). Call it from any thread after a commit; news that
+    /// comes while earlier news is on its way to the delivery loop goes with it.
+    public func tellOfNewEntries() {
+        guard !self.newsOnItsWay.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard let running = self.state.withLock({ $0 }) else {
+            self.newsOnItsWay.store(false, ordering: .releasing)
+            return
+        }
+        let parts = running.parts
+        running.loop.execute {
+            // Cleared before the workers look: a commit after this sends news again.
+            self.newsOnItsWay.store(false, ordering: .releasing)
+            for worker in parts.workers { worker.wake() }
+        }
     }
 
     /// The names of the endpoints, for the store's retention.

@@ -10,7 +10,8 @@ import Glibc
 /// One endpoint's deliveries, a state machine on the delivery loop: claim the endpoint (a lease in a cluster), read
 /// the entries after its cursor, post the next batch the endpoint wants until it is acknowledged or its dead-letter
 /// time passes, move the cursor, and again. Every wait is a timer: the idle wait, the backoff, the retry after a
-/// feed failure.
+/// feed failure. News of committed entries (`wake()`) ends the idle wait at once, or, when it comes during a read,
+/// makes the worker read again before it goes idle.
 final class WebhookWorker {
     private let endpoint: WebhookEndpoint
     private let configuration: WebhookConfiguration
@@ -24,6 +25,10 @@ final class WebhookWorker {
     private var timer: TimerID?
     private var holdsLease = false
     private var pending: Delivery?
+    /// Whether the worker waits for new entries (up to date, its timer the feed's idle wait).
+    private var isIdle = false
+    /// Whether news of new entries came since the current read began.
+    private var hasNews = false
 
     /// A batch in flight: what was read and done with, what is sent, and how its tries went.
     private struct Delivery {
@@ -72,6 +77,20 @@ final class WebhookWorker {
         self.pending = nil
     }
 
+    /// News that entries were committed: an idle worker reads at once; a busy one reads again before it goes idle.
+    /// Call on the loop.
+    func wake() {
+        guard self.isRunning else { return }
+        guard self.isIdle else {
+            self.hasNews = true
+            return
+        }
+        self.isIdle = false
+        if let timer = self.timer { self.loop.cancelTimer(timer) }
+        self.timer = nil
+        self.next()
+    }
+
     /// The next step: claim the endpoint if need be, then read.
     private func next() {
         guard self.isRunning else { return }
@@ -89,6 +108,7 @@ final class WebhookWorker {
 
     private func read() {
         let maximum = self.configuration.maximumBatch
+        self.hasNews = false
         self.feed.read(self.endpoint.name, limit: maximum * 4) { [weak self] result in
             guard let self, self.isRunning else { return }
             switch result {
@@ -97,7 +117,16 @@ final class WebhookWorker {
             case .success(let items):
                 guard !items.isEmpty else {
                     self.statistics.lagMilliseconds.store(0, ordering: .relaxed)
-                    self.wait(self.feed.idleWaitMilliseconds)
+                    // News during the read may be of entries the read did not see yet.
+                    guard !self.hasNews else {
+                        self.next()
+                        return
+                    }
+                    self.isIdle = true
+                    self.schedule(self.feed.idleWaitMilliseconds) { [weak self] in
+                        self?.isIdle = false
+                        self?.next()
+                    }
                     return
                 }
                 self.prepare(items)

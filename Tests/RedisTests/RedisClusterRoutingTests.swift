@@ -1,8 +1,9 @@
-import Redis
 import Testing
 
+@testable import Redis
+
 /// What routes a command in a Redis Cluster, without a server: key slots, hash tags, redirections, the slot map and
-/// the `redis-cluster://` URL.
+/// the `redis-cluster://` and `redis-sentinel://` URLs, and the replies that find a primary under Sentinel.
 struct RedisClusterRoutingTests {
     @Test func theCRC16OfTheReferenceStringIsRedisClustersCheckValue() {
         #expect(RedisKeySlot.crc16(Array("123456789".utf8)) == 0x31C3)
@@ -110,5 +111,43 @@ struct RedisClusterRoutingTests {
     @Test(arguments: ["redis-cluster://", "redis-cluster://127.0.0.1:7000,", "redis-cluster://127.0.0.1:7000/1"])
     func aRedisClusterURLWithoutNodesOrWithADatabaseIsRefused(url: String) {
         #expect(throws: RedisError.self) { try RedisDeployment(url: url) }
+    }
+
+    @Test func aSentinelURLNamesTheSentinelsAndThePrimaryWithThePrimarysCredentialsAndDatabase() throws {
+        let deployment = try RedisDeployment(
+            url: "redis-sentinel://:s%40cret@127.0.0.1:26380,10.0.0.2,[::1]:26381,[::2]/calls-primary/3")
+        #expect(!deployment.isCluster)
+        #expect(
+            deployment.sentinel?.sentinels == [
+                RedisNodeAddress(host: "127.0.0.1", port: 26_380), RedisNodeAddress(host: "10.0.0.2", port: 26_379),
+                RedisNodeAddress(host: "::1", port: 26_381), RedisNodeAddress(host: "::2", port: 26_379),
+            ])
+        #expect(deployment.sentinel?.primaryName == "calls-primary")
+        #expect(deployment.configuration.password == "s@cret")
+        #expect(deployment.configuration.database == 3)
+        #expect(try RedisDeployment(url: "redis-sentinel://127.0.0.1/mymaster").configuration.database == 0)
+    }
+
+    @Test(arguments: [
+        "redis-sentinel://127.0.0.1:26379", "redis-sentinel://127.0.0.1:26379/", "redis-sentinel:///mymaster",
+        "redis-sentinel://127.0.0.1,/mymaster", "redis-sentinel://127.0.0.1/mymaster/x",
+        "redis-sentinel://127.0.0.1/mymaster/1/2", "redis-sentinel://redis.example/mymaster",
+    ])
+    func aSentinelURLWithoutSentinelsOrAPrimaryNameOrWithABadDatabaseIsRefused(url: String) {
+        #expect(throws: RedisError.self) { try RedisDeployment(url: url) }
+    }
+
+    @Test func sentinelsAnswerWithThePrimarysAddressOrNothingAndRoleTellsAPrimaryFromAReplica() {
+        #expect(
+            RedisSentinelLocator.address(from: .array([.bulkString("127.0.0.1"), .bulkString("6380")]))
+                == RedisNodeAddress(host: "127.0.0.1", port: 6_380))
+        #expect(RedisSentinelLocator.address(from: .null) == nil)
+        #expect(RedisSentinelLocator.address(from: .array(nil)) == nil)
+        #expect(RedisSentinelLocator.address(from: .array([.bulkString("127.0.0.1"), .bulkString("0")])) == nil)
+        #expect(RedisClient.refusalAsPrimary(.array([.bulkString("master"), .integer(0), .array([])])) == nil)
+        #expect(
+            RedisClient.refusalAsPrimary(.array([.bulkString("slave"), .bulkString("127.0.0.1"), .integer(6379)]))
+                == "ROLE answered \"slave\", not \"master\"")
+        #expect(RedisClient.refusalAsPrimary(.simpleString("OK")) != nil)
     }
 }

@@ -202,13 +202,12 @@ struct ConfigurationTests {
         #expect(try stored.webhookConfiguration() != nil)
     }
 
-    @Test("rooms.threads is 1 by default, and above 1 only with rooms in memory: no store, cluster or webhooks")
+    @Test("rooms.threads is 1 by default, and above 1 with rooms in memory or with the store, not in a cluster")
     func roomThreads() throws {
         #expect(try self.load().0.roomThreads == 1)
         #expect(try self.load(overrides: [("rooms.threads", "2")]).0.roomThreads == 2)
         #expect(self.refusal(overrides: [("rooms.threads", "0")])?.contains("rooms.threads") == true)
-        let stored = self.refusal(overrides: [("rooms.threads", "2"), ("storage.path", "rollcall.db")])
-        #expect(stored?.contains("cannot be combined with storage.path") == true)
+        #expect(try self.load(overrides: [("rooms.threads", "2"), ("storage.path", "rollcall.db")]).0.roomThreads == 2)
         let cluster = self.refusal(overrides: [("rooms.threads", "2"), ("cluster.redis_url", "redis://127.0.0.1:6390")])
         #expect(cluster?.contains("cannot be combined with cluster.redis_url") == true)
         #expect(try self.load(overrides: [("rooms.threads", "1"), ("storage.path", "rollcall.db")]).0.roomThreads == 1)

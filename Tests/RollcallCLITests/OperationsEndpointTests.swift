@@ -3,6 +3,7 @@ import HTTPCore
 import JSONCoding
 import RollcallServer
 import Rooms
+import Storage
 import Testing
 
 @testable import RollcallCLI
@@ -311,9 +312,14 @@ struct OperationsEndpointTests {
                 == "level=warn msg=\"api authentication failed\" path=\"a b\" x=\"q\\\"\"\n")
     }
 
-    @Test("with two rooms threads the API lists, reads and changes rooms of both, and /metrics adds them up")
-    func apiAcrossRoomThreads() throws {
-        let harness = try OperationsHarness(threads: 2)
+    @Test(
+        "with two rooms threads the API lists, reads and changes rooms of both, and /metrics adds them up",
+        arguments: [false, true])
+    func apiAcrossRoomThreads(stored: Bool) throws {
+        let path = NSTemporaryDirectory() + "rollcall-api-threads-\(UUID().uuidString).db"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = stored ? try SQLiteRoomStore(configuration: StorageConfiguration(path: path)) : nil
+        let harness = try OperationsHarness(threads: 2, store: store)
         defer { harness.stop() }
         let placement = RoomThreadPlacement(count: 2)
         let rooms = (0...).lazy.map { "room-\($0)" }
@@ -353,6 +359,11 @@ struct OperationsEndpointTests {
         }
         #expect(events.allSatisfy { $0 > 0 })
         #expect(samples["rollcall_room_events_total"] == Double(events.reduce(0, +)))
+        if stored {
+            // Both threads' connections to the store, added up: every event of both rooms is committed.
+            #expect(samples["rollcall_store_entries_written_total"] == Double(events.reduce(0, +)))
+            #expect(samples["rollcall_store_available"] == 1)
+        }
         let response = try harness.http("POST", "/v1/api/users/bob/disconnect", body: "{}")
         #expect(try harness.json(response)["disconnected"] == .int(1))
         #expect(try bob.closeCode() == 4009)

@@ -3,6 +3,7 @@ import Foundation
 import JSONCoding
 import RollcallServer
 import Rooms
+import Storage
 import TokenAuth
 import WebSocketServer
 
@@ -22,13 +23,15 @@ final class OperationsHarness {
     init(
         apiKeys: [APIKey] = [APIKey(name: "ops", secret: OperationsHarness.secret)],
         threads: Int = 1,
+        store: SQLiteRoomStore? = nil,
         extraRoutes: [HTTPRoute] = [],
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) throws {
         var rooms = RoomsConfiguration()
         rooms.patchWindowMilliseconds = 0
         let verifier = try TokenVerifier(keys: [try TokenKey(keyID: "t", secret: Self.tokenSecret)])
-        self.runtime = try GatewayRuntime(configuration: rooms, verifier: verifier, path: "/v1/ws", threads: threads)
+        self.runtime = try GatewayRuntime(
+            configuration: rooms, verifier: verifier, path: "/v1/ws", store: store, threads: threads)
         self.operations = GatewayOperations(runtime: self.runtime, apiKeys: apiKeys)
         var configuration = ServerConfiguration()
         configuration.listen = [SocketAddress(parsing: "127.0.0.1:0")!]

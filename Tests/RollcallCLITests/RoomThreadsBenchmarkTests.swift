@@ -1,3 +1,5 @@
+import Foundation
+import Storage
 import Testing
 
 @testable import RollcallCLI
@@ -12,5 +14,19 @@ import Testing
             #expect(report.deliveries == 60 * 5)
             #expect(report.cpuSeconds.count == threads)
         }
+    }
+
+    @Test("With a store every rooms thread commits its rooms' messages to the one file", arguments: [1, 2])
+    func withAStoreEveryMessageIsCommitted(threads: Int) throws {
+        let path = NSTemporaryDirectory() + "rollcall-bench-\(UUID().uuidString).db"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let report = try RoomThreadsBenchmark.run(
+            threads: threads, rooms: 12, subscribers: 3, messages: 5, storePath: path, batch: 7)
+        #expect(report.store && report.deliveries == 60 * 5)
+        let meetings = try SQLiteWebhookLog(path: path).items(after: 0, limit: 10_000).filter {
+            $0.eventName == "meeting.message"
+        }
+        #expect(meetings.count == 60)
+        #expect(Set(meetings.map(\.room)).count == 12)
     }
 }

@@ -10,6 +10,7 @@ import TokenAuth
 import WebSocketDeflate
 import WebSocketServer
 import WebSocketTestSupport
+import Webhooks
 
 /// The rooms protocol on a live server, as `rollcall serve` runs it: the gateway on its own thread behind the
 /// WebSocket server, on loopback port 0.
@@ -24,7 +25,8 @@ final class LiveRooms: @unchecked Sendable {
         server configureServer: (inout ServerConfiguration) -> Void = { _ in },
         rooms configureRooms: (inout RoomsConfiguration) -> Void = { _ in },
         threads: Int = 1,
-        store: SQLiteRoomStore? = nil
+        store: SQLiteRoomStore? = nil,
+        webhooks: WebhookDispatcher? = nil
     ) throws {
         var configuration = ServerConfiguration()
         configuration.listen = [SocketAddress(parsing: "127.0.0.1:0")!]
@@ -39,7 +41,8 @@ final class LiveRooms: @unchecked Sendable {
         self.signer = TokenSigner(key: key)
         let verifier = try TokenVerifier(keys: [key], maximumTokenLength: TokenVerifier.maximumTokenLengthLimit)
         self.runtime = try GatewayRuntime(
-            configuration: rooms, verifier: verifier, path: "/v1/ws", store: store, threads: threads)
+            configuration: rooms, verifier: verifier, path: "/v1/ws", store: store, webhooks: webhooks,
+            threads: threads)
         self.server = Server(configuration: configuration, routes: [self.runtime.route])
         self.runtime.start()
         do {
@@ -61,9 +64,10 @@ final class LiveRooms: @unchecked Sendable {
         rooms: (inout RoomsConfiguration) -> Void = { _ in },
         threads: Int = 1,
         store: SQLiteRoomStore? = nil,
+        webhooks: WebhookDispatcher? = nil,
         _ body: (LiveRooms) throws -> Result
     ) throws -> Result {
-        let live = try LiveRooms(server: server, rooms: rooms, threads: threads, store: store)
+        let live = try LiveRooms(server: server, rooms: rooms, threads: threads, store: store, webhooks: webhooks)
         defer { live.stop() }
         return try body(live)
     }

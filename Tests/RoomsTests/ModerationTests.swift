@@ -218,7 +218,7 @@ import TokenAuth
         harness.send(bob, ["type": "state", "room": "r", "handRaised": true])
         // The undoing actions need something to undo, done by the same bot.
         let setUp: [ModeratorAction: ModeratorAction] = [
-            .unspotlight: .spotlight, .demote: .promote, .unban: .ban, .askUnmute: .mute,
+            .unspotlight: .spotlight, .demote: .promote, .unban: .ban, .askUnmute: .mute, .unlock: .lock,
         ]
         if let first = setUp[action] {
             // Done by a bot that may (a request to unmute needs someone muted, which takes 'mute').

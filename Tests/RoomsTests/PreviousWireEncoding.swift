@@ -98,6 +98,8 @@ enum PreviousWireEncoding {
             return ("meeting.message", ServerMessages.meeting(message))
         case .sessionEnded:
             return ("session.ended", .object(JSONObject([])))
+        case .lockChanged(let isLocked):
+            return (isLocked ? "room.locked" : "room.unlocked", .object(JSONObject([])))
         case .roleChanged(let uid, let role):
             return ("participant.role_changed", withParticipant(uid, [("role", .string(role.rawValue))]))
         }

@@ -150,6 +150,7 @@ enum EventSamples {
         .metadataChanged(changes: [:]),
         .meetingMessage(MeetingMessage(sessionID: "s", callType: "audio", sender: "u", text: nil, isActive: true)),
         .sessionEnded,
+        .lockChanged(isLocked: true),
     ]
 
     /// Every seed with each value that changes its name (leave reasons, flags on and off, promotions and
@@ -170,6 +171,8 @@ enum EventSamples {
             return [true, false].map { .operatorChanged(uid: uid, isOperator: $0) }
         case .banChanged(let uid, _):
             return [true, false].map { .banChanged(uid: uid, isBanned: $0) }
+        case .lockChanged:
+            return [true, false].map { .lockChanged(isLocked: $0) }
         case .participantJoined, .connectionLost, .participantConnectionClosed, .connectionRestored, .mediaIDChanged,
             .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .audioModeChanged, .cameraFacingChanged,
             .mutedByModerator, .hardMuted, .permissionsChanged, .unmuteRequested, .attributesChanged,

@@ -106,6 +106,18 @@ import TokenAuth
         }
     }
 
+    @Test(arguments: Actor.allCases)
+    func bypassLockAgreesWithAJoinIntoTheCallOfALockedRoom(_ actor: Actor) throws {
+        let (harness, _, rights) = try self.join(actor, as: "observer")
+        try harness.gateway.apiModerate(room: "r", body: ["action": "lock"], actor: "api:test") { _ in }
+        #expect(harness.gateway.roomState("r")?.isLocked == true)
+        let session = try harness.connect("u-actor", rooms: ["r": actor.role], caps: actor.capabilities)
+        let answer = harness.request(session, ["type": "join", "id": 2, "room": "r", "device": "second"])
+        let accepted = answer.first?["type"] == "ack"
+        #expect(accepted == (rights["bypassLock"] == true), "\(actor): \(rights), the answer \(answer)")
+        if !accepted { #expect(answer.errorCodes == ["ERR_ROOM_LOCKED"]) }
+    }
+
     @Test func aModeratorWatchingAsObserverStartsTheRecordingItsRightsPromise() throws {
         let (harness, session, rights) = try self.join(.moderator, as: "observer")
         #expect(rights["record"] == true)

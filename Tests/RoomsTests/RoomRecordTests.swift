@@ -9,7 +9,7 @@ import Testing
 /// byte those of the objects.
 struct RoomRecordTests {
     enum FieldKind: CaseIterable {
-        case callType, startedAt, initiator, recording, speaker, metadata, capacity, participants, meeting
+        case callType, startedAt, initiator, recording, locked, speaker, metadata, capacity, participants, meeting
         case meetingText, meetingActive, meetingSender, nothing
     }
 
@@ -31,6 +31,7 @@ struct RoomRecordTests {
         case .startedAt: room.state.startedAt = generator.maybe { $0.time() }
         case .initiator: room.state.initiator = generator.maybe { $0.text() }
         case .recording: room.state.isRecording.toggle()
+        case .locked: room.state.isLocked.toggle()
         case .speaker: room.speaker = generator.maybe { $0.text() }
         case .metadata:
             if Int.random(in: 0..<4, using: &generator.random) == 0 {

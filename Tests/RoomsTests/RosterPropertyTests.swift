@@ -226,12 +226,17 @@ final class RandomRosterCall {
     private func changeAttributes() {
         let key = self.pick(["pronouns", "team", "title"])
         let value: JSONValue = self.random(3) == 0 ? .null : .string(self.pick(["a", "b", "c"]))
-        self.send(
-            from: self.pickDevice(),
-            [
-                "type": "attributes", "room": "r",
-                "attributes": .object(JSONObject(uniqueKeysWithValues: [(key, value)])),
-            ])
+        let message: JSONValue = [
+            "type": "attributes", "room": "r", "attributes": .object(JSONObject(uniqueKeysWithValues: [(key, value)])),
+        ]
+        self.send(from: self.pickDevice(), message.merging(self.version()))
+    }
+
+    /// Half the time a version check (`ifSeq`) for a write: the room's sequence number or one a little before it,
+    /// so that some writes are stale (`ERR_CONFLICT`, nothing changes) and some go through.
+    func version() -> JSONValue {
+        guard self.random(2) == 0 else { return [:] }
+        return ["ifSeq": .int(max(0, self.harness.sequence("r") - Int64(self.random(3))))]
     }
 
     private func changeState() {
@@ -257,6 +262,7 @@ final class RandomRosterCall {
         let actions = [
             "mute", "mute", "mute_all", "spotlight", "unspotlight", "promote", "demote", "lower_hand",
             "ban", "unban", "unban", "remove", "hard_mute", "ask_unmute", "lower_all_hands", "permissions", "metadata",
+            "lock", "unlock", "unlock",
         ]
         let action = self.pick(actions)
         let target = JSONValue.string(self.pick(Self.users.dropFirst().map(\.uid)))
@@ -274,7 +280,7 @@ final class RandomRosterCall {
         case "metadata":
             let value: JSONValue = self.random(3) == 0 ? .null : .string(self.pick(["Q3", "retro", "all hands"]))
             fields = [("type", "metadata"), ("room", "r"), ("metadata", ["topic": value])]
-        case "mute_all", "lower_all_hands":
+        case "mute_all", "lower_all_hands", "lock", "unlock":
             fields.append(("action", .string(action)))
         default:
             fields += [("action", .string(action)), ("target", target)]
@@ -282,7 +288,9 @@ final class RandomRosterCall {
         if self.random(2) == 0 {
             self.send(from: host, ["type": "media", "room": "r", "recording": .bool(self.random(2) == 0)])
         }
-        self.send(from: host, .object(JSONObject(uniqueKeysWithValues: fields)))
+        let message = JSONValue.object(JSONObject(uniqueKeysWithValues: fields))
+        let versioned = action == "permissions" || action == "metadata"
+        self.send(from: host, versioned ? message.merging(self.version()) : message)
     }
 
     /// Disconnects an observer, or brings it back: with `resume` when it mirrored the roster before.
@@ -481,5 +489,14 @@ final class RandomRosterCall {
         #expect(semantics.hiddenActions > count / 2, "\(semantics)")
         #expect(semantics.watchingHostActions > count / 2, "\(semantics)")
         #expect(semantics.roleRefreshes > count / 4 && semantics.roomsDropped > count / 10, "\(semantics)")
+    }
+}
+
+extension JSONValue {
+    /// An object with the members of `other` added (a message with its optional fields).
+    fileprivate func merging(_ other: JSONValue) -> JSONValue {
+        guard case .object(var object) = self, case .object(let extra) = other else { return self }
+        for (key, value) in extra.entries { object[key] = value }
+        return .object(object)
     }
 }

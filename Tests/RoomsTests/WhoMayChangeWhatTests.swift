@@ -295,6 +295,38 @@ import TokenAuth
         #expect(room.answer(bot, request) == "ERR_FORBIDDEN")
     }
 
+    @Test func joiningALockedRoomsCallIsForWhoIsInModeratorsAdminsAndBotsWithLock() throws {
+        let room = try Room()
+        #expect(room.answer(room.host, ["type": "action", "id": 1, "room": "r", "action": "lock"]) == "ack")
+        func join(_ uid: String, _ role: TokenRole, caps: [String] = [], as kind: String? = nil) throws -> String? {
+            let session = try room.harness.connect(uid, rooms: ["r": role], caps: caps)
+            var fields: [(String, JSONValue)] = [("type", "join"), ("id", 2), ("room", "r")]
+            if let kind { fields.append(("as", .string(kind))) }
+            return room.answer(session, .object(JSONObject(uniqueKeysWithValues: fields)))
+        }
+        #expect(try join("u-bob", .participant) == "ack")  // another device of someone in the call
+        #expect(try join("u-mod", .moderator) == "ack")
+        #expect(try join("u-chief", .admin) == "ack")
+        #expect(try join("b-door", .bot, caps: ["lock"]) == "ack")
+        #expect(try join("u-new", .participant, as: "observer") == "ack")
+        #expect(try join("u-carol", .participant) == "ERR_ROOM_LOCKED")
+        #expect(try join("u-view", .viewer) == "ERR_ROOM_LOCKED")
+        #expect(try join("b-rec", .bot, caps: ["record", "mute"]) == "ERR_ROOM_LOCKED")
+    }
+
+    @Test func aVersionCheckedWriteIsForWhoeverMayMakeItWhileTheVersionHolds() throws {
+        let room = try Room()
+        let seen = room.harness.sequence("r")
+        func metadata(_ topic: String, ifSeq: Int64) -> JSONValue {
+            ["type": "metadata", "id": 1, "room": "r", "metadata": ["topic": .string(topic)], "ifSeq": .int(ifSeq)]
+        }
+        #expect(room.answer(room.ann, metadata("a", ifSeq: seen)) == "ERR_FORBIDDEN")
+        #expect(room.answer(room.watchingHost, metadata("a", ifSeq: seen)) == "ack")
+        #expect(room.answer(room.host, metadata("b", ifSeq: seen)) == "ERR_CONFLICT")
+        #expect(room.harness.gateway.roomState("r")?.metadata == ["topic": "a"])
+        #expect(room.answer(room.host, metadata("b", ifSeq: room.harness.sequence("r"))) == "ack")
+    }
+
     @Test(arguments: ["remove", "ban", "demote"])
     func removingBanningOrDemotingAnAdminIsForAdminsAndTheServerAPI(_ action: String) throws {
         let request: JSONValue = [

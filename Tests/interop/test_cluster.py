@@ -2,80 +2,34 @@
 
 Each test starts Debian's `redis-server` on a free loopback port in a temporary directory (append-only file on, so
 a restart keeps the data) and several gateway processes pointed at it, then drives calls through them with the
-Python package's `Connection` (the `Client` of test_call_end_to_end). Every wait is bounded.
+Python package's `Connection` (the `Client` of test_call_end_to_end). The tests marked `single_and_cluster` run a
+second time against a Redis Cluster of three primaries (redis_servers.py), where each room's keys live in the slot
+of its hash tag and room channels are sharded. Every wait is bounded.
 """
 
 import asyncio
 import json
-import shutil
 import signal
-import socket
-import subprocess
 import time
 import urllib.request
 
 import pytest
+from redis_servers import RedisCluster, RedisSentinels, RedisServer
 from rollcall import ConnectionClosed
-
 from test_call_end_to_end import Client, assert_fields, mint, run, start_server
 
-REDIS_START_TIMEOUT = 10.0
 LEASE_MS = 1000
 GRACE_MS = 1000
 
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class RedisServer:
-    """A `redis-server` on 127.0.0.1 in its own directory, restartable on the same port with the same data."""
-
-    def __init__(self, directory, extra=()):
-        binary = shutil.which("redis-server")
-        assert binary, "redis-server is missing: scripts/install-test-deps.sh installs it"
-        self.binary = binary
-        self.directory = directory
-        self.extra = list(extra)
-        self.port = free_port()
-        self.process = None
-        self.start()
-
-    @property
-    def url(self):
-        return f"redis://127.0.0.1:{self.port}"
-
-    def start(self):
-        self.process = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
-             "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--daemonize", "no",
-             "--logfile", str(self.directory / "redis.log"), *self.extra],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + REDIS_START_TIMEOUT
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as connection:
-                    connection.sendall(b"PING\r\n")
-                    if connection.recv(64).startswith(b"+PONG"):
-                        return
-            except OSError:
-                pass
-            assert self.process.poll() is None, (self.directory / "redis.log").read_text()
-            time.sleep(0.05)
-        raise AssertionError("redis-server did not answer PING in time")
-
-    def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            self.process.wait(timeout=10)
+#: Runs a test against one Redis and against a Redis Cluster of three primaries.
+single_and_cluster = pytest.mark.parametrize("redis", ["single", "cluster"], indirect=True)
 
 
 @pytest.fixture
-def redis(tmp_path):
-    server = RedisServer(tmp_path)
+def redis(request, tmp_path):
+    """One `redis-server`; a Redis Cluster or a primary under Sentinel when the test is parametrised so."""
+    kinds = {"single": RedisServer, "cluster": RedisCluster, "sentinel": RedisSentinels}
+    server = kinds[getattr(request, "param", "single")](tmp_path)
     yield server
     server.stop()
 
@@ -139,6 +93,7 @@ async def settle(client):
     await client.expect_nothing()
 
 
+@single_and_cluster
 def test_events_on_one_node_reach_clients_on_another_with_the_same_sequence_numbers(nodes):
     node_a, node_b = nodes(), nodes()
     room = "cluster-same-seq"
@@ -196,6 +151,7 @@ def test_events_on_one_node_reach_clients_on_another_with_the_same_sequence_numb
     run(scenario())
 
 
+@single_and_cluster
 def test_a_client_moves_to_another_node_and_resumes_with_nothing_missed_or_repeated(nodes):
     node_a, node_b = nodes(), nodes()
     room = "cluster-move"
@@ -380,6 +336,7 @@ def test_unreachable_redis_fails_calls_fast_and_local_reads_keep_working(nodes, 
     run(scenario())
 
 
+@single_and_cluster
 def test_two_nodes_racing_for_the_last_seat_admit_exactly_one(nodes):
     settings = {"rooms.capacity": 2}
     node_a, node_b = nodes(**settings), nodes(**settings)
@@ -445,14 +402,6 @@ def test_a_node_cut_off_longer_than_its_lease_sends_its_participants_back_to_rej
     run(scenario())
 
 
-def redis_command(redis, *arguments):
-    """Sends one command to the test's Redis and returns the raw reply."""
-    payload = f"*{len(arguments)}\r\n" + "".join(f"${len(a.encode())}\r\n{a}\r\n" for a in arguments)
-    with socket.create_connection(("127.0.0.1", redis.port), timeout=5) as connection:
-        connection.sendall(payload.encode())
-        return connection.recv(4096)
-
-
 def test_shared_records_lost_under_a_call_resync_the_subscribers_instead_of_mixing_histories(nodes, redis):
     node_a, node_b = nodes(), nodes()
     room = "cluster-flushed"
@@ -469,7 +418,7 @@ def test_shared_records_lost_under_a_call_resync_the_subscribers_instead_of_mixi
         assert_fields(raised, {"event": "participant.hand_raised", "actor": "alice", "room": room}, "watcher")
 
         # Redis loses everything (no persistence, FLUSHALL): the room's log starts again at 1 under a new epoch.
-        assert redis_command(redis, "FLUSHALL").startswith(b"+OK")
+        assert redis.command("FLUSHALL") == "OK"
         bob = await Client.connect("bob", node_b.url, mint("bob", rooms=[room]))
         ack = await bob.request({"type": "join", "room": room})
         assert_fields(ack, {"type": "ack", "seq": 1}, "bob")
@@ -484,6 +433,7 @@ def test_shared_records_lost_under_a_call_resync_the_subscribers_instead_of_mixi
     run(scenario())
 
 
+@single_and_cluster
 def test_shared_seats_follow_devices_removals_and_the_end_of_a_call(nodes):
     settings = {"rooms.capacity": 2}
     node_a, node_b = nodes(**settings), nodes(**settings)
@@ -544,6 +494,7 @@ def test_shared_seats_follow_devices_removals_and_the_end_of_a_call(nodes):
     run(scenario())
 
 
+@single_and_cluster
 def test_the_server_api_disconnects_a_user_on_every_node(nodes):
     key = "ops:cluster-api-key-0123456789"
     node_a, node_b = nodes(**{"api.keys": key}), nodes(**{"api.keys": key})
@@ -570,6 +521,7 @@ def test_the_server_api_disconnects_a_user_on_every_node(nodes):
     run(scenario())
 
 
+@single_and_cluster
 def test_a_meeting_message_reaches_group_members_connected_to_any_node(nodes):
     node_a, node_b = nodes(), nodes()
     group = "cluster-group"
@@ -591,14 +543,6 @@ def test_a_meeting_message_reaches_group_members_connected_to_any_node(nodes):
     run(scenario())
 
 
-def redis_get(redis, key):
-    """One GET through a raw connection (the test needs no Redis client library)."""
-    with socket.create_connection(("127.0.0.1", redis.port), timeout=5) as connection:
-        connection.sendall(f"GET {key}\r\n".encode())
-        reply = connection.recv(4096).split(b"\r\n")
-    return None if reply[0] == b"$-1" else reply[1].decode()
-
-
 def list_rooms(node, key):
     base = node.url.split("/v1/")[0].replace("ws://", "http://")
     request = urllib.request.Request(base + "/v1/api/rooms?limit=100",
@@ -607,6 +551,7 @@ def list_rooms(node, key):
         return {room["room"]: room["seq"] for room in json.loads(response.read())["rooms"]}
 
 
+@single_and_cluster
 def test_webhooks_go_on_from_the_cursor_in_redis_when_the_delivering_node_dies(nodes, redis):
     from test_webhooks import SECRET, Receiver
 
@@ -644,7 +589,7 @@ def test_webhooks_go_on_from_the_cursor_in_redis_when_the_delivering_node_dies(n
         last = list_rooms(node_a, key)
         assert set(last) == set(rooms) and last == list_rooms(node_b, key), last
         delivered_through(last)
-        holder = redis_get(redis, "rollcall:hook:{backend}:lease")
+        holder = redis.command("GET", "rollcall:hook:{backend}:lease")
         assert holder in ("node-a", "node-b"), holder
         # The delivering node dies; the other takes the endpoint over once its lease lapses.
         victim, survivor = (node_a, node_b) if holder == "node-a" else (node_b, node_a)
@@ -660,6 +605,40 @@ def test_webhooks_go_on_from_the_cursor_in_redis_when_the_delivering_node_dies(n
             for seq in sequences:
                 assert seq <= expected, (room, sequences)
                 expected = max(expected, seq + 1)
-        assert redis_get(redis, "rollcall:hook:{backend}:lease") == ("node-b" if holder == "node-a" else "node-a")
+        assert redis.command("GET", "rollcall:hook:{backend}:lease") == ("node-b" if holder == "node-a" else "node-a")
     finally:
         receiver.stop()
+
+
+@pytest.mark.parametrize("redis", ["cluster"], indirect=True)
+def test_rooms_spread_over_every_primary_of_a_redis_cluster_and_every_node_lists_them_all(nodes, redis):
+    cluster = redis
+    key = "ops:cluster-spread-api-key-01234"
+    settings = {"api.keys": key}
+    node_a, node_b = nodes(**settings), nodes(**settings)
+    rooms = [f"spread-{index}" for index in range(12)]
+
+    async def calls():
+        for index, room in enumerate(rooms):
+            node = (node_a, node_b)[index % 2]
+            client = await Client.connect(f"user-{index}", node.url, mint(f"user-{index}", rooms=[room]))
+            await client.join(room=room)
+            ack = await client.request({"type": "state", "room": room, "audioMuted": True})
+            assert_fields(ack, {"type": "ack", "seq": 2}, client.name)
+            await client.close()
+
+    run(calls())
+    # Each room's keys carry the room as a hash tag, so they sit in that room's slot: on one primary, and the
+    # twelve rooms together on all three.
+    holders = {}
+    for port in cluster.primaries:
+        for stored in cluster.keys_on(port, "*:room:{spread-*"):
+            room = stored.split("{", 1)[1].split("}", 1)[0]
+            holders.setdefault(room, set()).add(port)
+    assert set(holders) == set(rooms), holders
+    assert all(len(ports) == 1 for ports in holders.values()), holders
+    assert set().union(*holders.values()) == set(cluster.primaries), holders
+    # The room listing walks every primary: both nodes list every room with its last seq.
+    listed = list_rooms(node_a, key)
+    assert set(listed) == set(rooms) and all(seq >= 2 for seq in listed.values()), listed
+    assert list_rooms(node_b, key) == listed

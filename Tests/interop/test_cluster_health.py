@@ -18,7 +18,8 @@ import urllib.error
 import urllib.request
 
 from test_call_end_to_end import Client, assert_fields, mint, run, start_server
-from test_cluster import RedisServer, drain_until, redis, redis_command, scrape  # noqa: F401 (redis: the fixture)
+from redis_servers import RedisServer
+from test_cluster import drain_until, redis, scrape  # noqa: F401 (redis: the fixture)
 
 
 def http_get(node, path):
@@ -117,7 +118,7 @@ def test_a_change_is_acknowledged_once_a_replica_has_it_and_refused_but_kept_whe
         tmp_path / "replica", extra=["--appendonly", "no", "--replicaof", "127.0.0.1", str(primary.port)])
     node = None
     try:
-        wait_for(lambda: b"master_link_status:up" in redis_command(replica, "INFO", "replication"),
+        wait_for(lambda: "master_link_status:up" in replica.command("INFO", "replication"),
                  what="the replica's link")
         node = start_node(primary.url, **{
             "cluster.replica_acks": 1, "cluster.replica_ack_timeout_ms": 300, "rooms.reconnect_grace_ms": 15000})
@@ -131,7 +132,7 @@ def test_a_change_is_acknowledged_once_a_replica_has_it_and_refused_but_kept_whe
             assert scrape(node)["rollcall_cluster_replica_ack_failures_total"] == 0
 
             replica.stop()
-            wait_for(lambda: b"connected_slaves:0" in redis_command(primary, "INFO", "replication"),
+            wait_for(lambda: "connected_slaves:0" in primary.command("INFO", "replication"),
                      what="the primary losing its replica")
             raised = await alice.request({"type": "state", "room": room, "handRaised": True})
             assert_fields(raised, {"type": "error", "code": "ERR_UNAVAILABLE"}, "alice")
@@ -155,7 +156,7 @@ def test_a_change_is_acknowledged_once_a_replica_has_it_and_refused_but_kept_whe
             lost, _ = await drain_until(alice, about_bob("session.connection_lost"))
             assert (joined["seq"], lost["seq"]) == (4, 5), (joined, lost)
             replica.start()
-            wait_for(lambda: b"state=online" in redis_command(primary, "INFO", "replication"),
+            wait_for(lambda: "state=online" in primary.command("INFO", "replication"),
                      what="the replica online again")
             # Until the replica has caught up with what it missed, a join may still go unconfirmed.
             deadline = time.monotonic() + 10

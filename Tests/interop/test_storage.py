@@ -1,6 +1,7 @@
 """The embedded store against the real binary: a gateway killed with SIGKILL mid-call comes back with every
-acknowledged meeting message, its bans and promotions, its sequence numbers, and exact resumes; corrupt or
-unwritable store files stop the start with a clear error; history and audit over HTTP.
+acknowledged meeting message, its bans and promotions, its sequence numbers, and exact resumes, with one rooms thread
+and with two (each committing its rooms through its own connection to the file); corrupt or unwritable store files
+stop the start with a clear error; history and audit over HTTP.
 
 Every wait is bounded; the servers listen on 127.0.0.1 only.
 """
@@ -10,6 +11,8 @@ import json
 import os
 import subprocess
 import urllib.request
+
+import pytest
 
 from test_call_end_to_end import BINARY, CONFIG, PROJECT_ROOT, Client, assert_fields, mint, run, start_server
 
@@ -30,6 +33,14 @@ def start_stored(path, **settings):
                          "rooms.reconnect_grace_ms": GRACE_MS, "limits.max_messages_per_second": 0, **settings})
 
 
+def room_thread(room, threads):
+    """The rooms thread that owns a room: FNV-1a of its id, as `RoomThreadPlacement` computes it."""
+    value = 0xCBF29CE484222325
+    for byte in room.encode():
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return value % threads
+
+
 async def drain_until(client, predicate, timeout=5.0, limit=2000):
     seen = []
     for _ in range(limit):
@@ -45,10 +56,13 @@ async def settle(client):
     await client.request({"type": "ping"})
 
 
-def test_sigkill_mid_call_loses_no_acknowledged_change_and_clients_resume_exactly(tmp_path):
+@pytest.mark.parametrize("threads", [1, 2])
+def test_sigkill_mid_call_loses_no_acknowledged_change_and_clients_resume_exactly(tmp_path, threads):
     store = tmp_path / "rollcall.db"
     room = "restart-call"
-    server = start_stored(store)
+    # With two threads the call lives on the second, which commits through a connection of its own.
+    assert room_thread(room, threads) == threads - 1
+    server = start_stored(store, **{"rooms.threads": threads})
     acknowledged = []
 
     async def before_the_kill():
@@ -96,7 +110,7 @@ def test_sigkill_mid_call_loses_no_acknowledged_change_and_clients_resume_exactl
     server.process.wait(timeout=5)
     server.stop()
 
-    server = start_stored(store)
+    server = start_stored(store, **{"rooms.threads": threads})
     try:
         async def after_the_restart():
             bob = await Client.connect("bob", server.url, mint("bob", groups=[room]))

@@ -48,6 +48,10 @@ public struct Participant: Hashable, Sendable {
     public var attributes: [String: String]
     /// What moderators allow the participant beyond its role (hard mute, sharing, meeting messages, hidden).
     public var permissions: ParticipantPermissions
+    /// The sequence numbers of the last change to `attributes` and to `permissions` (the participant's first join
+    /// in the room starts both): the versions a version-checked write (`ifSeq`) is compared with.
+    public var attributesSequence: UInt64
+    public var permissionsSequence: UInt64
     /// Accumulated time with audio unmuted, video on and in the call, in milliseconds, up to `accountedUntil`.
     public var audioMilliseconds: Int64
     public var videoMilliseconds: Int64
@@ -73,6 +77,8 @@ public struct Participant: Hashable, Sendable {
         self.lastSpokeAt = nil
         self.attributes = [:]
         self.permissions = ParticipantPermissions()
+        self.attributesSequence = 0
+        self.permissionsSequence = 0
         self.audioMilliseconds = 0
         self.videoMilliseconds = 0
         self.durationMilliseconds = 0

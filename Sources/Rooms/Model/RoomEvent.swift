@@ -69,6 +69,9 @@ public enum RoomEvent: Hashable, Sendable {
     case attributesChanged(uid: String, changes: [String: String?])
     /// The room's metadata changed: the keys set, and those removed (nil).
     case metadataChanged(changes: [String: String?])
+    /// The room was locked (a new join into the call is refused with `ERR_ROOM_LOCKED`, but for those who may
+    /// lock it) or unlocked.
+    case lockChanged(isLocked: Bool)
     /// A group meeting message (persisted in the history, replayable).
     case meetingMessage(MeetingMessage)
     /// The session was ended for everyone.

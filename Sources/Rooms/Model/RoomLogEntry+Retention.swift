@@ -5,7 +5,7 @@ public enum RetentionClass: Int, Hashable, Sendable, CaseIterable {
     case roster = 0
     /// Group meeting messages.
     case meeting = 1
-    /// Moderator actions: bans, promotions, removals, mutes by others, the end of a session.
+    /// Moderator actions: bans, promotions, removals, mutes by others, locks, the end of a session.
     case moderation = 2
 }
 
@@ -16,7 +16,7 @@ extension RoomLogEntry {
         case .meetingMessage:
             return .meeting
         case .banChanged, .operatorChanged, .mutedByModerator, .sessionEnded, .hardMuted, .permissionsChanged,
-            .unmuteRequested:
+            .unmuteRequested, .lockChanged:
             return .moderation
         case .participantLeft(_, _, let reason):
             return reason == .removed || reason == .banned ? .moderation : .roster

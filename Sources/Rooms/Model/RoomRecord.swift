@@ -11,6 +11,8 @@ struct RoomRecord: Equatable {
     var startedAt: Int64?
     var initiator: String?
     var isRecording: Bool
+    /// Whether the room is locked; the entry carries `locked` only while it is.
+    var isLocked: Bool
     /// The held active speaker.
     var activeSpeaker: String?
     var metadata: [String: String]
@@ -25,6 +27,7 @@ struct RoomRecord: Equatable {
         self.startedAt = state.startedAt
         self.initiator = state.initiator
         self.isRecording = state.isRecording
+        self.isLocked = state.isLocked
         self.activeSpeaker = speaker
         self.metadata = state.metadata
         self.capacity = capacity
@@ -39,6 +42,7 @@ struct RoomRecord: Equatable {
         if let startedAt = self.startedAt { object["startedAt"] = .int(startedAt) }
         if let initiator = self.initiator { object["initiator"] = .string(initiator) }
         object["recording"] = .bool(self.isRecording)
+        if self.isLocked { object["locked"] = .bool(true) }
         if let speaker = self.activeSpeaker { object["activeSpeaker"] = .string(speaker) }
         if !self.metadata.isEmpty { object["metadata"] = ServerMessages.strings(self.metadata) }
         object["capacity"] = .int(Int64(self.capacity))
@@ -62,6 +66,7 @@ struct RoomRecord: Equatable {
         var patch = JSONObject()
         if old.startedAt != nil && self.startedAt == nil { patch["startedAt"] = .null }
         if old.initiator != nil && self.initiator == nil { patch["initiator"] = .null }
+        if old.isLocked && !self.isLocked { patch["locked"] = .null }
         if old.activeSpeaker != nil && self.activeSpeaker == nil { patch["activeSpeaker"] = .null }
         if !old.metadata.isEmpty && self.metadata.isEmpty { patch["metadata"] = .null }
         if old.activeMeeting != nil && self.activeMeeting == nil { patch["activeMeeting"] = .null }
@@ -69,6 +74,7 @@ struct RoomRecord: Equatable {
         if let startedAt = self.startedAt, startedAt != old.startedAt { patch["startedAt"] = .int(startedAt) }
         if let initiator = self.initiator, initiator != old.initiator { patch["initiator"] = .string(initiator) }
         if self.isRecording != old.isRecording { patch["recording"] = .bool(self.isRecording) }
+        if self.isLocked && !old.isLocked { patch["locked"] = .bool(true) }
         if let speaker = self.activeSpeaker, speaker != old.activeSpeaker { patch["activeSpeaker"] = .string(speaker) }
         if !self.metadata.isEmpty && self.metadata != old.metadata {
             let value = ServerMessages.strings(self.metadata)
@@ -138,6 +144,10 @@ struct RoomRecord: Equatable {
         output.append(contentsOf: Keys.capacity)
         JSONWriter.appendInteger(Int64(self.capacity), to: &output)
         if let initiator = self.initiator { Self.string(Keys.initiator, initiator, into: &output) }
+        if self.isLocked {
+            output.append(contentsOf: Keys.locked)
+            output.append(contentsOf: Keys.trueBytes)
+        }
         if !self.metadata.isEmpty {
             output.append(contentsOf: Keys.metadata)
             CanonicalJSON.write(ServerMessages.strings(self.metadata), into: &output)
@@ -169,6 +179,7 @@ struct RoomRecord: Equatable {
         static let callType = encoded("callType")
         static let capacity = encoded("capacity")
         static let initiator = encoded("initiator")
+        static let locked = encoded("locked")
         static let metadata = encoded("metadata")
         static let participantCount = encoded("participantCount")
         static let recording = encoded("recording")

@@ -79,6 +79,10 @@ final class HostedRoom {
     var dirtyUIDs: Set<String> = []
     var everythingDirty = false
     var roomDirty = false
+    /// Whether an event since the last flush changed the version of attributes, metadata or permissions: the flush
+    /// then moves every view to the new sequence number, with an empty patch if need be (a change undone within
+    /// the window), so that a view's `seq` is never older than what it shows (version-checked writes).
+    var versionChanged = false
     /// When the pending changes must be flushed (the end of the coalescing window), if any are pending.
     var flushDue: Int64?
     /// Whether the gateway lists this room among those with a deadline of their own pending.

@@ -21,6 +21,7 @@ extension RoomReplica {
                 ("operators", .array(state.operators.sorted().map { .string($0) })),
                 ("banned", .array(state.banned.sorted().map { .string($0) })),
                 ("metadata", ServerMessages.strings(state.metadata)),
+                ("metadataSeq", .int(Int64(state.metadataSequence))), ("locked", .bool(state.isLocked)),
                 ("activeMeeting", state.activeMeeting.map { RoomEvent.meetingMessage($0).wireValue } ?? .null),
                 ("heldSpeaker", optional(self.heldSpeaker)), ("heldSince", .int(self.heldSince)),
                 ("speakerDue", optional(self.speakerDue)), ("pendingSpeaker", optional(self.pendingSpeaker)),
@@ -40,6 +41,8 @@ extension RoomReplica {
         state.startedAt = value["startedAt"]?.intValue
         state.initiator = value["initiator"]?.stringValue
         state.isRecording = fields.bool("recording")
+        state.isLocked = fields.bool("locked")
+        state.metadataSequence = UInt64(max(0, value["metadataSeq"]?.intValue ?? 0))
         for item in value["participants"]?.arrayValue ?? [] {
             let participant = try Participant(checkpoint: item)
             state.participants[participant.uid] = participant

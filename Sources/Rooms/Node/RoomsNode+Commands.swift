@@ -36,14 +36,33 @@ extension RoomsNode {
         _ command: RoomCommand,
         in room: HostedRoom,
         by actor: RoomActor,
-        answer: CommandAnswer
+        answer: CommandAnswer,
+        attempt: Int = 1
     ) throws(GatewayError) {
         let events = try command.events(in: room.state, by: actor)
         let reason = command.reason
-        self.record(events.map { ProposedEvent($0, actor: actor.uid, reason: reason) }, in: room) { result in
+        // A version-checked write is appended only if no other gateway appended to the room since this one checked
+        // the version; if one did, it is checked again against the room as it is then.
+        let checked = command.ifSeq != nil && self.logTraits.hasOtherWriters
+        let proposed = events.map { ProposedEvent($0, actor: actor.uid, reason: reason) }
+        let sequence = room.state.sequence
+        self.record(proposed, in: room, expectedSequence: checked ? sequence : nil) { result in
             let changed: Bool
             switch result {
             case .success: changed = !events.isEmpty
+            case .failure(.conditionFailed) where checked:
+                guard attempt < Self.maximumVersionCheckAttempts else {
+                    answer(self, room, .failure(GatewayError(.conflict, "the room changes too fast; try again")))
+                    return
+                }
+                self.whenApplied(room, through: sequence + 1) {
+                    do throws(GatewayError) {
+                        try self.perform(command, in: room, by: actor, answer: answer, attempt: attempt + 1)
+                    } catch {
+                        answer(self, room, .failure(error))
+                    }
+                }
+                return
             case .failure(.conditionFailed): changed = false
             case .failure(.refused(let error)):
                 answer(self, room, .failure(error))
@@ -58,6 +77,10 @@ extension RoomsNode {
             answer(self, room, .success(changed))
         }
     }
+
+    /// How many times a version-checked write is tried against a room other gateways keep changing before it is
+    /// refused with `ERR_CONFLICT`.
+    static let maximumVersionCheckAttempts = 4
 
     /// The room a client's command is for, once the connection is what the command needs it to be: in the call,
     /// subscribed, or a member of the room's group (for a meeting message, whose room is created when needed).

@@ -182,7 +182,7 @@ extension RoomsNode {
                 self.statistics.roomsExpired += 1
             }
         } else if room.state.joinedParticipants.isEmpty && room.state.banned.isEmpty && room.state.operators.isEmpty
-            && now - lastActivity > self.configuration.history.maximumAgeMilliseconds
+            && !room.state.isLocked && now - lastActivity > self.configuration.history.maximumAgeMilliseconds
         {
             self.rooms[roomID] = nil
             self.sortedRoomIDs = nil

@@ -42,6 +42,13 @@ extension RoomsNode {
         let uid = claims.subject
         // A banned user neither joins nor watches: the room's events are not theirs to see.
         if room.state.banned.contains(uid) { throw .banned }
+        // A locked room takes no one new into the call but those who may lock it; who is in (another device, a
+        // device coming back) and those who watch are not held back.
+        if kind == .participant, room.state.isLocked, room.state.participants[uid]?.isJoined != true,
+            !RoomActor(claims: claims, role: role).bypassesLock(in: room.state)
+        {
+            throw .roomLocked
+        }
         if session.subscriptions[roomID] == nil, room.subscribers.count >= self.configuration.maximumSubscribersPerRoom
         {
             throw .roomFull

@@ -43,7 +43,9 @@ extension RoomsNode {
     /// One page of the listing: the rooms the log listed and those in memory, after `after`, in id order.
     private func roomListing(after: String?, limit: Int, listed: [SharedRoomSummary]) -> RoomListingPage {
         var summaries: [String: SharedRoomSummary] = [:]
-        for summary in listed { summaries[summary.room] = summary }
+        // One rooms thread of several lists the stored rooms it owns: every thread reads the same page of the store,
+        // so the threads' parts together hold that page once, and its first `limit` rooms are the listing's.
+        for summary in listed where self.owns(summary.room) { summaries[summary.room] = summary }
         var ids = Set(summaries.keys)
         for id in self.rooms.keys where id > (after ?? "") { ids.insert(id) }
         let page = ids.sorted().prefix(limit)

@@ -183,7 +183,8 @@ extension RoomsNode {
         var found: [(room: String, entry: RoomLogEntry, name: String)] = []
         if let store = self.log.roomStore {
             do {
-                found = try store.audit(room: roomID, before: before, limit: limit).map {
+                // One rooms thread of several answers for the rooms it owns (each reads the same page of the store).
+                found = try store.audit(room: roomID, before: before, limit: limit).filter { self.owns($0.room) }.map {
                     ($0.room, $0.entry.entry, $0.entry.eventName)
                 }
             } catch {

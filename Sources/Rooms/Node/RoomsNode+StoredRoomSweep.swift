@@ -20,7 +20,8 @@ extension RoomsNode {
             self.roomLogStoreUnreadable("cannot list the stored rooms to read them back: \(error)")
             return
         }
-        for (roomID, _) in page where self.rooms[roomID] == nil {
+        // With several rooms threads each reads back the stored rooms it owns (every thread lists every room).
+        for (roomID, _) in page where self.rooms[roomID] == nil && self.owns(roomID) {
             guard (try? self.loadStoredRoom(roomID)) != nil, let room = self.rooms[roomID] else { continue }
             if room.lostDevices.isEmpty && room.subscribers.isEmpty {
                 self.rooms[roomID] = nil

@@ -59,6 +59,7 @@ final class RosterPublisher {
         room.roomDirty = true
         if let uid = event.changedParticipant { room.dirtyUIDs.insert(uid) }
         if event.changesEveryParticipant { room.everythingDirty = true }
+        if event.changesVersion { room.versionChanged = true }
         let window = self.configuration.patchWindowMilliseconds
         if window == 0 || (self.configuration.immediateLeaves && event.isUrgent) {
             self.publish(room)
@@ -296,7 +297,7 @@ final class RosterPublisher {
             var patch = JSONObject()
             if let roomPatch = channel.updateRoom(roomEntry) { patch["room"] = .object(roomPatch) }
             if !participantsPatch.isEmpty { patch["participants"] = .object(participantsPatch) }
-            guard !patch.isEmpty else { continue }
+            guard !patch.isEmpty || room.versionChanged else { continue }
             let from = channel.sequence
             let message = ServerMessages.patchMessage(
                 room: state.id, from: from, to: state.sequence, patch: patch, checksum: channel.checksum)
@@ -320,6 +321,7 @@ final class RosterPublisher {
         room.dirtyUIDs = []
         room.everythingDirty = false
         room.roomDirty = false
+        room.versionChanged = false
     }
 
     /// The patch from a view as it was in `past` (the room right after `past.state.sequence`, rebuilt from the log

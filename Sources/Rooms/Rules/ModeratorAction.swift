@@ -15,6 +15,9 @@ enum ModeratorAction: String, Hashable, CaseIterable {
     case lowerAllHands = "lower_all_hands"
     case askUnmute = "ask_unmute"
     case endSession = "end_session"
+    /// Refuses new joins into the call (`ERR_ROOM_LOCKED`) until `unlock`; who is in stays.
+    case lock
+    case unlock
 
     /// The capability a bot token needs in `caps` to perform the action.
     var capability: String {
@@ -25,6 +28,7 @@ enum ModeratorAction: String, Hashable, CaseIterable {
         case .promote, .demote: return "promote"
         case .spotlight, .unspotlight: return "pin"
         case .endSession: return "end"
+        case .lock, .unlock: return "lock"
         }
     }
 
@@ -33,7 +37,7 @@ enum ModeratorAction: String, Hashable, CaseIterable {
         switch self {
         case .mute, .remove, .ban, .unban, .promote, .demote, .spotlight, .unspotlight, .lowerHand, .askUnmute:
             return true
-        case .muteAll, .lowerAllHands, .endSession: return false
+        case .muteAll, .lowerAllHands, .endSession, .lock, .unlock: return false
         }
     }
 
@@ -42,7 +46,7 @@ enum ModeratorAction: String, Hashable, CaseIterable {
     var needsTargetInCall: Bool {
         switch self {
         case .mute, .remove, .spotlight, .unspotlight, .lowerHand, .askUnmute: return true
-        case .ban, .unban, .promote, .demote, .muteAll, .lowerAllHands, .endSession: return false
+        case .ban, .unban, .promote, .demote, .muteAll, .lowerAllHands, .endSession, .lock, .unlock: return false
         }
     }
 
@@ -51,7 +55,7 @@ enum ModeratorAction: String, Hashable, CaseIterable {
         switch self {
         case .remove, .ban, .demote: return true
         case .mute, .muteAll, .unban, .promote, .spotlight, .unspotlight, .lowerHand, .lowerAllHands, .askUnmute,
-            .endSession:
+            .endSession, .lock, .unlock:
             return false
         }
     }
@@ -113,6 +117,9 @@ enum ModeratorAction: String, Hashable, CaseIterable {
                     .participantLeft(uid: target, deviceID: deviceID, reason: self == .ban ? .banned : .removed))
             }
             return events
+        case .lock, .unlock:
+            let value = self == .lock
+            return state.isLocked == value ? [] : [.lockChanged(isLocked: value)]
         case .endSession:
             // Everyone in the call leaves with the reason `session_ended`, then the session ends.
             let joined = state.joinedParticipants

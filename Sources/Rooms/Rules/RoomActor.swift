@@ -62,6 +62,12 @@ struct RoomActor {
         self.isOperator(in: state) || self.isServerAPIOrBot(with: "metadata")
     }
 
+    /// Whether the actor joins the call while the room is locked: whoever may lock it (a moderator or admin by
+    /// token, a participant promoted in the room, a bot with the `lock` capability).
+    func bypassesLock(in state: RoomState) -> Bool {
+        self.mayTake(.lock, in: state)
+    }
+
     /// Whether the actor may set participants' permissions: an operator, a bot with `permissions`, the server API.
     func maySetPermissions(in state: RoomState) -> Bool {
         self.isOperator(in: state) || self.isServerAPIOrBot(with: "permissions")
@@ -90,7 +96,8 @@ struct RoomActor {
                 && self.maySetPermissions(in: state),
             mayUnmute: ownState && own.mayUnmute,
             mayShare: ownState && own.mayShare,
-            mayPublishMeetings: own.mayPublishMeetings)
+            mayPublishMeetings: own.mayPublishMeetings,
+            bypassesLock: self.bypassesLock(in: state))
     }
 
     /// Whether the actor counts as an admin (only an admin may remove, ban or demote an admin).

@@ -15,13 +15,14 @@ enum RoomCommand: Hashable {
     /// A moderator action; a `mute` may be hard (the participant cannot unmute itself), for a time or until lifted.
     case moderate(ModeratorAction, target: String?, reason: String?, hardMute: HardMute? = nil)
     /// A participant's permissions, as a moderator, a bot with the `permissions` capability or the server API sets
-    /// them.
-    case setPermissions(uid: String, change: PermissionChange)
+    /// them. With `ifSeq` (as for the two below) the write is version-checked: refused with `ERR_CONFLICT` when the
+    /// object changed after that sequence number (`RoomCommand.checkVersion`).
+    case setPermissions(uid: String, change: PermissionChange, ifSeq: UInt64? = nil)
     /// A participant's attributes: keys to set, and to remove (nil). `uid` names another participant (bots with the
     /// `attributes` capability, the server API); nil is the actor.
-    case setAttributes(changes: [String: String?], uid: String?)
+    case setAttributes(changes: [String: String?], uid: String?, ifSeq: UInt64? = nil)
     /// The room's metadata: keys to set, and to remove (nil).
-    case setMetadata(changes: [String: String?])
+    case setMetadata(changes: [String: String?], ifSeq: UInt64? = nil)
 
     /// What a connection must be to the room to send the command over the WebSocket.
     enum Presence {
@@ -55,6 +56,14 @@ enum RoomCommand: Hashable {
     var reason: String? {
         if case .moderate(_, _, let reason, _) = self { return reason }
         return nil
+    }
+
+    /// The sequence number a version-checked write names (`ifSeq`); nil for every other command.
+    var ifSeq: UInt64? {
+        switch self {
+        case .setPermissions(_, _, let ifSeq), .setAttributes(_, _, let ifSeq), .setMetadata(_, let ifSeq): return ifSeq
+        default: return nil
+        }
     }
 
     /// Whether the command's events do not depend on the room's state (a meeting message), so that in a cluster it
@@ -135,7 +144,7 @@ enum RoomCommand: Hashable {
             let message = MeetingMessage(
                 sessionID: sessionID, callType: callType, sender: actor.uid, text: text, isActive: isActive)
             return [.meetingMessage(message)]
-        case .setAttributes(let changes, let target):
+        case .setAttributes(let changes, let target, let ifSeq):
             let uid = target ?? actor.uid
             let forOther = actor.isServerAPIOrBot(with: "attributes")
             guard uid == actor.uid || forOther else {
@@ -147,17 +156,19 @@ enum RoomCommand: Hashable {
             if !forOther, let locked = changes.keys.sorted().first(where: { actor.tokenAttributes[$0] != nil }) {
                 throw .forbidden("'\(locked)' comes from your token; only the backend changes it")
             }
+            try Self.checkVersion(ifSeq, of: participant.attributesSequence, what: "'\(uid)''s attributes")
             let effective = changes.filter { participant.attributes[$0.key] != $0.value }
             try AttributeLimits.participant.applying(effective, to: participant.attributes, what: "attributes")
             return effective.isEmpty ? [] : [.attributesChanged(uid: uid, changes: effective)]
-        case .setMetadata(let changes):
+        case .setMetadata(let changes, let ifSeq):
             guard actor.maySetMetadata(in: state) else {
                 throw .forbidden("room metadata is set by moderators, bots with 'metadata' and the server API")
             }
+            try Self.checkVersion(ifSeq, of: state.metadataSequence, what: "the room's metadata")
             let effective = changes.filter { state.metadata[$0.key] != $0.value }
             try AttributeLimits.room.applying(effective, to: state.metadata, what: "metadata")
             return effective.isEmpty ? [] : [.metadataChanged(changes: effective)]
-        case .setPermissions(let uid, let change):
+        case .setPermissions(let uid, let change, let ifSeq):
             guard actor.maySetPermissions(in: state) else {
                 throw .forbidden("permissions are set by moderators, bots with 'permissions' and the server API")
             }
@@ -165,6 +176,7 @@ enum RoomCommand: Hashable {
                 throw .notFound("'\(uid)' is not in the call")
             }
             if participant.role == .admin, !actor.isAdmin { throw .forbidden("only an admin restricts an admin") }
+            try Self.checkVersion(ifSeq, of: participant.permissionsSequence, what: "'\(uid)''s permissions")
             let permissions = change.applied(to: participant.permissions)
             return permissions == participant.permissions
                 ? [] : [.permissionsChanged(uid: uid, permissions: permissions)]
@@ -188,5 +200,19 @@ enum RoomCommand: Hashable {
             }
             return action.events(target: target, in: state, by: actor.uid)
         }
+    }
+
+    /// The check of a version-checked write, after the actor's rights: the object (a participant's attributes or
+    /// permissions, the room's metadata) must not have changed after `ifSeq`, a sequence number the writer saw
+    /// (the `seq` of the snapshot, patch or event it read the object in, or of the ack of its own last write).
+    ///
+    /// - Parameters:
+    ///   - ifSeq: the writer's sequence number; nil writes unchecked.
+    ///   - version: the sequence number of the object's last change.
+    ///   - what: the object, for the error's words.
+    /// - Throws: `ERR_CONFLICT` when the object changed after `ifSeq`.
+    static func checkVersion(_ ifSeq: UInt64?, of version: UInt64, what: String) throws(GatewayError) {
+        guard let ifSeq, version > ifSeq else { return }
+        throw .conflict(what, changedAt: version, ifSeq: ifSeq)
     }
 }

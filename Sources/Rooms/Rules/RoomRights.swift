@@ -20,4 +20,6 @@ struct RoomRights {
     var mayShare: Bool
     /// Whether the user may send the room's group meeting messages, unless a moderator took it away.
     var mayPublishMeetings: Bool
+    /// Whether the user joins the call while the room is locked (`RoomActor.bypassesLock`).
+    var bypassesLock: Bool
 }

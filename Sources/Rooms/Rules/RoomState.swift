@@ -22,6 +22,12 @@ public struct RoomState: Hashable, Sendable {
     public var banned: Set<String>
     /// What moderators, bots and backends attached to the room (bounded by `AttributeLimits.room`).
     public var metadata: [String: String]
+    /// The sequence number of the last change to `metadata` (0 before any): the version a version-checked write
+    /// of the metadata (`ifSeq`) is compared with.
+    public var metadataSequence: UInt64
+    /// Whether the room is locked: a new join into the call is refused (`ERR_ROOM_LOCKED`) but for those who may
+    /// lock it. It stays until unlocked, across the end of a session.
+    public var isLocked: Bool
     /// The current meeting announced to the group, if one is active.
     public var activeMeeting: MeetingMessage?
     /// The sequence number of the last applied event.
@@ -35,6 +41,8 @@ public struct RoomState: Hashable, Sendable {
         self.isRecording = false
         self.speakers = []
         self.metadata = [:]
+        self.metadataSequence = 0
+        self.isLocked = false
         self.participants = [:]
         self.joinOrder = []
         self.operators = []
@@ -117,8 +125,16 @@ public struct RoomState: Hashable, Sendable {
             participant.name = name
             participant.avatar = avatar
             // What the token vouches for replaces what was there under the same keys.
+            let attributesBefore = participant.attributes
             participant.attributes.merge(attributes) { _, vouched in vouched }
+            let permissionsBefore = participant.permissions
             if hidden { participant.permissions.hidden = true }
+            // A participant new to the room starts both versions; a join that changes either moves it.
+            let isNew = self.participants[uid] == nil
+            if isNew || participant.attributes != attributesBefore { participant.attributesSequence = entry.sequence }
+            if isNew || participant.permissions != permissionsBefore {
+                participant.permissionsSequence = entry.sequence
+            }
             participant.role = role
             participant.devices.removeAll { $0.deviceID == deviceID }
             participant.devices.append(ParticipantDevice(deviceID: deviceID, joinedAt: now))
@@ -198,6 +214,7 @@ public struct RoomState: Hashable, Sendable {
         case .attributesChanged(let uid, let changes):
             guard var participant = self.participants[uid] else { return }
             for (key, value) in changes { participant.attributes[key] = value }
+            participant.attributesSequence = entry.sequence
             self.participants[uid] = participant
         case .hardMuted(let uid, let duration):
             guard var participant = self.participants[uid] else { return }
@@ -206,14 +223,21 @@ public struct RoomState: Hashable, Sendable {
             participant.mutedByModerator = true
             participant.permissions.mayUnmute = false
             participant.permissions.restrictedUntil = duration.map { now + $0 }
+            participant.permissionsSequence = entry.sequence
             self.participants[uid] = participant
         case .permissionsChanged(let uid, let permissions):
-            self.participants[uid]?.permissions = permissions
+            guard var participant = self.participants[uid] else { return }
+            participant.permissions = permissions
+            participant.permissionsSequence = entry.sequence
+            self.participants[uid] = participant
         case .unmuteRequested:
             // A request to the participant; its answer is its own unmute.
             break
         case .metadataChanged(let changes):
             for (key, value) in changes { self.metadata[key] = value }
+            self.metadataSequence = entry.sequence
+        case .lockChanged(let isLocked):
+            self.isLocked = isLocked
         case .meetingMessage(let message):
             if message.isActive {
                 self.activeMeeting = message

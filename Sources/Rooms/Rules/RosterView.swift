@@ -88,6 +88,8 @@ struct RosterView: Equatable {
         if let startedAt = state.startedAt { object["startedAt"] = .int(startedAt) }
         if let initiator = state.initiator { object["initiator"] = .string(initiator) }
         object["recording"] = .bool(state.isRecording)
+        // Only while locked: an unlocked room's entry is as it always was.
+        if state.isLocked { object["locked"] = .bool(true) }
         if let speaker { object["activeSpeaker"] = .string(speaker) }
         if !state.metadata.isEmpty { object["metadata"] = ServerMessages.strings(state.metadata) }
         object["capacity"] = .int(Int64(capacity))

@@ -105,10 +105,12 @@ struct ClientMessageDecoder {
             let room = try fields.requiredID("room")
             let changes = try fields.requiredChanges("attributes", limits: .participant)
             let uid = try fields.optionalID("uid")
-            message = .command(room: room, .setAttributes(changes: changes, uid: uid))
+            let ifSeq = try fields.optionalSequence("ifSeq")
+            message = .command(room: room, .setAttributes(changes: changes, uid: uid, ifSeq: ifSeq))
         case .metadata:
             let room = try fields.requiredID("room")
-            message = .command(room: room, .setMetadata(changes: try fields.requiredChanges("metadata", limits: .room)))
+            let changes = try fields.requiredChanges("metadata", limits: .room)
+            message = .command(room: room, .setMetadata(changes: changes, ifSeq: try fields.optionalSequence("ifSeq")))
         case .meeting:
             let group = try fields.requiredID("group")
             let session = try fields.requiredID("sessionId")
@@ -140,7 +142,9 @@ struct ClientMessageDecoder {
         case .permissions:
             let room = try fields.requiredID("room")
             let uid = try fields.requiredID("uid")
-            message = .command(room: room, .setPermissions(uid: uid, change: try fields.requiredPermissionChange()))
+            let change = try fields.requiredPermissionChange()
+            let ifSeq = try fields.optionalSequence("ifSeq")
+            message = .command(room: room, .setPermissions(uid: uid, change: change, ifSeq: ifSeq))
         case .query:
             let what = try fields.requiredString("query")
             switch what {

@@ -23,6 +23,11 @@ public struct GatewayError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The call has no seat left for the user's role.
     public static let callFull = GatewayError(.callFull)
     static let banned = GatewayError(.banned)
+    static let roomLocked = GatewayError(.roomLocked)
+    /// A version-checked write (`ifSeq`) whose object changed after that version, at `sequence`.
+    static func conflict(_ what: String, changedAt sequence: UInt64, ifSeq: UInt64) -> GatewayError {
+        GatewayError(.conflict, "\(what) changed at seq \(sequence), after ifSeq \(ifSeq); read them again")
+    }
     static let notInRoom = GatewayError(.notInRoom)
     static func notFound(_ message: String) -> GatewayError { GatewayError(.notFound, message) }
     static let roomFull = GatewayError(.roomFull)

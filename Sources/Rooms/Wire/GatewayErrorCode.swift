@@ -12,9 +12,11 @@ public enum GatewayErrorCode: String, Hashable, Sendable, CaseIterable {
     case notGroupMember = "ERR_NOT_GROUP_MEMBER"
     case callFull = "ERR_CALL_FULL"
     case banned = "ERR_BANNED"
+    case roomLocked = "ERR_ROOM_LOCKED"
     case forbidden = "ERR_FORBIDDEN"
     case notInRoom = "ERR_NOT_IN_ROOM"
     case notFound = "ERR_NOT_FOUND"
+    case conflict = "ERR_CONFLICT"
     case methodNotAllowed = "ERR_METHOD_NOT_ALLOWED"
     case tooManyRooms = "ERR_TOO_MANY_ROOMS"
     case roomFull = "ERR_ROOM_FULL"
@@ -32,9 +34,9 @@ public enum GatewayErrorCode: String, Hashable, Sendable, CaseIterable {
         public let message: String
     }
 
-    /// The table: 400 malformed, 401 not authenticated, 403 not allowed, 404 not there, 405 wrong method, 409 the
-    /// request does not fit the connection's state, 413 past a size limit, 429 past a count limit (the call's seats,
-    /// the room's subscribers, the user's connections), 503 try again.
+    /// The table: 400 malformed, 401 not authenticated, 403 not allowed (a lock too), 404 not there, 405 wrong
+    /// method, 409 the request does not fit the connection's state or names a stale version, 413 past a size limit,
+    /// 429 past a count limit (the call's seats, the room's subscribers, the user's connections), 503 try again.
     public var definition: Definition {
         switch self {
         case .badRequest: Definition(httpStatus: 400, message: "the request is malformed")
@@ -43,9 +45,13 @@ public enum GatewayErrorCode: String, Hashable, Sendable, CaseIterable {
         case .notGroupMember: Definition(httpStatus: 403, message: "your token does not include this room's group")
         case .callFull: Definition(httpStatus: 429, message: "the call is full")
         case .banned: Definition(httpStatus: 403, message: "you are banned from this room")
+        case .roomLocked: Definition(httpStatus: 403, message: "the room is locked: a moderator must unlock it first")
         case .forbidden: Definition(httpStatus: 403, message: "you may not do this")
         case .notInRoom: Definition(httpStatus: 409, message: "join or subscribe to the room first")
         case .notFound: Definition(httpStatus: 404, message: "not found")
+        case .conflict:
+            Definition(
+                httpStatus: 409, message: "it changed after the version you named (ifSeq); read it and try again")
         case .methodNotAllowed: Definition(httpStatus: 405, message: "this resource does not take that method")
         case .tooManyRooms: Definition(httpStatus: 429, message: "this connection is in too many rooms")
         case .roomFull: Definition(httpStatus: 429, message: "the room has as many subscribers as it can take")

@@ -88,6 +88,8 @@ extension Participant {
             sink.member("videoMs", .int(self.videoMilliseconds))
             sink.member("durationMs", .int(self.durationMilliseconds))
             sink.member("accountedUntil", .int(self.accountedUntil))
+            sink.member("attributesSeq", .int(Int64(self.attributesSequence)))
+            sink.member("permissionsSeq", .int(Int64(self.permissionsSequence)))
         }
     }
 
@@ -126,6 +128,9 @@ extension Participant {
         self.videoMilliseconds = try fields.int("videoMs")
         self.durationMilliseconds = try fields.int("durationMs")
         self.accountedUntil = try fields.int("accountedUntil")
+        // Checkpoints written before versions were kept have none: 0, which no version-checked write is older than.
+        self.attributesSequence = UInt64(max(0, value["attributesSeq"]?.intValue ?? 0))
+        self.permissionsSequence = UInt64(max(0, value["permissionsSeq"]?.intValue ?? 0))
     }
 }
 

@@ -111,6 +111,8 @@ extension RoomEvent {
                 ])
         case .sessionEnded:
             return object("session_ended", [])
+        case .lockChanged(let isLocked):
+            return object("lock", [("value", .bool(isLocked))])
         }
     }
 
@@ -196,6 +198,7 @@ extension RoomEvent {
                     text: optional("text"), isActive: try bool("active")
                 ))
         case "session_ended": self = .sessionEnded
+        case "lock": self = .lockChanged(isLocked: try bool("value"))
         default: throw RoomLogWireError("unknown event type '\(type)'")
         }
     }

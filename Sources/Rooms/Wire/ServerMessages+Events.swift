@@ -57,6 +57,7 @@ extension ServerMessages {
         case .unmuteRequested: return "moderation.unmute_requested"
         case .meetingMessage: return "meeting.message"
         case .sessionEnded: return "session.ended"
+        case .lockChanged(let isLocked): return isLocked ? "room.locked" : "room.unlocked"
         }
     }
 
@@ -98,7 +99,7 @@ extension ServerMessages {
             writer.member("uid", optionalString: uid)
         case .speakerStopped(let uid), .banChanged(let uid, _), .unmuteRequested(let uid):
             writer.member(EventKeys.uid, string: uid)
-        case .recordingChanged, .sessionEnded:
+        case .recordingChanged, .sessionEnded, .lockChanged:
             break
         case .audioModeChanged(let uid, let mode):
             writer.member(EventKeys.uid, string: uid)

@@ -46,6 +46,7 @@ enum ServerMessages {
                 ("startedAt", state.startedAt.map { .int($0) } ?? .null),
                 ("initiator", state.initiator.map { .string($0) } ?? .null),
                 ("recording", .bool(state.isRecording)),
+                ("locked", .bool(state.isLocked)),
                 ("activeSpeaker", state.shownSpeakerCandidate.map { .string($0) } ?? .null),
                 ("capacity", .int(Int64(capacity))),
                 ("operators", .array(state.listedOperators.map { .string($0) })),
@@ -149,6 +150,7 @@ enum ServerMessages {
                 ("unmute", .bool(rights.mayUnmute)),
                 ("share", .bool(rights.mayShare)),
                 ("meetings", .bool(rights.mayPublishMeetings)),
+                ("bypassLock", .bool(rights.bypassesLock)),
             ]))
     }
 

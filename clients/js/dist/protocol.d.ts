@@ -22,7 +22,7 @@ export declare type EventMode = "all" | "notable" | "none";
 /** A participant's role in a room. */
 export declare type Role = "admin" | "moderator" | "participant" | "viewer" | "bot";
 /** The moderator actions (docs/PROTOCOL.md, "action"). */
-export declare type ModeratorAction = "mute" | "mute_all" | "lower_hand" | "lower_all_hands" | "ask_unmute" | "spotlight" | "unspotlight" | "promote" | "demote" | "remove" | "ban" | "unban" | "end_session";
+export declare type ModeratorAction = "mute" | "mute_all" | "lower_hand" | "lower_all_hands" | "ask_unmute" | "spotlight" | "unspotlight" | "promote" | "demote" | "remove" | "ban" | "unban" | "end_session" | "lock" | "unlock";
 /** The queries the gateway answers (docs/PROTOCOL.md, "query"). */
 export declare type QueryName = "rooms" | "active_meeting" | "members" | "operators" | "muted" | "banned" | "history";
 /**
@@ -91,6 +91,8 @@ export interface RoomState {
     readonly initiator?: string;
     /** Whether the call is recorded. */
     readonly recording?: boolean;
+    /** Present (true) while the room is locked: new joins into the call are refused with `ERR_ROOM_LOCKED`. */
+    readonly locked?: boolean;
     /** The active speaker as shown, by the room's speaker rule (so it does not flicker). */
     readonly activeSpeaker?: string;
     /** The room's seats. */
@@ -189,4 +191,6 @@ export interface RoomRights {
     readonly share: boolean;
     /** Whether the user may send group meeting messages. */
     readonly meetings: boolean;
+    /** Whether the user joins the call while the room is locked (moderators, admins, bots with `lock`). */
+    readonly bypassLock?: boolean;
 }

@@ -126,16 +126,30 @@ export class RoomSubscription {
     /**
      * Sets or removes this participant's attributes (null removes a key); keys its token set are the backend's.
      * @param changes the keys to set, and null for those to remove.
+     * @param ifSeq a version check: rejects with `ERR_CONFLICT`, changing nothing, if they changed after this
+     *     sequence number (the roster's `seq` they were read at, or an earlier acknowledgement's).
      */
-    setAttributes(changes) {
-        return this.acknowledged("attributes", { attributes: { ...changes } });
+    setAttributes(changes, ifSeq) {
+        return this.acknowledged("attributes", { attributes: { ...changes }, ...version(ifSeq) });
     }
     /**
      * Sets or removes the room's metadata (moderators, bots with the `metadata` capability).
      * @param changes the keys to set, and null for those to remove.
+     * @param ifSeq a version check, as for `setAttributes`.
      */
-    setMetadata(changes) {
-        return this.acknowledged("metadata", { metadata: { ...changes } });
+    setMetadata(changes, ifSeq) {
+        return this.acknowledged("metadata", { metadata: { ...changes }, ...version(ifSeq) });
+    }
+    /**
+     * Locks the room (moderators, bots with `lock`): new joins into the call are refused with `ERR_ROOM_LOCKED`
+     * but for those whose rights say `bypassLock`; who is in stays.
+     */
+    lock(reason) {
+        return this.moderate("lock", undefined, reason);
+    }
+    /** Unlocks the room (moderators, bots with `lock`). */
+    unlock(reason) {
+        return this.moderate("unlock", undefined, reason);
     }
     /**
      * Hard-mutes a participant (moderators, bots with `mute`): muted, and unable to unmute itself for `durationMs`,
@@ -153,9 +167,10 @@ export class RoomSubscription {
      * Changes a participant's permissions (moderators, bots with `permissions`): those given, the others as they are.
      * @param uid the participant.
      * @param permissions `unmute`, `share`, `meetings`, `hidden`.
+     * @param ifSeq a version check, as for `setAttributes`.
      */
-    setPermissions(uid, permissions) {
-        return this.acknowledged("permissions", { uid, permissions: { ...permissions } });
+    setPermissions(uid, permissions, ifSeq) {
+        return this.acknowledged("permissions", { uid, permissions: { ...permissions }, ...version(ifSeq) });
     }
     /**
      * Performs a moderator action. Refusals reject with `ERR_FORBIDDEN` (not allowed) or `ERR_NOT_FOUND` (the
@@ -274,4 +289,8 @@ export class RoomSubscription {
         this.emitter.emit("ended", error);
         this.emitter.clear();
     }
+}
+/** The `ifSeq` member of a version-checked write, none without one. */
+function version(ifSeq) {
+    return ifSeq === undefined ? {} : { ifSeq };
 }

@@ -79,6 +79,8 @@ export const EVENT_NAMES = [
     "moderation.permissions_changed",
     "moderation.unmute_requested",
     "room.metadata_changed",
+    "room.locked",
+    "room.unlocked",
     "meeting.message",
 ] as const;
 
@@ -93,9 +95,11 @@ export const SERVER_ERROR_CODES = [
     "ERR_NOT_GROUP_MEMBER",
     "ERR_CALL_FULL",
     "ERR_BANNED",
+    "ERR_ROOM_LOCKED",
     "ERR_FORBIDDEN",
     "ERR_NOT_IN_ROOM",
     "ERR_NOT_FOUND",
+    "ERR_CONFLICT",
     "ERR_METHOD_NOT_ALLOWED",
     "ERR_TOO_MANY_ROOMS",
     "ERR_ROOM_FULL",

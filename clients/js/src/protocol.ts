@@ -41,7 +41,9 @@ export type ModeratorAction =
     | "remove"
     | "ban"
     | "unban"
-    | "end_session";
+    | "end_session"
+    | "lock"
+    | "unlock";
 
 /** The queries the gateway answers (docs/PROTOCOL.md, "query"). */
 export type QueryName = "rooms" | "active_meeting" | "members" | "operators" | "muted" | "banned" | "history";
@@ -111,6 +113,8 @@ export interface RoomState {
     readonly initiator?: string;
     /** Whether the call is recorded. */
     readonly recording?: boolean;
+    /** Present (true) while the room is locked: new joins into the call are refused with `ERR_ROOM_LOCKED`. */
+    readonly locked?: boolean;
     /** The active speaker as shown, by the room's speaker rule (so it does not flicker). */
     readonly activeSpeaker?: string;
     /** The room's seats. */
@@ -251,4 +255,6 @@ export interface RoomRights {
     readonly share: boolean;
     /** Whether the user may send group meeting messages. */
     readonly meetings: boolean;
+    /** Whether the user joins the call while the room is locked (moderators, admins, bots with `lock`). */
+    readonly bypassLock?: boolean;
 }

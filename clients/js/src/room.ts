@@ -1,4 +1,4 @@
-import type { ClientMessageType, ParticipantStateFlag, UNSUBSCRIBE_REASONS } from "./constants.js";
+import type { ClientMessageType } from "./constants.js";
 import { Emitter } from "./emitter.js";
 import { RollcallError } from "./errors.js";
 import type { JsonObject } from "./json.js";
@@ -8,78 +8,30 @@ import type {
     EventMode,
     ModeratorAction,
     QueryName,
-    RoomEvent,
     RoomRights,
     RosterView,
     ServerMessage,
 } from "./protocol.js";
-import type { RequestOptions } from "./requests.js";
 import { RoomMirror } from "./room-mirror.js";
 import type { FollowUp, MirrorChange } from "./room-mirror.js";
 import type { RosterStore } from "./roster-store.js";
+import type {
+    JoinOptions,
+    ParticipantStateUpdate,
+    RoomChannel,
+    RoomSubscriptionEvents,
+    UnsubscribeReason,
+} from "./room-types.js";
 
 export type { FollowUp } from "./room-mirror.js";
 
-/** How a room subscription reaches the gateway: the client behind it. */
-export interface RoomChannel {
-    /** Sends a request and resolves with its answer. */
-    request(type: ClientMessageType, fields: JsonObject, options?: RequestOptions): Promise<ServerMessage>;
-    /** Sends a message that gets no answer. */
-    send(type: ClientMessageType, fields: JsonObject): void;
-    /** The authenticated user's uid, once welcomed. */
-    readonly uid: string | undefined;
-    /** The subscription ended: forget it. */
-    forget(subscription: RoomSubscription): void;
-}
-
-/** How to join a room. */
-export interface JoinOptions {
-    /** Join the call (`participant`, default) or watch it without joining (`observer`). */
-    as?: "participant" | "observer";
-    /** The roster view to mirror; default the whole roster. */
-    view?: RosterView;
-    /** The events to receive besides patches; default `all`. */
-    events?: EventMode;
-    /** `audio` or `video`, taken from the join that starts the call. */
-    callType?: "audio" | "video";
-}
-
-/** What a room subscription tells its listeners. */
-export interface RoomSubscriptionEvents {
-    /** A room event arrived (each sequence number once, replays after a resume included). */
-    event: RoomEvent;
-    /** A snapshot replaced the roster: `resync` after the gateway skipped patches, `recovered: false` after a resume
-     * that could not replay. */
-    snapshot: { readonly resync: boolean; readonly recovered: boolean | undefined };
-    /** A resume after a reconnect finished: `recovered` tells whether everything missed was replayed. */
-    resumed: { readonly recovered: boolean };
-    /** The roster could not be trusted (a missed patch, a checksum mismatch); the client rejoins. */
-    drift: { readonly detail: string; readonly resume: boolean };
-    /** The connection dropped; the client reconnects and resumes. */
-    connectionLost: undefined;
-    /** The gateway took the subscription out of the room (`replaced`: the same user and device joined from another
-     * connection, "you joined from another window"; `access_revoked`: a refreshed token no longer names the room).
-     * `ended` follows; the client does not join again on its own. */
-    unsubscribed: { readonly reason: UnsubscribeReason };
-    /** The subscription ended: `leave()`, a refused rejoin, the gateway taking it out (`unsubscribed`), or the client
-     * closed (with why, when it failed). */
-    ended: RollcallError | undefined;
-}
-
-/** Why the gateway took a subscription out of its room (docs/PROTOCOL.md, "unsubscribed"; `UNSUBSCRIBE_REASONS`); a
- * reason this client does not know is passed through. */
-export type UnsubscribeReason = (typeof UNSUBSCRIBE_REASONS)[number] | (string & {});
-
-/**
- * The fields of a participant's own state (docs/PROTOCOL.md, "state"): the flags a participant sets
- * (`ParticipantStateFlag`: `audioMuted`, `videoPaused`, `presenting`, `handRaised`), its media id and camera.
- */
-export interface ParticipantStateUpdate extends Partial<Record<ParticipantStateFlag, boolean>> {
-    /** The media id the calls SDK gave the participant. */
-    mid?: string;
-    /** `front` or `back`. */
-    cameraFacing?: "front" | "back";
-}
+export type {
+    JoinOptions,
+    ParticipantStateUpdate,
+    RoomChannel,
+    RoomSubscriptionEvents,
+    UnsubscribeReason,
+} from "./room-types.js";
 
 /**
  * A room the client joined or watches: a live roster (`roster`, a `RosterStore`), its events, and the requests
@@ -243,17 +195,33 @@ export class RoomSubscription {
     /**
      * Sets or removes this participant's attributes (null removes a key); keys its token set are the backend's.
      * @param changes the keys to set, and null for those to remove.
+     * @param ifSeq a version check: rejects with `ERR_CONFLICT`, changing nothing, if they changed after this
+     *     sequence number (the roster's `seq` they were read at, or an earlier acknowledgement's).
      */
-    setAttributes(changes: { readonly [key: string]: string | null }): Promise<Acknowledgement> {
-        return this.acknowledged("attributes", { attributes: { ...changes } });
+    setAttributes(changes: { readonly [key: string]: string | null }, ifSeq?: number): Promise<Acknowledgement> {
+        return this.acknowledged("attributes", { attributes: { ...changes }, ...version(ifSeq) });
     }
 
     /**
      * Sets or removes the room's metadata (moderators, bots with the `metadata` capability).
      * @param changes the keys to set, and null for those to remove.
+     * @param ifSeq a version check, as for `setAttributes`.
      */
-    setMetadata(changes: { readonly [key: string]: string | null }): Promise<Acknowledgement> {
-        return this.acknowledged("metadata", { metadata: { ...changes } });
+    setMetadata(changes: { readonly [key: string]: string | null }, ifSeq?: number): Promise<Acknowledgement> {
+        return this.acknowledged("metadata", { metadata: { ...changes }, ...version(ifSeq) });
+    }
+
+    /**
+     * Locks the room (moderators, bots with `lock`): new joins into the call are refused with `ERR_ROOM_LOCKED`
+     * but for those whose rights say `bypassLock`; who is in stays.
+     */
+    lock(reason?: string): Promise<Acknowledgement> {
+        return this.moderate("lock", undefined, reason);
+    }
+
+    /** Unlocks the room (moderators, bots with `lock`). */
+    unlock(reason?: string): Promise<Acknowledgement> {
+        return this.moderate("unlock", undefined, reason);
     }
 
     /**
@@ -272,12 +240,14 @@ export class RoomSubscription {
      * Changes a participant's permissions (moderators, bots with `permissions`): those given, the others as they are.
      * @param uid the participant.
      * @param permissions `unmute`, `share`, `meetings`, `hidden`.
+     * @param ifSeq a version check, as for `setAttributes`.
      */
     setPermissions(
         uid: string,
         permissions: { unmute?: boolean; share?: boolean; meetings?: boolean; hidden?: boolean },
+        ifSeq?: number,
     ): Promise<Acknowledgement> {
-        return this.acknowledged("permissions", { uid, permissions: { ...permissions } });
+        return this.acknowledged("permissions", { uid, permissions: { ...permissions }, ...version(ifSeq) });
     }
 
     /**
@@ -406,4 +376,9 @@ export class RoomSubscription {
         this.emitter.emit("ended", error);
         this.emitter.clear();
     }
+}
+
+/** The `ifSeq` member of a version-checked write, none without one. */
+function version(ifSeq: number | undefined): JsonObject {
+    return ifSeq === undefined ? {} : { ifSeq };
 }

@@ -41,6 +41,8 @@ extension WebClientFiles {
         ("rollcall.min.js.map", PackageResources.rollcall_min_js_map),
         ("room-mirror.d.ts", PackageResources.room_mirror_d_ts),
         ("room-mirror.js", PackageResources.room_mirror_js),
+        ("room-types.d.ts", PackageResources.room_types_d_ts),
+        ("room-types.js", PackageResources.room_types_js),
         ("room.d.ts", PackageResources.room_d_ts),
         ("room.js", PackageResources.room_js),
         ("roster-store.d.ts", PackageResources.roster_store_d_ts),

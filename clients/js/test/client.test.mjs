@@ -78,6 +78,41 @@ test("requests carry ids and end with typed errors", async () => {
     await rollcall.close();
 });
 
+test("lock, unlock and version-checked writes send their fields; a stale version rejects with ERR_CONFLICT", async () => {
+    const gateway = new FakeGateway();
+    const rollcall = client(gateway);
+    const connecting = rollcall.connect();
+    await gateway.welcome();
+    await connecting;
+    const { subscription } = await joinRoom(gateway, rollcall);
+    const locking = subscription.lock("starting");
+    const lock = await gateway.received("action");
+    assert.deepEqual({ action: lock.action, reason: lock.reason, target: lock.target }, { action: "lock", reason: "starting", target: undefined });
+    gateway.last.serverSend({ type: "ack", id: lock.id, room: "standup", seq: 4, changed: true });
+    assert.equal((await locking).changed, true);
+    const unlocking = subscription.unlock();
+    const unlock = await gateway.received("action");
+    assert.equal(unlock.action, "unlock");
+    gateway.last.serverSend({ type: "ack", id: unlock.id, room: "standup", seq: 5, changed: true });
+    await unlocking;
+    const writing = subscription.setMetadata({ topic: "Q4" }, 3);
+    const write = await gateway.received("metadata");
+    assert.deepEqual({ metadata: write.metadata, ifSeq: write.ifSeq }, { metadata: { topic: "Q4" }, ifSeq: 3 });
+    gateway.last.serverSend({ type: "error", id: write.id, code: "ERR_CONFLICT", message: "the room's metadata changed at seq 5" });
+    await assert.rejects(writing, (error) => error.serverCode === "ERR_CONFLICT");
+    const permitting = subscription.setPermissions("bob", { share: false });
+    const permissions = await gateway.received("permissions");
+    assert.equal("ifSeq" in permissions, false, "without a version the write is not checked");
+    gateway.last.serverSend({ type: "ack", id: permissions.id, room: "standup", seq: 6, changed: true });
+    await permitting;
+    const attributing = subscription.setAttributes({ team: "core" }, 6);
+    const attributes = await gateway.received("attributes");
+    assert.equal(attributes.ifSeq, 6);
+    gateway.last.serverSend({ type: "ack", id: attributes.id, room: "standup", seq: 7, changed: true });
+    await attributing;
+    await rollcall.close();
+});
+
 test("a dropped connection reconnects with a fresh token and resumes every room from where it was", async () => {
     const gateway = new FakeGateway();
     let tokens = 0;

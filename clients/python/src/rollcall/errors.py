@@ -76,6 +76,13 @@ class BannedError(ServerError):
     HTTP_STATUS = 403
 
 
+class RoomLockedError(ServerError):
+    """`ERR_ROOM_LOCKED`: the room is locked; only moderators, admins and bots with `lock` join the call."""
+
+    CODE = "ERR_ROOM_LOCKED"
+    HTTP_STATUS = 403
+
+
 class ForbiddenError(ServerError):
     """`ERR_FORBIDDEN`: the request needs a moderator or a bot capability."""
 
@@ -95,6 +102,14 @@ class NotFoundError(ServerError):
 
     CODE = "ERR_NOT_FOUND"
     HTTP_STATUS = 404
+
+
+class ConflictError(ServerError):
+    """`ERR_CONFLICT`: a version-checked write (`if_seq`) found the attributes, metadata or permissions changed after
+    that sequence number; nothing was changed. Read them again and retry."""
+
+    CODE = "ERR_CONFLICT"
+    HTTP_STATUS = 409
 
 
 class MethodNotAllowedError(ServerError):
@@ -163,9 +178,11 @@ _BY_CODE: dict[str, type[ServerError]] = {
         NotGroupMemberError,
         CallFullError,
         BannedError,
+        RoomLockedError,
         ForbiddenError,
         NotInRoomError,
         NotFoundError,
+        ConflictError,
         MethodNotAllowedError,
         TooManyRoomsError,
         RoomFullError,

@@ -72,6 +72,8 @@ EventName = Literal[
     "moderation.permissions_changed",
     "moderation.unmute_requested",
     "room.metadata_changed",
+    "room.locked",
+    "room.unlocked",
     "meeting.message",
 ]
 """The name of a room event (docs/PROTOCOL.md, "event")."""

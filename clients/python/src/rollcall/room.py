@@ -270,30 +270,35 @@ class Room:
         """Sets the participant's own audio output: `speaker`, `earpiece`, `bluetooth` or `headphones`."""
         return await self._acknowledged("media", {"audioMode": mode})
 
-    async def set_attributes(self, changes: Mapping[str, str | None], *, uid: str | None = None) -> Ack:
+    async def set_attributes(
+        self, changes: Mapping[str, str | None], *, uid: str | None = None, if_seq: int | None = None
+    ) -> Ack:
         """Sets or removes participant attributes (a None value removes the key).
 
         Args:
             changes: the keys to set, and those to remove (None).
             uid: another participant, for a bot with the `attributes` capability; None for the client's own
                 (keys its token set are the backend's and cannot be changed).
+            if_seq: a version check (`ifSeq`): refused, changing nothing, if the attributes changed after this
+                sequence number (the `seq` they were read at, or an earlier ack's).
 
         Raises:
             ForbiddenError: a key the token set, or another's attributes without the capability;
-                TooLargeError: past the limits.
+                TooLargeError: past the limits; ConflictError: they changed after `if_seq`.
         """
         fields: dict[str, Any] = {"attributes": dict(changes)}
         if uid is not None:
             fields["uid"] = uid
-        return await self._acknowledged("attributes", fields)
+        return await self._acknowledged("attributes", _versioned(fields, if_seq))
 
-    async def set_metadata(self, changes: Mapping[str, str | None]) -> Ack:
+    async def set_metadata(self, changes: Mapping[str, str | None], *, if_seq: int | None = None) -> Ack:
         """Sets or removes the room's metadata (moderators, bots with the `metadata` capability).
 
         Args:
             changes: the keys to set, and those to remove (None).
+            if_seq: a version check, as for `set_attributes` (ConflictError when stale).
         """
-        return await self._acknowledged("metadata", {"metadata": dict(changes)})
+        return await self._acknowledged("metadata", _versioned({"metadata": dict(changes)}, if_seq))
 
     # MARK: Moderation
 
@@ -302,8 +307,8 @@ class Room:
 
         Args:
             action: `mute`, `mute_all`, `ask_unmute`, `lower_hand`, `lower_all_hands`, `spotlight`,
-                `unspotlight`, `promote`, `demote`, `remove`, `ban`, `unban` or `end_session`.
-            target: the uid it applies to; None for `mute_all`, `lower_all_hands` and `end_session`.
+                `unspotlight`, `promote`, `demote`, `remove`, `ban`, `unban`, `end_session`, `lock` or `unlock`.
+            target: the uid it applies to; None for `mute_all`, `lower_all_hands`, `end_session`, `lock`, `unlock`.
             reason: shown with the event.
 
         Raises:
@@ -341,14 +346,15 @@ class Room:
         """Lifts a hard mute's restriction and asks the participant to unmute (`moderation.unmute_requested`)."""
         return await self.action("ask_unmute", uid, reason)
 
-    async def set_permissions(self, uid: str, **permissions: bool) -> Ack:
+    async def set_permissions(self, uid: str, *, if_seq: int | None = None, **permissions: bool) -> Ack:
         """Changes what a participant may do (moderators, bots with `permissions`); the others stay as they are.
 
         Args:
             uid: the participant.
+            if_seq: a version check, as for `set_attributes` (ConflictError when stale).
             **permissions: any of `unmute`, `share`, `meetings` (default True) and `hidden` (default False).
         """
-        return await self._acknowledged("permissions", {"uid": uid, "permissions": permissions})
+        return await self._acknowledged("permissions", _versioned({"uid": uid, "permissions": permissions}, if_seq))
 
     async def mute_all(self, reason: str | None = None) -> Ack:
         """Mutes every joined participant who is not a moderator."""
@@ -373,6 +379,20 @@ class Room:
     async def end_session(self, reason: str | None = None) -> Ack:
         """Ends the call for everyone (connections close with 4005)."""
         return await self.action("end_session", None, reason)
+
+    async def lock(self, reason: str | None = None) -> Ack:
+        """Locks the room: new joins into the call fail with RoomLockedError but for moderators, admins and bots
+        with `lock` (`rights["bypassLock"]`); who is in stays."""
+        return await self.action("lock", None, reason)
+
+    async def unlock(self, reason: str | None = None) -> Ack:
+        """Unlocks the room."""
+        return await self.action("unlock", None, reason)
+
+    @property
+    def locked(self) -> bool:
+        """Whether the room is locked (the roster's room entry carries `locked` while it is)."""
+        return bool(self.room_state.get("locked", False))
 
     # MARK: Queries, views, leaving
 
@@ -460,3 +480,10 @@ class Room:
 
     def __repr__(self) -> str:
         return f"Room({self.room!r}, seq={self.seq}, participants={len(self.participants)})"
+
+
+def _versioned(fields: dict[str, Any], if_seq: int | None) -> dict[str, Any]:
+    """The fields of a write, with `ifSeq` when it is version-checked."""
+    if if_seq is not None:
+        fields["ifSeq"] = if_seq
+    return fields

@@ -142,17 +142,36 @@ class ServerAPI:
         """Sets a participant's audio output: `speaker`, `earpiece`, `bluetooth` or `headphones`."""
         return self.publish_event(room, {"type": "media", "audioMode": mode, "uid": uid})
 
-    def set_attributes(self, room: str, uid: str, changes: Mapping[str, str | None]) -> Ack:
-        """Sets or removes a participant's attributes (a None value removes the key)."""
-        return self.publish_event(room, {"type": "attributes", "uid": uid, "attributes": dict(changes)})
+    def set_attributes(
+        self, room: str, uid: str, changes: Mapping[str, str | None], *, if_seq: int | None = None
+    ) -> Ack:
+        """Sets or removes a participant's attributes (a None value removes the key).
 
-    def set_metadata(self, room: str, changes: Mapping[str, str | None]) -> Ack:
-        """Sets or removes the room's metadata (a None value removes the key)."""
-        return self.publish_event(room, {"type": "metadata", "metadata": dict(changes)})
+        With `if_seq` the write is version-checked: ConflictError (HTTP 409), changing nothing, if the attributes
+        changed after that sequence number (the `seq` of `room()` they were read at, or an earlier Ack's)."""
+        event = {"type": "attributes", "uid": uid, "attributes": dict(changes)}
+        return self.publish_event(room, _versioned(event, if_seq))
 
-    def set_permissions(self, room: str, uid: str, permissions: Mapping[str, bool]) -> Ack:
-        """Changes what a participant may do (`unmute`, `share`, `meetings`, `hidden`); the others stay."""
-        return self.publish_event(room, {"type": "permissions", "uid": uid, "permissions": dict(permissions)})
+    def set_metadata(self, room: str, changes: Mapping[str, str | None], *, if_seq: int | None = None) -> Ack:
+        """Sets or removes the room's metadata (a None value removes the key); `if_seq` as for `set_attributes`."""
+        return self.publish_event(room, _versioned({"type": "metadata", "metadata": dict(changes)}, if_seq))
+
+    def set_permissions(
+        self, room: str, uid: str, permissions: Mapping[str, bool], *, if_seq: int | None = None
+    ) -> Ack:
+        """Changes what a participant may do (`unmute`, `share`, `meetings`, `hidden`); the others stay; `if_seq`
+        as for `set_attributes`."""
+        event = {"type": "permissions", "uid": uid, "permissions": dict(permissions)}
+        return self.publish_event(room, _versioned(event, if_seq))
+
+    def lock(self, room: str, reason: str | None = None) -> Ack:
+        """Locks the room: new joins into the call are refused with `ERR_ROOM_LOCKED` but for moderators, admins
+        and bots with `lock`."""
+        return self.moderate(room, "lock", None, reason)
+
+    def unlock(self, room: str, reason: str | None = None) -> Ack:
+        """Unlocks the room."""
+        return self.moderate(room, "unlock", None, reason)
 
     def moderate(self, room: str, action: str, target: str | None = None, reason: str | None = None) -> Ack:
         """Performs a moderator action with an admin's rights; the events carry the actor `api:NAME`.
@@ -160,8 +179,8 @@ class ServerAPI:
         Args:
             room: the room.
             action: `mute`, `mute_all`, `lower_hand`, `lower_all_hands`, `spotlight`, `unspotlight`, `remove`,
-                `ban`, `unban`, `promote`, `demote` or `end_session`.
-            target: the uid, for every action but `mute_all`, `lower_all_hands` and `end_session`.
+                `ban`, `unban`, `promote`, `demote`, `end_session`, `lock` or `unlock`.
+            target: the uid, for every action but `mute_all`, `lower_all_hands`, `end_session`, `lock`, `unlock`.
             reason: shown with the event.
         """
         body: dict[str, Any] = {"action": action}
@@ -272,17 +291,29 @@ class AsyncServerAPI:
         """Sets a participant's audio output."""
         return await asyncio.to_thread(self.sync.set_audio_mode, room, uid, mode)
 
-    async def set_attributes(self, room: str, uid: str, changes: Mapping[str, str | None]) -> Ack:
-        """Sets or removes a participant's attributes."""
-        return await asyncio.to_thread(self.sync.set_attributes, room, uid, changes)
+    async def set_attributes(
+        self, room: str, uid: str, changes: Mapping[str, str | None], *, if_seq: int | None = None
+    ) -> Ack:
+        """Sets or removes a participant's attributes (see `ServerAPI.set_attributes`)."""
+        return await asyncio.to_thread(self.sync.set_attributes, room, uid, changes, if_seq=if_seq)
 
-    async def set_metadata(self, room: str, changes: Mapping[str, str | None]) -> Ack:
-        """Sets or removes the room's metadata."""
-        return await asyncio.to_thread(self.sync.set_metadata, room, changes)
+    async def set_metadata(self, room: str, changes: Mapping[str, str | None], *, if_seq: int | None = None) -> Ack:
+        """Sets or removes the room's metadata (see `ServerAPI.set_metadata`)."""
+        return await asyncio.to_thread(self.sync.set_metadata, room, changes, if_seq=if_seq)
 
-    async def set_permissions(self, room: str, uid: str, permissions: Mapping[str, bool]) -> Ack:
-        """Changes what a participant may do."""
-        return await asyncio.to_thread(self.sync.set_permissions, room, uid, permissions)
+    async def set_permissions(
+        self, room: str, uid: str, permissions: Mapping[str, bool], *, if_seq: int | None = None
+    ) -> Ack:
+        """Changes what a participant may do (see `ServerAPI.set_permissions`)."""
+        return await asyncio.to_thread(self.sync.set_permissions, room, uid, permissions, if_seq=if_seq)
+
+    async def lock(self, room: str, reason: str | None = None) -> Ack:
+        """Locks the room (see `ServerAPI.lock`)."""
+        return await asyncio.to_thread(self.sync.lock, room, reason)
+
+    async def unlock(self, room: str, reason: str | None = None) -> Ack:
+        """Unlocks the room."""
+        return await asyncio.to_thread(self.sync.unlock, room, reason)
 
     async def moderate(self, room: str, action: str, target: str | None = None, reason: str | None = None) -> Ack:
         """Performs a moderator action (see `ServerAPI.moderate`)."""
@@ -291,3 +322,10 @@ class AsyncServerAPI:
     async def disconnect(self, uid: str, reason: str | None = None) -> int:
         """Closes every connection of a user with 4009 (see `ServerAPI.disconnect`)."""
         return await asyncio.to_thread(self.sync.disconnect, uid, reason)
+
+
+def _versioned(event: dict[str, Any], if_seq: int | None) -> dict[str, Any]:
+    """A write's body, with `ifSeq` when it is version-checked."""
+    if if_seq is not None:
+        event["ifSeq"] = if_seq
+    return event

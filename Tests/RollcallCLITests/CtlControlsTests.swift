@@ -1,0 +1,63 @@
+import Foundation
+import HTTPCore
+import JSONCoding
+import Testing
+
+@testable import RollcallCLI
+
+/// `rollcall ctl lock`, `unlock` and `--if-seq`, and the server API answering them on a live gateway.
+@Suite("ctl and the server API: the lock and version-checked writes")
+struct CtlControlsTests {
+    func built(_ positional: [String], _ options: [String: String] = [:]) -> (path: String, body: String)? {
+        guard case .success(let request) = CtlCommand.request(positional, options: options, flags: []) else {
+            return nil
+        }
+        return (request.path, request.body.map(JSONWriter.string) ?? "")
+    }
+
+    @Test("ctl builds lock, unlock and version-checked writes, and refuses --if-seq elsewhere")
+    func ctlRequests() {
+        #expect(built(["lock", "r"])?.path == "/v1/api/rooms/r/actions")
+        #expect(built(["lock", "r"], ["--reason": "starting"])?.body == #"{"action":"lock","reason":"starting"}"#)
+        #expect(built(["unlock", "r"])?.body == #"{"action":"unlock"}"#)
+        #expect(built(["lock"]) == nil)
+        #expect(
+            built(["metadata", "r", "topic=Q4"], ["--if-seq": "14"])?.body
+                == #"{"type":"metadata","metadata":{"topic":"Q4"},"ifSeq":14}"#)
+        #expect(
+            built(["attributes", "r", "bob", "title=CTO"], ["--if-seq": "0"])?.body
+                == #"{"type":"attributes","uid":"bob","attributes":{"title":"CTO"},"ifSeq":0}"#)
+        #expect(
+            built(["permissions", "r", "bob", "share=false"], ["--if-seq": "3"])?.body
+                == #"{"type":"permissions","uid":"bob","permissions":{"share":false},"ifSeq":3}"#)
+        #expect(built(["metadata", "r", "topic=Q4"], ["--if-seq": "-1"]) == nil)
+        #expect(built(["metadata", "r", "topic=Q4"], ["--if-seq": "soon"]) == nil)
+        #expect(built(["lock", "r"], ["--if-seq": "3"]) == nil)
+    }
+
+    @Test("the server API locks a room, and answers a stale version with 409 ERR_CONFLICT")
+    func serverAPI() throws {
+        let harness = try OperationsHarness()
+        defer { harness.stop() }
+        // Alice is in the call for the whole test, so the room exists.
+        let alice = try harness.participant("alice", room: "standup")
+        defer { _ = alice }
+        let locked = try harness.http("POST", "/v1/api/rooms/standup/actions", body: #"{"action":"lock"}"#)
+        #expect(locked.status == 200)
+        #expect(try harness.json(locked)["changed"] == true)
+        let room = try harness.json(try harness.http("GET", "/v1/api/rooms/standup"))
+        #expect(room["state"]?["locked"] == true)
+        let seen = try #require(room["seq"]?.intValue)
+        let first = try harness.http(
+            "POST", "/v1/api/rooms/standup/events", body: #"{"type":"metadata","metadata":{"a":"1"},"ifSeq":\#(seen)}"#)
+        #expect(first.status == 200)
+        let stale = try harness.http(
+            "POST", "/v1/api/rooms/standup/events", body: #"{"type":"metadata","metadata":{"a":"2"},"ifSeq":\#(seen)}"#)
+        #expect(stale.status == 409)
+        #expect(try harness.json(stale)["code"] == "ERR_CONFLICT")
+        let after = try harness.json(try harness.http("GET", "/v1/api/rooms/standup"))
+        #expect(after["state"]?["metadata"] == ["a": "1"])
+        let unlocked = try harness.http("POST", "/v1/api/rooms/standup/actions", body: #"{"action":"unlock"}"#)
+        #expect(try harness.json(unlocked)["changed"] == true)
+    }
+}
