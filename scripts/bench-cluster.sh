@@ -6,9 +6,12 @@
 # (redis-cli --cluster create, no replicas), and the nodes reach it by a redis-cluster:// URL. Extra arguments go to the bench (e.g. --subscribers 1000 --rate 200 --duration 5). With Redis, the
 # report ends with Redis's side of the run on stderr: entries appended (XADD calls), script calls (EVALSHA),
 # redis-server CPU (from /proc, summed over every primary) and CPU per appended entry, and the nodes' CPU. ROLLCALL_BIN picks another build of the binary.
+# REPLICAS=N (with one redis-server) starts N replicas of it (redis-server --replicaof, on loopback too), and
+# REPLICA_ACKS=N sets cluster.replica_acks on every node (each append waits for N replicas before it is acknowledged).
 #
 #   NODES=2 scripts/bench-cluster.sh --rooms 1 --subscribers 1000 --rate 200 --duration 5
 #   NODES=2 SHARDS=3 scripts/bench-cluster.sh --rooms 100 --subscribers 1 --rate 10000 --duration 5
+#   NODES=1 REPLICAS=1 REPLICA_ACKS=1 scripts/bench-cluster.sh --rooms 100 --subscribers 1 --rate 10000 --duration 5
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -73,7 +76,21 @@ if [ "$nodes" -gt 0 ]; then
         settings+=(--set "cluster.redis_url=redis-cluster://$(IFS=,; echo "${seeds[*]}")")
     else
         settings+=(--set "cluster.redis_url=redis://127.0.0.1:${redis_ports[0]}")
+        for index in $(seq 1 "${REPLICAS:-0}"); do
+            replica_port=$(free_port)
+            mkdir -p "$work/replica-$index"
+            redis-server --port "$replica_port" --bind 127.0.0.1 --dir "$work/replica-$index" --save "" \
+                --appendonly no --daemonize no --logfile "$work/replica-$index/redis.log" \
+                --replicaof 127.0.0.1 "${redis_ports[0]}" &
+            pids+=($!)
+            wait_for_port "$replica_port"
+            for _ in $(seq 1 100); do
+                redis-cli -p "$replica_port" INFO replication | grep -q master_link_status:up && break
+                sleep 0.1
+            done
+        done
     fi
+    settings+=(--set "cluster.replica_acks=${REPLICA_ACKS:-0}")
 fi
 
 urls=()
@@ -113,6 +130,7 @@ if [ "$nodes" -gt 0 ]; then
     node_ticks_before=$(nodes_ticks)
     xadd_before=$(redis_calls xadd)
     evalsha_before=$(redis_calls evalsha)
+    wait_before=$(redis_calls wait)
 fi
 "$binary" bench fanout "${urls[0]}" --observers-at "$observers" "$@"
 if [ "$nodes" -gt 0 ]; then
@@ -120,10 +138,11 @@ if [ "$nodes" -gt 0 ]; then
     node_ticks=$(( $(nodes_ticks) - node_ticks_before ))
     entries=$(( $(redis_calls xadd) - xadd_before ))
     calls=$(( $(redis_calls evalsha) - evalsha_before ))
+    waits=$(( $(redis_calls wait) - wait_before ))
     hz=$(getconf CLK_TCK)
-    awk -v shards="$shards" -v ticks="$ticks" -v node_ticks="$node_ticks" -v hz="$hz" -v entries="$entries" -v calls="$calls" 'BEGIN {
+    awk -v shards="$shards" -v ticks="$ticks" -v node_ticks="$node_ticks" -v hz="$hz" -v entries="$entries" -v calls="$calls" -v waits="$waits" 'BEGIN {
         cpu = ticks / hz
-        printf "redis (%d primaries): %d entries appended in %d script calls (%.1f per call), redis-server CPU %.2f s, %.1f us per entry; nodes CPU %.2f s\n",
-            shards, entries, calls, (calls > 0 ? entries / calls : 0), cpu, (entries > 0 ? cpu * 1e6 / entries : 0), node_ticks / hz
+        printf "redis (%d primaries): %d entries appended in %d script calls (%.1f per call), %d WAITs, redis-server CPU %.2f s, %.1f us per entry; nodes CPU %.2f s\n",
+            shards, entries, calls, (calls > 0 ? entries / calls : 0), waits, cpu, (entries > 0 ? cpu * 1e6 / entries : 0), node_ticks / hz
     }' >&2
 fi

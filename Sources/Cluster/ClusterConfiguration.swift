@@ -24,6 +24,16 @@ public struct ClusterConfiguration: Sendable {
     /// How often each followed room's last sequence number is compared with the shared log's, in milliseconds:
     /// catches entries a lost pub/sub connection missed.
     public var pollIntervalMilliseconds: Int64 = 1_000
+    /// Replicas that must confirm an append before it is acknowledged (`WAIT` after the append, on the room's
+    /// primary); 0 acknowledges once the primary has it. An append confirmed by fewer within
+    /// `replicaAckTimeoutMilliseconds` is answered `ERR_UNAVAILABLE`, though it is in the log.
+    public var replicaAcks = 0
+    /// How long an append waits for its replicas' confirmations, in milliseconds.
+    public var replicaAckTimeoutMilliseconds: Int64 = 500
+    /// How often the node publishes a probe to itself through its own subscription, in milliseconds (0: never). A
+    /// probe not back within the command timeout marks the subscription dead: the node reports not ready and
+    /// reconnects its subscription, and is ready again once a probe comes back.
+    public var probeIntervalMilliseconds: Int64 = 1_000
     /// Keys `SCAN` looks at per call of the cluster-wide room listing (`GET /v1/api/rooms`), on each primary.
     public var listingScanCount = 1_000
     /// The most keys one listing looks at, over all primaries, before it answers with what it found (a bound on its

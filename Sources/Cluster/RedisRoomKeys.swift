@@ -63,6 +63,12 @@ struct RedisRoomKeys {
         return (base + ":lease", base + ":cursor", base + ":dead")
     }
 
+    /// A channel a node probes its own subscription on: a shard channel, as a room's is, in the slot of its hash tag
+    /// (`P:probe:{N.i}`, node N, the i-th tried for a primary of a Redis Cluster).
+    func probeChannel(node: String, _ index: Int) -> String {
+        "\(self.prefix):probe:{\(node).\(index)}"
+    }
+
     /// The channel for messages to every node (not about one room's log): ordinary pub/sub, which a Redis Cluster
     /// delivers on every node.
     var controlChannel: String { "\(self.prefix):control" }

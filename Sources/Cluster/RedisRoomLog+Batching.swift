@@ -4,6 +4,22 @@ import JSONCoding
 import Redis
 import Rooms
 
+extension GatewayError {
+    /// An append the room's primary took, which fewer replicas than `cluster.replica_acks` confirmed in time: it is
+    /// in the log (and delivered), but would be lost if the primary failed before a replica had it.
+    ///
+    /// - Parameters:
+    ///   - confirmed: the replicas that confirmed it.
+    ///   - wanted: the replicas asked for.
+    ///   - milliseconds: how long the append waited for them.
+    static func notReplicated(_ confirmed: Int, of wanted: Int, within milliseconds: Int64) -> GatewayError {
+        GatewayError(
+            .unavailable,
+            "the change is in the room's log, but \(confirmed) of \(wanted) replicas confirmed it within "
+                + "\(milliseconds) ms, so a failover may lose it; read the room before sending it again")
+    }
+}
+
 /// One room's appends on their way to Redis: at most one script call in flight per room, and what arrives
 /// meanwhile (or within the loop iteration that sends it) waits to go in the next call.
 final class RoomAppendQueue {
@@ -57,7 +73,7 @@ extension RedisRoomLog {
         }
         let batch = Array(queue.waiting.prefix(Self.maximumBatch))
         queue.waiting.removeFirst(batch.count)
-        guard let sha = self.scriptSHA, self.commands.isConnected else {
+        guard let sha = self.scriptSHA, self.isAvailable else {
             for waiting in batch { self.follower.appendFailed(completion: waiting.completion) }
             self.sendBatch(roomID, queue)
             return
@@ -67,11 +83,21 @@ extension RedisRoomLog {
         self.appendCalls += 1
         let call = { [weak self] in
             guard let self else { return }
-            self.commands.send(arguments) { [weak self] result in
+            let done: (Result<RESPValue, RedisError>, GatewayError?) -> Void = { [weak self] result, shortfall in
                 guard let self else { return }
-                self.answered(roomID, batch, result)
+                self.answered(roomID, batch, result, notConfirmed: shortfall)
                 queue.inFlight = false
                 self.sendBatch(roomID, queue)
+            }
+            guard let replicated = self.replicated else {
+                self.commands.send(arguments) { result in done(result, nil) }
+                return
+            }
+            let wanted = self.configuration.replicaAcks
+            let wait = self.configuration.replicaAckTimeoutMilliseconds
+            replicated.send(arguments, replicas: wanted, waitMilliseconds: wait) { result, count in
+                let confirmed = (try? count.get()) ?? 0
+                done(result, confirmed >= wanted ? nil : .notReplicated(confirmed, of: wanted, within: wait))
             }
         }
         guard takesDevices && !self.roomsRegistered.contains(roomID) else {
@@ -125,9 +151,12 @@ extension RedisRoomLog {
     }
 
     /// The script's answer to a batch: per proposal its status, last sequence number and entries, handed to the
-    /// follower in order (entries delivered before each completion runs).
+    /// follower in order (entries delivered before each completion runs). With `notConfirmed` (too few replicas
+    /// confirmed the call) the entries are delivered all the same, as they are in the log, but each appended
+    /// proposal is answered with that error instead of its acknowledgement.
     private func answered(
-        _ roomID: String, _ batch: [RoomAppendQueue.Waiting], _ result: Result<RESPValue, RedisError>
+        _ roomID: String, _ batch: [RoomAppendQueue.Waiting], _ result: Result<RESPValue, RedisError>,
+        notConfirmed: GatewayError? = nil
     ) {
         guard case .success(.array(let items?)) = result else {
             if case .failure(let error) = result, error.serverMessage?.hasPrefix("NOSCRIPT") == true {
@@ -159,9 +188,16 @@ extension RedisRoomLog {
             case "FULL": outcome = .full
             default: outcome = .conflict
             }
+            var completion = waiting.completion
+            if let notConfirmed, case .appended = outcome {
+                completion = { [weak self] _ in
+                    self?.follower.statistics.replicaAckFailures += 1
+                    waiting.completion(.failure(.refused(notConfirmed)))
+                }
+            }
             let checkpoint = self.follower.appendAnswered(
                 outcome, in: roomID, checkpointInterval: self.configuration.checkpointInterval,
-                completion: waiting.completion)
+                completion: completion)
             if let (replica, epoch) = checkpoint { self.writeCheckpoint(roomID, replica, epoch: epoch) }
         }
         if appended { self.indexLater(roomID) }

@@ -77,6 +77,10 @@ extension RedisRoomLog: SharedRoomReader {
             self.receivedControl(payload)
             return
         }
+        if self.probeChannels.contains(channel) {
+            self.receivedProbe(channel: channel, payload: payload)
+            return
+        }
         guard let roomID = self.keys.room(ofChannel: channel) else { return }
         // One script call's entries, one a line (JSON has no raw line feed); one that cannot be read is a gap,
         // which the follower fills from the stream.

@@ -21,6 +21,21 @@ public final class RedisRoomLog: FollowingSharedLog {
     let loop: EventLoop
     let commands: RedisClusterClient
     let subscriber: RedisClusterClient
+    /// With `replicaAcks` above 0, the connections the appends go on, each followed by `WAIT` (which blocks its
+    /// connection on the server, so the lease, reads and checkpoints stay on `commands`); nil otherwise.
+    let replicated: RedisClusterClient?
+    /// Whether the node can trust its subscription, for `/readyz` (`RedisRoomLog+Probe`).
+    public let subscriptionHealth = SharedLogHealth()
+    /// The probe on its way through this node's subscription: its payload, the channels it must come back on, and
+    /// when it is due back (monotonic nanoseconds).
+    var probe: (payload: [UInt8], channels: Set<[UInt8]>, deadline: UInt64)?
+    /// Counts the probes sent, for their payloads.
+    var probesSent: UInt64 = 0
+    /// The probe channels subscribed, one per primary in a Redis Cluster.
+    var probeChannels: Set<[UInt8]> = []
+    var probeTimer: TimerID?
+    /// Whether the subscription (re)connected since the last probe tick: its subscriptions may still be on their way.
+    var subscriberJustConnected = true
     let keys: RedisRoomKeys
     /// Follows this node's rooms: delivery in order, gaps, reloads.
     public let follower = SharedLogFollower()
@@ -52,11 +67,18 @@ public final class RedisRoomLog: FollowingSharedLog {
         self.keys = RedisRoomKeys(prefix: configuration.keyPrefix)
         self.commands = RedisClusterClient(deployment: configuration.deployment, loop: loop)
         self.subscriber = RedisClusterClient(deployment: configuration.deployment, loop: loop)
+        self.replicated =
+            configuration.replicaAcks > 0 ? RedisClusterClient(deployment: configuration.deployment, loop: loop) : nil
         self.follower.reader = self
     }
 
-    /// Whether the command connection is up and the script is loaded.
-    public var isAvailable: Bool { self.commands.isConnected && self.scriptSHA != nil }
+    /// Whether the node can trust what it receives (`SharedLogService.health`): its subscription's probes.
+    public var health: SharedLogHealth? { self.subscriptionHealth }
+
+    /// Whether the command connections are up and the script is loaded.
+    public var isAvailable: Bool {
+        self.commands.isConnected && self.scriptSHA != nil && self.replicated?.isConnected != false
+    }
 
     /// Connects (and keeps reconnecting), renews this node's lease and reaps dead nodes. Call on the loop.
     public func start() {
@@ -75,12 +97,15 @@ public final class RedisRoomLog: FollowingSharedLog {
         self.subscriber.onConnected = { [unowned self] in
             // Entries published while the subscription was down are read from the streams.
             self.follower.subscriptionRestored()
+            self.subscriberJustConnected = true
         }
         self.subscriber.subscribe([Array(self.keys.controlChannel.utf8)])
         self.commands.start()
         self.subscriber.start()
+        self.replicated?.start()
         self.scheduleLease()
         self.schedulePoll()
+        self.scheduleProbe()
     }
 
     /// Stops the connections and timers. Call on the loop.
@@ -89,8 +114,11 @@ public final class RedisRoomLog: FollowingSharedLog {
         self.isRunning = false
         if let timer = self.leaseTimer { self.loop.cancelTimer(timer) }
         if let timer = self.pollTimer { self.loop.cancelTimer(timer) }
+        if let timer = self.probeTimer { self.loop.cancelTimer(timer) }
+        self.probe = nil
         self.commands.stop()
         self.subscriber.stop()
+        self.replicated?.stop()
     }
 
     // MARK: SharedRoomLog
@@ -121,7 +149,7 @@ public final class RedisRoomLog: FollowingSharedLog {
     ///   - proposal: the events and their conditions.
     ///   - completion: the last sequence number, or the failure; on the gateway's thread, never inside the call.
     public func append(_ proposal: LogProposal, completion: @escaping (Result<UInt64, LogAppendFailure>) -> Void) {
-        guard self.scriptSHA != nil, self.commands.isConnected else {
+        guard self.isAvailable else {
             self.loop.execute { [weak self] in self?.follower.appendFailed(completion: completion) }
             return
         }

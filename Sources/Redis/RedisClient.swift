@@ -68,6 +68,8 @@ public final class RedisClient {
     var isLocatingPrimary = false
     /// When the Sentinels are asked again whether the connected server is still the primary.
     var sentinelRecheckTimer: TimerID?
+    /// Commands of this loop iteration waiting for the `WAIT` that follows them (`RedisClient+Replication`).
+    var replicaWaitGroup: RedisReplicaWaitGroup?
 
     /// Creates a client; nothing happens on the network until `start()`.
     ///
@@ -164,7 +166,7 @@ public final class RedisClient {
     }
 
     /// Checks that a caller's command can go out now; otherwise fails it on the loop and returns false.
-    private func admit(
+    func admit(
         argumentCount: Int,
         completion: @escaping (Result<RESPValue, RedisError>) -> Void
     ) -> Bool {

@@ -15,7 +15,30 @@ extension RedisClusterClient {
         _ arguments: [[UInt8]], timeoutMilliseconds: Int64? = nil,
         completion: @escaping (Result<RESPValue, RedisError>) -> Void
     ) {
-        self.route(arguments, timeoutMilliseconds, to: nil, asking: false, left: Self.maximumRedirects, completion)
+        self.route(arguments, timeoutMilliseconds, wait: nil, to: nil, asking: false, left: Self.maximumRedirects) {
+            result, _ in completion(result)
+        }
+    }
+
+    /// Sends one command that writes to the node serving its key, followed there by `WAIT` on the same connection
+    /// (`RedisClient.send(_:timeoutMilliseconds:replicas:waitMilliseconds:completion:)`): in a Redis Cluster the
+    /// replicas counted are those of the key's primary. After a redirection the command and its `WAIT` go to the
+    /// node it was sent to.
+    ///
+    /// - Parameters:
+    ///   - arguments: the command name and its arguments; at least the name.
+    ///   - timeoutMilliseconds: how long to wait for the command's reply; nil for the configured command timeout.
+    ///   - replicas: the replicas to wait for; at least 1.
+    ///   - waitMilliseconds: how long `WAIT` blocks at most.
+    ///   - completion: the command's outcome, and the count of replicas that acknowledged it (or why none is known).
+    public func send(
+        _ arguments: [[UInt8]], timeoutMilliseconds: Int64? = nil, replicas: Int, waitMilliseconds: Int64,
+        completion: @escaping (Result<RESPValue, RedisError>, Result<Int, RedisError>) -> Void
+    ) {
+        let wait = (replicas: replicas, milliseconds: waitMilliseconds)
+        self.route(arguments, timeoutMilliseconds, wait: wait, to: nil, asking: false, left: Self.maximumRedirects) {
+            result, count in completion(result, count ?? .failure(.connectionLost))
+        }
     }
 
     /// Sends one command given as text; see `send(_:timeoutMilliseconds:completion:)`.
@@ -110,29 +133,34 @@ extension RedisClusterClient {
         }
     }
 
+    /// What a routed command waits for beside its reply: replicas (`WAIT`) and how long.
+    typealias ReplicaWait = (replicas: Int, milliseconds: Int64)
+    /// A routed command's outcome, and with a `ReplicaWait` the count of replicas (nil without one).
+    typealias RoutedCompletion = (Result<RESPValue, RedisError>, Result<Int, RedisError>?) -> Void
+
     /// Sends `arguments` to `target` (or the key's primary when nil), after `ASKING` when `asking`, and deals with
-    /// the redirections and retries of its reply while `left` allows.
+    /// the redirections and retries of its reply while `left` allows; with `wait`, followed by `WAIT` there.
     private func route(
-        _ arguments: [[UInt8]], _ timeout: Int64?, to target: RedisNodeAddress?, asking: Bool, left: Int,
-        _ completion: @escaping (Result<RESPValue, RedisError>) -> Void
+        _ arguments: [[UInt8]], _ timeout: Int64?, wait: ReplicaWait?, to target: RedisNodeAddress?, asking: Bool,
+        left: Int, _ completion: @escaping RoutedCompletion
     ) {
         let address = target ?? self.address(for: arguments)
         guard let address, self.isCluster || self.nodes[address] != nil else {
-            self.loop.execute { completion(.failure(.notConnected)) }
+            self.loop.execute { completion(.failure(.notConnected), wait.map { _ in .failure(.notConnected) }) }
             return
         }
         let client = self.node(address)
         if self.isCluster && !client.isConnected && left < Self.maximumRedirects && left > 0 {
             // A redirection's target still connecting: wait a little for it.
-            self.retry(arguments, timeout, to: target, asking: asking, left: left, completion)
+            self.retry(arguments, timeout, wait: wait, to: target, asking: asking, left: left, completion)
             return
         }
         if asking { client.send(["ASKING"]) { _ in } }
-        client.send(arguments, timeoutMilliseconds: timeout) { [weak self] result in
+        let answered: RoutedCompletion = { [weak self] result, count in
             guard let self, self.isCluster, left > 0, case .failure(let error) = result,
                 let message = error.serverMessage
             else {
-                completion(result)
+                completion(result, count)
                 return
             }
             if let redirection = RedisRedirection(message) {
@@ -140,31 +168,40 @@ extension RedisClusterClient {
                 case .moved:
                     self.slotMap?.assign(redirection.slot, to: redirection.target)
                     self.scheduleRefresh(afterMilliseconds: 0)
-                    self.route(arguments, timeout, to: nil, asking: false, left: left - 1, completion)
+                    self.route(arguments, timeout, wait: wait, to: nil, asking: false, left: left - 1, completion)
                 case .ask:
-                    self.route(arguments, timeout, to: redirection.target, asking: true, left: left - 1, completion)
+                    self.route(
+                        arguments, timeout, wait: wait, to: redirection.target, asking: true, left: left - 1,
+                        completion)
                 }
             } else if message.hasPrefix("TRYAGAIN") || message.hasPrefix("CLUSTERDOWN") {
                 if message.hasPrefix("CLUSTERDOWN") { self.scheduleRefresh(afterMilliseconds: 0) }
-                self.retry(arguments, timeout, to: target, asking: asking, left: left, completion)
+                self.retry(arguments, timeout, wait: wait, to: target, asking: asking, left: left, completion)
             } else {
-                completion(result)
+                completion(result, count)
             }
+        }
+        if let wait {
+            client.send(
+                arguments, timeoutMilliseconds: timeout, replicas: wait.replicas, waitMilliseconds: wait.milliseconds
+            ) { result, count in answered(result, count) }
+        } else {
+            client.send(arguments, timeoutMilliseconds: timeout) { result in answered(result, nil) }
         }
     }
 
     /// Routes the command again after a pause that doubles with each retry (20 ms, 40 ms, ...).
     private func retry(
-        _ arguments: [[UInt8]], _ timeout: Int64?, to target: RedisNodeAddress?, asking: Bool, left: Int,
-        _ completion: @escaping (Result<RESPValue, RedisError>) -> Void
+        _ arguments: [[UInt8]], _ timeout: Int64?, wait: ReplicaWait?, to target: RedisNodeAddress?, asking: Bool,
+        left: Int, _ completion: @escaping RoutedCompletion
     ) {
         let pause = UInt64(20 << (Self.maximumRedirects - left)) * 1_000_000
         self.loop.scheduleTimer(afterNanoseconds: pause) { [weak self] in
             guard let self, self.isStarted else {
-                completion(.failure(.notConnected))
+                completion(.failure(.notConnected), wait.map { _ in .failure(.notConnected) })
                 return
             }
-            self.route(arguments, timeout, to: target, asking: asking, left: left - 1, completion)
+            self.route(arguments, timeout, wait: wait, to: target, asking: asking, left: left - 1, completion)
         }
     }
 

@@ -51,6 +51,12 @@ public struct ClusterSettings: Sendable {
     public var checkpointInterval = 100
     /// How long a Redis call may take before it fails (`cluster.call_timeout_ms`).
     public var callTimeoutMilliseconds: Int64 = 1_000
+    /// Replicas that must confirm an append before it is acknowledged (`cluster.replica_acks`; 0: none).
+    public var replicaAcks = 0
+    /// How long an append waits for them (`cluster.replica_ack_timeout_ms`).
+    public var replicaAckTimeoutMilliseconds: Int64 = 500
+    /// How often the node probes its own subscription (`cluster.probe_interval_ms`; 0: never).
+    public var probeIntervalMilliseconds: Int64 = 1_000
 
     /// The defaults of the `[cluster]` keys.
     public init() {}
@@ -106,6 +112,12 @@ extension RollcallConfiguration {
         configuration.leaseMilliseconds = self.cluster.leaseMilliseconds
         configuration.roomExpiryMilliseconds = self.cluster.roomExpiryMilliseconds
         configuration.checkpointInterval = UInt64(self.cluster.checkpointInterval)
+        if (1..<50).contains(self.cluster.probeIntervalMilliseconds) {
+            throw ConfigError("cluster.probe_interval_ms: 0 (off) or at least 50")
+        }
+        configuration.replicaAcks = self.cluster.replicaAcks
+        configuration.replicaAckTimeoutMilliseconds = self.cluster.replicaAckTimeoutMilliseconds
+        configuration.probeIntervalMilliseconds = self.cluster.probeIntervalMilliseconds
         return configuration
     }
 }

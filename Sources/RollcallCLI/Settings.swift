@@ -215,6 +215,18 @@ enum Settings {
         integer64(
             "cluster.call_timeout_ms", "a Redis call that takes longer fails with ERR_UNAVAILABLE (ms)",
             \.cluster.callTimeoutMilliseconds, 10...60_000),
+        integer(
+            "cluster.replica_acks",
+            "replicas that must confirm a room change before it is acknowledged (Redis WAIT); 0 = the primary's word",
+            \.cluster.replicaAcks, 0...16),
+        integer64(
+            "cluster.replica_ack_timeout_ms",
+            "how long a change waits for cluster.replica_acks replicas; fewer answer ERR_UNAVAILABLE (ms)",
+            \.cluster.replicaAckTimeoutMilliseconds, 1...60_000),
+        integer64(
+            "cluster.probe_interval_ms",
+            "a probe through the node's own subscription this often; one lost makes /readyz 503 (ms); 0 = off",
+            \.cluster.probeIntervalMilliseconds, 0...600_000),
 
         text(
             "storage.path", "SQLite file of the embedded store (single process); empty = rooms in memory only",

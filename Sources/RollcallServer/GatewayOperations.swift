@@ -56,6 +56,9 @@ public final class GatewayOperations: Sendable {
                 guard self.runtime.isStoreCommitting else {
                     return HTTPResponse.encode(status: .serviceUnavailable, body: Array("store cannot commit\n".utf8))
                 }
+                if let reason = self.runtime.sharedLogHealth?.notReadyReason {
+                    return HTTPResponse.encode(status: .serviceUnavailable, body: Array((reason + "\n").utf8))
+                }
                 return HTTPResponse.encode(status: .ok, body: Array("ready\n".utf8))
             },
             HTTPRoute(path: "/metrics") { [self] _, responder in self.serveMetrics(responder) },

@@ -42,6 +42,8 @@ public final class GatewayRuntime: @unchecked Sendable {
     public let deliveryLatency = LatencyHistogram()
     /// In cluster mode, the shared room log; nil in the single-process default.
     public let sharedLog: (any SharedLogService)?
+    /// Whether the shared log's node can trust what it receives (readable from any thread); nil without one.
+    let sharedLogHealth: SharedLogHealth?
     /// The embedded store's group commit, one per rooms thread (each commits its own rooms); empty when rooms live
     /// in memory only (or in a cluster's shared log).
     var committers: [StoreCommitter] { self.roomThreads.compactMap(\.committer) }
@@ -111,6 +113,7 @@ public final class GatewayRuntime: @unchecked Sendable {
                 })
         }
         self.sharedLog = sharedLog
+        self.sharedLogHealth = sharedLog?.health
         self.router = authority.map { RoomThreadRouter(configuration: configuration, placement: $0.placement) }
         self.webhooks = webhooks
         for (roomThread, store) in zip(self.roomThreads, stores) {

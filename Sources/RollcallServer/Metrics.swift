@@ -167,6 +167,24 @@ enum Metrics {
             "rollcall_cluster_leases_lost_total", .counter,
             "Times this node found it had been declared dead and closed its participants' sockets."
         ) { $0.statistics.leasesLost },
+        clustered(
+            "rollcall_cluster_replica_ack_failures_total", .counter,
+            "Appends Redis took that fewer replicas than cluster.replica_acks confirmed in time (answered "
+                + "ERR_UNAVAILABLE; the entries are in the log)."
+        ) { $0.statistics.replicaAckFailures },
+        clustered(
+            "rollcall_cluster_subscription_live", .gauge,
+            "1 while the node's probes come back through its own subscription; 0 from a lost probe until one comes "
+                + "back (/readyz answers 503 meanwhile)."
+        ) { $0.statistics.subscriptionLive ? 1 : 0 },
+        clustered(
+            "rollcall_cluster_probe_failures_total", .counter,
+            "Probes of the node's own subscription that did not come back within cluster.call_timeout_ms."
+        ) { $0.statistics.probeFailures },
+        clustered(
+            "rollcall_cluster_resubscriptions_total", .counter,
+            "Times the node reconnected its subscription because a probe did not come back."
+        ) { $0.statistics.resubscriptions },
     ]
 }
 

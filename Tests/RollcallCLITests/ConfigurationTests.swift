@@ -161,6 +161,31 @@ struct ConfigurationTests {
                 == true)
     }
 
+    @Test("replica acknowledgements and the subscription probe are read and bounded")
+    func clusterReplicaAndProbeSettings() throws {
+        let url = ("cluster.redis_url", "redis://127.0.0.1:6390")
+        let defaults = try #require(try self.load(overrides: [url]).0.clusterConfiguration())
+        #expect(defaults.replicaAcks == 0)
+        #expect(defaults.replicaAckTimeoutMilliseconds == 500)
+        #expect(defaults.probeIntervalMilliseconds == 1_000)
+        let (set, _) = try self.load(
+            file: "[cluster]\nreplica_acks = 2\nreplica_ack_timeout_ms = 750\n",
+            overrides: [url, ("cluster.probe_interval_ms", "0")])
+        let settings = try #require(try set.clusterConfiguration())
+        #expect(settings.replicaAcks == 2)
+        #expect(settings.replicaAckTimeoutMilliseconds == 750)
+        #expect(settings.probeIntervalMilliseconds == 0)
+        #expect(
+            self.refusal(overrides: [url, ("cluster.replica_acks", "17")])?
+                .contains("cluster.replica_acks: 17 is outside") == true)
+        #expect(
+            self.refusal(overrides: [url, ("cluster.replica_ack_timeout_ms", "0")])?
+                .contains("cluster.replica_ack_timeout_ms: 0 is outside") == true)
+        #expect(
+            self.refusal(overrides: [url, ("cluster.probe_interval_ms", "20")])?
+                .contains("cluster.probe_interval_ms: 0 (off) or at least 50") == true)
+    }
+
     @Test("webhooks need the embedded store or a cluster, and take a CA file")
     func webhookSources() throws {
         let hooks: [(String, String)] = [

@@ -103,9 +103,10 @@ class RedisServer:
 
     kind = "single"
 
-    def __init__(self, directory):
+    def __init__(self, directory, extra=()):
         self.binary = redis_binary()
         self.directory = directory
+        self.extra = list(extra)
         self.port = free_port()
         self.process = None
         self.start()
@@ -118,7 +119,7 @@ class RedisServer:
         self.process = subprocess.Popen(
             [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
              "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--daemonize", "no",
-             "--logfile", str(self.directory / "redis.log")],
+             "--logfile", str(self.directory / "redis.log"), *self.extra],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         wait_for_ping(self.port, self.process, self.directory / "redis.log")

@@ -45,7 +45,7 @@ def exposed(server):
 
 
 def test_the_rules_pass_promtool_check_and_their_unit_tests():
-    assert "SUCCESS: 8 rules found" in promtool("check", "rules", RULES.name)
+    assert "SUCCESS: 10 rules found" in promtool("check", "rules", RULES.name)
     assert "SUCCESS" in promtool("test", "rules", "rollcall-rules.test.yml")
 
 

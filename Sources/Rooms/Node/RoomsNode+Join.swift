@@ -106,6 +106,8 @@ extension RoomsNode {
                 if case .refused(let error) = failure {
                     self.reply(session, ServerMessages.error(id: requestID, error))
                 }
+                // A join the log took without confirming it (too few replicas): no session holds its device here.
+                if kind == .participant && !proposed.isEmpty { self.startGrace(ofUnheld: deviceKey, in: room) }
                 return
             }
             self.completeJoin(
@@ -134,16 +136,7 @@ extension RoomsNode {
         guard self.sessions[session.id] != nil else {
             // The connection ended while the join was on its way through the shared log: its device gets the
             // grace period like any other dropped device.
-            if kind == .participant,
-                room.state.participants[uid]?.devices.contains(where: { $0.deviceID == deviceID }) == true
-            {
-                room.lostDevices[HostedRoom.DeviceKey(uid: uid, deviceID: deviceID)] = HostedRoom.LostDevice(
-                    deadline: self.clock() + self.configuration.reconnectGraceMilliseconds, closedCleanly: false
-                )
-                self.watchDeadlines(of: room)
-                let lost = RoomEvent.connectionLost(uid: uid, deviceID: deviceID)
-                self.record([ProposedEvent(lost, actor: nil, requiresDeviceOwnership: true)], in: room)
-            }
+            if kind == .participant { self.startGrace(ofUnheld: deviceKey, in: room) }
             return
         }
         if kind == .participant {
@@ -219,6 +212,26 @@ extension RoomsNode {
                 self.ack(session, requestID, room: room, changed: true)
             }
         }
+    }
+
+    /// A device the log has in the call that no session here holds (its connection ended while the join was on
+    /// its way, or the join was taken without being confirmed): it gets the grace period like any dropped device,
+    /// and leaves unless it joins again.
+    func startGrace(ofUnheld device: HostedRoom.DeviceKey, in room: HostedRoom) {
+        guard
+            room.state.participants[device.uid]?.devices.contains(where: {
+                $0.deviceID == device.deviceID && $0.isConnected
+            }) == true,
+            !room.subscribers.contains(where: { id in
+                self.sessions[id]?.claims?.subject == device.uid
+                    && self.sessions[id]?.subscriptions[room.state.id]?.deviceID == device.deviceID
+            })
+        else { return }
+        room.lostDevices[device] = HostedRoom.LostDevice(
+            deadline: self.clock() + self.configuration.reconnectGraceMilliseconds, closedCleanly: false)
+        self.watchDeadlines(of: room)
+        let lost = RoomEvent.connectionLost(uid: device.uid, deviceID: device.deviceID)
+        self.record([ProposedEvent(lost, actor: nil, requiresDeviceOwnership: true)], in: room)
     }
 
     /// Takes every other connection holding a device in the room as a participant out of it, telling each it was

@@ -259,6 +259,15 @@ public protocol SharedLogService: SharedRoomLog {
 
     /// What the shared log has done.
     var statistics: SharedLogStatistics { get }
+
+    /// Whether the node can trust what it receives (read from any thread for `/readyz`); nil when the log has no
+    /// such check.
+    var health: SharedLogHealth? { get }
+}
+
+extension SharedLogService {
+    /// No check by default.
+    public var health: SharedLogHealth? { nil }
 }
 
 /// What a shared log has done, for metrics and tests.
@@ -277,6 +286,15 @@ public struct SharedLogStatistics: Hashable, Sendable {
     public var checkpointsWritten = 0
     /// Times this node found its lease had run out (it was reaped) and sent its participants to reconnect.
     public var leasesLost = 0
+    /// Appends the store took but fewer replicas than asked confirmed in time (answered `ERR_UNAVAILABLE`; the
+    /// entries are in the log).
+    public var replicaAckFailures = 0
+    /// Probes of the node's own subscription that did not come back in time.
+    public var probeFailures = 0
+    /// Times the node reconnected its subscription because a probe did not come back.
+    public var resubscriptions = 0
+    /// Whether the last probe of the subscription came back (true before the first, and without probes).
+    public var subscriptionLive = true
 
     /// All zero.
     public init() {}
