@@ -134,19 +134,21 @@ class RedisServer:
 
 
 class RedisCluster:
-    """A Redis Cluster of three primaries on loopback, formed with `redis-cli --cluster create`.
+    """A Redis Cluster of three primaries (and `replicas` replicas of each) on loopback, formed with
+    `redis-cli --cluster create`.
 
-    `command(...)` goes to any primary and follows `MOVED`, as a cluster client would; `primaries` lists the ports.
+    `command(...)` goes to any primary and follows `MOVED`, as a cluster client would; `primaries` lists the ports
+    of the primaries as created, `ports` every node's; `serving(key)` asks the cluster who serves a key now.
     """
 
     kind = "cluster"
 
-    def __init__(self, directory, primaries=3):
+    def __init__(self, directory, primaries=3, replicas=0):
         binary = redis_binary()
-        self.processes = []
-        self.primaries = []
+        self.processes = {}
+        self.ports = []
         try:
-            for index in range(primaries):
+            for index in range(primaries * (1 + replicas)):
                 port, bus = free_port(), free_port()
                 node_directory = directory / f"node-{index}"
                 node_directory.mkdir()
@@ -158,12 +160,14 @@ class RedisCluster:
                      "--cluster-node-timeout", "1000", "--cluster-port", str(bus), "--logfile", str(log)],
                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 )
-                self.processes.append(process)
-                self.primaries.append(port)
+                self.processes[port] = process
+                self.ports.append(port)
                 wait_for_ping(port, process, log)
+            # redis-cli makes the first `primaries` nodes the primaries.
+            self.primaries = self.ports[:primaries]
             created = subprocess.run(
-                [redis_binary("redis-cli"), "--cluster", "create", *[f"127.0.0.1:{port}" for port in self.primaries],
-                 "--cluster-replicas", "0", "--cluster-yes"],
+                [redis_binary("redis-cli"), "--cluster", "create", *[f"127.0.0.1:{port}" for port in self.ports],
+                 "--cluster-replicas", str(replicas), "--cluster-yes"],
                 stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=CLUSTER_FORM_TIMEOUT, check=False,
             )
             assert created.returncode == 0, created.stdout + created.stderr
@@ -176,11 +180,31 @@ class RedisCluster:
             raise
 
     def _formed(self):
-        for port in self.primaries:
+        for port in self.ports:
             info = command(port, "CLUSTER", "INFO")
-            if "cluster_state:ok" not in info or f"cluster_known_nodes:{len(self.primaries)}" not in info:
+            if "cluster_state:ok" not in info or f"cluster_known_nodes:{len(self.ports)}" not in info:
                 return False
-        return True
+        # With replicas: every node sees a replica beside the primary of every slot range.
+        return len(self.ports) == len(self.primaries) or all(
+            len(row) > 3 for port in self.ports for row in command(port, "CLUSTER", "SLOTS"))
+
+    def _serving_row(self, port, slot):
+        """The `CLUSTER SLOTS` row of `slot` as the node on `port` sees it: start, end, primary, replicas..."""
+        for row in command(port, "CLUSTER", "SLOTS"):
+            if row[0] <= slot <= row[1]:
+                return row
+        return []
+
+    def serving(self, key):
+        """(primary port, [replica ports]) of the slot of `key`, as a live node sees it now."""
+        live = next(port for port in self.ports if self.processes[port].poll() is None)
+        row = self._serving_row(live, command(live, "CLUSTER", "KEYSLOT", key))
+        return int(row[2][1]), [int(replica[1]) for replica in row[3:]]
+
+    def kill(self, port):
+        process = self.processes[port]
+        process.kill()
+        process.wait(timeout=10)
 
     @property
     def url(self):
@@ -206,7 +230,7 @@ class RedisCluster:
                 return keys
 
     def stop(self):
-        for process in self.processes:
+        for process in self.processes.values():
             if process.poll() is None:
                 process.kill()
                 process.wait(timeout=10)

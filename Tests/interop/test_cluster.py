@@ -28,7 +28,8 @@ single_and_cluster = pytest.mark.parametrize("redis", ["single", "cluster"], ind
 @pytest.fixture
 def redis(request, tmp_path):
     """One `redis-server`; a Redis Cluster or a primary under Sentinel when the test is parametrised so."""
-    kinds = {"single": RedisServer, "cluster": RedisCluster, "sentinel": RedisSentinels}
+    kinds = {"single": RedisServer, "cluster": RedisCluster, "sentinel": RedisSentinels,
+             "cluster-with-replicas": lambda directory: RedisCluster(directory, replicas=1)}
     server = kinds[getattr(request, "param", "single")](tmp_path)
     yield server
     server.stop()
