@@ -149,10 +149,12 @@ extension RedisRoomLog {
         // One MGET per room: the keys of one room share a slot, those of two rooms need not.
         for roomID in self.follower.roomsToPoll {
             let keys = self.keys.room(roomID)
+            let applied = self.follower.appliedSequence(of: roomID)
             self.commands.send(["MGET", keys.sequence, keys.epoch]) { [weak self] result in
                 guard let self, case .success(.array(let values?)) = result, values.count == 2 else { return }
                 let sequence = Self.text(values[0]).flatMap { UInt64($0) } ?? 0
-                self.follower.polled(roomID, sequence: sequence, epoch: Self.text(values[1]))
+                self.follower.polled(
+                    roomID, sequence: sequence, epoch: Self.text(values[1]), appliedWhenAsked: applied)
             }
         }
     }

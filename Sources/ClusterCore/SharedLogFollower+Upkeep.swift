@@ -23,16 +23,20 @@ extension SharedLogFollower {
     }
 
     /// The store's last sequence number and epoch of a room: a room behind reads the gap, a room whose records
-    /// started afresh (or that waits for a reload) is loaded again.
+    /// started afresh (or that waits for a reload) is loaded again, and so is a room whose log went back behind
+    /// what this node had applied when it asked (a failover to a replica that had not received the last entries):
+    /// the entries numbered again from there are not the ones this node applied.
     ///
     /// - Parameters:
     ///   - roomID: the room.
     ///   - sequence: the store's last sequence number (0 when it has none).
     ///   - epoch: the store's epoch of the room; nil when it has no records.
-    public func polled(_ roomID: String, sequence: UInt64, epoch: String?) {
+    ///   - appliedWhenAsked: `appliedSequence(of:)` when the poll was sent; nil when not known.
+    public func polled(_ roomID: String, sequence: UInt64, epoch: String?, appliedWhenAsked: UInt64? = nil) {
         guard let room = self.rooms[roomID], !room.isLoading else { return }
         let started = room.epoch == nil && room.applied == 0
-        if room.needsReload || (epoch != room.epoch && !started && (epoch != nil || room.applied > 0)) {
+        let wentBack = epoch != nil && epoch == room.epoch && appliedWhenAsked.map { sequence < $0 } == true
+        if room.needsReload || wentBack || (epoch != room.epoch && !started && (epoch != nil || room.applied > 0)) {
             self.load(roomID)
         } else if sequence > room.applied {
             self.fillGap(roomID)

@@ -47,6 +47,13 @@ public final class SharedLogFollower {
     /// The rooms followed, in order.
     public var roomIDs: [String] { self.rooms.keys.sorted() }
 
+    /// The sequence number of the last entry of `roomID` this node applied; nil when it does not follow the room.
+    ///
+    /// - Parameter roomID: the room.
+    public func appliedSequence(of roomID: String) -> UInt64? {
+        self.rooms[roomID]?.applied
+    }
+
     /// Whether the room is followed.
     ///
     /// - Parameter roomID: the room.

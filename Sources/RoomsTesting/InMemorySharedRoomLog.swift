@@ -150,9 +150,11 @@ public final class InMemorySharedRoomLog: FollowingSharedLog {
     /// every second): a room behind reads what it missed, a room whose records started afresh is loaded again.
     public func poll() {
         for roomID in self.follower.roomsToPoll {
+            let applied = self.follower.appliedSequence(of: roomID)
             self.command { [unowned self] in
                 let records = self.store.records(roomID)
-                self.follower.polled(roomID, sequence: records?.sequence ?? 0, epoch: records?.epoch)
+                self.follower.polled(
+                    roomID, sequence: records?.sequence ?? 0, epoch: records?.epoch, appliedWhenAsked: applied)
             } failed: {
             }
         }

@@ -81,4 +81,29 @@ import Testing
         #expect(reads.fetches.last?.generation == 2)
         #expect(follower.roomsToPoll == [])
     }
+
+    @Test func aLogThatWentBackBehindWhatTheNodeAppliedWhenItAskedIsLoadedAgain() {
+        let reads = Reads()
+        let delivered = Delivered()
+        let follower = SharedLogFollower()
+        follower.reader = reads
+        follower.delegate = delivered
+        follower.follow("r")
+        follower.loaded("r", generation: 1, epoch: "e1", checkpoint: nil, entries: [Self.entry(1, epoch: "e1")])
+        follower.received((2...8).map { Self.entry($0, epoch: "e1") }, in: "r")
+        #expect(follower.appliedSequence(of: "r") == 8)
+        // A poll sent before the node applied entry 8 may answer 7: nothing went back.
+        follower.polled("r", sequence: 7, epoch: "e1", appliedWhenAsked: 7)
+        #expect(reads.loads.count == 1)
+        // The log holds 5 entries though the node had applied 8 when it asked: a failover lost 6 to 8, and the
+        // entries numbered 6 on from now on are others. The room is loaded again from what the log holds.
+        follower.polled("r", sequence: 5, epoch: "e1", appliedWhenAsked: 8)
+        #expect(reads.loads.map(\.generation) == [1, 2])
+        follower.loaded(
+            "r", generation: 2, epoch: "e1", checkpoint: nil, entries: (1...6).map { Self.entry($0, epoch: "e1") })
+        #expect(delivered.loads == 2)
+        #expect(delivered.sequences == [1, 2, 3, 4, 5, 6])
+        follower.received([Self.entry(7, epoch: "e1")], in: "r")
+        #expect(delivered.sequences.last == 7)
+    }
 }
