@@ -35,12 +35,29 @@ extension WebSocketConnection {
         }
     }
 
-    /// The permessage-deflate parameters a connection agreed to, behind one reference.
-    final class CompressionParameters {
-        let parameters: PerMessageDeflateParameters
+    /// What the upgrade agreed: the path and its endpoint, the subprotocol and the permessage-deflate parameters,
+    /// behind one reference. Uncompressed connections that agreed the same share one (`ServerLoop.agreement`), so
+    /// an idle connection holds a word for all of it. Set once, before the endpoint hears of the connection, and
+    /// never changed.
+    final class Agreement {
+        /// The path the client upgraded on.
+        let path: String
+        /// Where the session's messages go.
+        let endpoint: any WebSocketEndpoint
+        let subprotocol: String?
+        /// The permessage-deflate parameters; nil while uncompressed.
+        let compression: PerMessageDeflateParameters?
 
-        init(_ parameters: PerMessageDeflateParameters) {
-            self.parameters = parameters
+        init(
+            path: String,
+            endpoint: any WebSocketEndpoint,
+            subprotocol: String?,
+            compression: PerMessageDeflateParameters?
+        ) {
+            self.path = path
+            self.endpoint = endpoint
+            self.subprotocol = subprotocol
+            self.compression = compression
         }
     }
 
@@ -96,16 +113,14 @@ extension WebSocketConnection {
     /// An object, not a struct, so the per-message path updates it in place through the phase, and the phase stays
     /// a few words: a struct payload is copied out of the enum and back on every change, and a large enum is copied
     /// whole on every read, each of which cost more than the rest of an echoed message. It is the second of the two
-    /// records an idle connection costs, so it holds only what an idle session needs: the state machine, the
-    /// endpoint and the rate budget. The rest (`Parts`) is attached while a message is in pieces, compression was
+    /// records an idle connection costs, so it holds only what an idle session needs: the state machine and the
+    /// rate budget (the endpoint is the connection's `agreement`'s). The rest (`Parts`) is attached while a message is in pieces, compression was
     /// agreed or the session is ending, and given back when none of that holds.
     final class Session {
         /// Pongs, keep-alive pings, the close handshake and the timeouts, in milliseconds.
         var machine: WebSocketSessionStateMachine
         /// What only a busy, compressed or ending session needs; nil for an idle one.
         private(set) var parts: Parts?
-        /// Where messages go.
-        let endpoint: any WebSocketEndpoint
         /// Messages and control frames from the peer, against the server's message rate.
         var rateLimiter: MessageRateLimiter
 
@@ -125,16 +140,13 @@ extension WebSocketConnection {
         /// - Parameters:
         ///   - machine: the session's state machine, open.
         ///   - processor: the decoder of the peer's frames; kept only when it holds state (an inflater).
-        ///   - endpoint: where messages go.
         ///   - rateLimiter: the peer's message budget.
         init(
             machine: WebSocketSessionStateMachine,
             processor: WebSocketInboundProcessor,
-            endpoint: any WebSocketEndpoint,
             rateLimiter: MessageRateLimiter
         ) {
             self.machine = machine
-            self.endpoint = endpoint
             self.rateLimiter = rateLimiter
             if processor.holdsState { self.processor = processor }
         }

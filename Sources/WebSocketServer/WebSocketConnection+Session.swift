@@ -17,7 +17,7 @@ extension WebSocketConnection {
             processor = kept
             wasKept = true
         } else {
-            processor = WebSocketInboundProcessor(limits: self.server.configuration.messageLimits)
+            processor = WebSocketInboundProcessor(limits: self.server.messageLimits)
             wasKept = false
         }
         let progress = processor.process(bytes) { event in self.handle(event) }
@@ -31,6 +31,12 @@ extension WebSocketConnection {
         if progress.isFinished { return bytes.count }
         self.expectedFrameSize = UInt32(clamping: progress.nextFrameSize ?? 0)
         return progress.consumed
+    }
+
+    /// The endpoint, while the session lasts (nil outside it).
+    var sessionEndpoint: (any WebSocketEndpoint)? {
+        guard case .session = self.phase else { return nil }
+        return self.agreement?.endpoint
     }
 
     private func handle(_ event: WebSocketInboundProcessor.Event) {
@@ -47,11 +53,11 @@ extension WebSocketConnection {
         case .text(let bytes):
             guard self.phase.session?.machine.receivedMessage(now: Session.milliseconds(now)) == true else { return }
             self.statistics.messagesReceived.add(1, ordering: .relaxed)
-            self.phase.session?.endpoint.connection(self, didReceive: .text(bytes))
+            self.sessionEndpoint?.connection(self, didReceive: .text(bytes))
         case .binary(let bytes):
             guard self.phase.session?.machine.receivedMessage(now: Session.milliseconds(now)) == true else { return }
             self.statistics.messagesReceived.add(1, ordering: .relaxed)
-            self.phase.session?.endpoint.connection(self, didReceive: .binary(bytes))
+            self.sessionEndpoint?.connection(self, didReceive: .binary(bytes))
         case .ping(let bytes):
             self.perform(self.phase.session?.machine.receivedPing(bytes))
         case .pong(let bytes):

@@ -35,14 +35,11 @@ public final class WebSocketConnection {
     let statistics: LoopStatistics
     /// The client's address.
     public let remoteAddress: SocketAddress?
-    /// The path the client upgraded on.
-    public internal(set) var path: String = ""
-    /// The negotiated subprotocol.
-    public internal(set) var subprotocol: String?
     /// Free for the endpoint's own per-connection state.
     public var userData: AnyObject?
-    /// The agreed permessage-deflate parameters, behind one reference: nil (a word) while uncompressed.
-    var compressionParameters: CompressionParameters?
+    /// What the upgrade agreed (path, endpoint, subprotocol, compression), behind one reference shared by the
+    /// connections that agreed the same; nil before the upgrade.
+    var agreement: Agreement?
     var tls: TLSConnection?
     /// Where the connection is in its life, with that phase's data. Changed with `enter(_:)`, which gives back the
     /// handshake slot once the handshake is over; a phase's data is updated in place.
@@ -87,7 +84,14 @@ public final class WebSocketConnection {
 
     /// The permessage-deflate parameters agreed in the upgrade; nil when the connection runs uncompressed. Set before
     /// the endpoint hears of the connection and never changed after.
-    public var compression: PerMessageDeflateParameters? { self.compressionParameters?.parameters }
+    public var compression: PerMessageDeflateParameters? { self.agreement?.compression }
+
+    /// The path the client upgraded on; empty before the upgrade. Never changed after it.
+    public var path: String { self.agreement?.path ?? "" }
+
+    /// The negotiated subprotocol, nil when none was agreed. Set before the endpoint hears of the connection and
+    /// never changed after.
+    public var subprotocol: String? { self.agreement?.subprotocol }
 
     /// The head of the upgrade request (headers such as `Authorization`), while the endpoint's `connectionDidOpen`
     /// runs; nil before and after it. An open connection keeps no copy of its request, so an idle one costs less:
@@ -158,7 +162,7 @@ public final class WebSocketConnection {
             let reason =
                 session.closeReason
                 ?? WebSocketCloseReason(code: .abnormalClosure, initiatedByServer: false, detail: "connection lost")
-            session.endpoint.connectionDidClose(self, reason: reason)
+            self.agreement?.endpoint.connectionDidClose(self, reason: reason)
         }
     }
 }
