@@ -30,9 +30,6 @@ public final class WebSocketConnection {
     /// of them before it goes away, and a closed connection never touches it again (every use is guarded by the
     /// phase). A checked `unowned` reference cost a strong retain and release on each message.
     unowned(unsafe) let server: ServerLoop
-    /// The loop's counters, kept here so the per-message path does not go through `server` (whose fields could
-    /// only be read with a retain and a release).
-    let statistics: LoopStatistics
     /// The client's address.
     public let remoteAddress: SocketAddress?
     /// Free for the endpoint's own per-connection state.
@@ -44,20 +41,9 @@ public final class WebSocketConnection {
     /// Where the connection is in its life, with that phase's data. Changed with `enter(_:)`, which gives back the
     /// handshake slot once the handshake is over; a phase's data is updated in place.
     var phase: Phase
-    /// Whether the connection came in over TLS.
-    public let isSecure: Bool
-    /// Whether the write queue is under its high watermark.
-    public internal(set) var isWritable = true
-    /// Whether this connection still counts against the pending-handshake and per-address limits.
-    var holdsHandshakeSlot = true
-    var holdsAddressSlot = true
-    /// Whether `compression` is set, for the per-message path.
-    var agreedCompression = false
-    var isFlushScheduled = false
-    /// Whether anything was written since the last sweep; a connection that wrote nothing gives back the write
-    /// queue's reusable buffers, so idle connections hold none.
-    var wroteSinceSweep = false
-    var isWatchingWritability = false
+    /// The connection's yes-or-no state in one byte beside the phase (see `WebSocketConnection+Flags`), so the
+    /// descriptor and the counts after it share the phase's word.
+    var flags: Flags = [.isWritable, .holdsHandshakeSlot, .holdsAddressSlot]
     let fd: Int32
     /// The connection's place in its server loop's list.
     var registryIndex: Int32 = -1
@@ -74,9 +60,8 @@ public final class WebSocketConnection {
         self.fd = fd
         self.remoteAddress = remoteAddress
         self.tls = tls
-        self.isSecure = tls != nil
+        if tls != nil { self.flags.insert(.isSecure) }
         self.server = server
-        self.statistics = server.loopStatistics
         self.loop = server.loop
         let handshake = Handshake(limits: server.configuration.httpLimits, startedAt: server.loop.now)
         self.phase = tls == nil ? .readingRequest(handshake) : .tlsHandshake(handshake)
@@ -84,6 +69,9 @@ public final class WebSocketConnection {
 
     /// The permessage-deflate parameters agreed in the upgrade; nil when the connection runs uncompressed. Set before
     /// the endpoint hears of the connection and never changed after.
+    /// The loop's counters (read through `server`, which is not reference counted).
+    var statistics: LoopStatistics { self.server.loopStatistics }
+
     public var compression: PerMessageDeflateParameters? { self.agreement?.compression }
 
     /// The path the client upgraded on; empty before the upgrade. Never changed after it.
