@@ -184,7 +184,8 @@ final class ServerLoop {
         }
         let key = AgreementKey(path: path, subprotocol: subprotocol)
         if let shared = self.sharedAgreements[key] { return shared }
-        let made = WebSocketConnection.Agreement(path: path, endpoint: endpoint, subprotocol: subprotocol, compression: nil)
+        let made = WebSocketConnection.Agreement(
+            path: path, endpoint: endpoint, subprotocol: subprotocol, compression: nil)
         self.sharedAgreements[key] = made
         return made
     }

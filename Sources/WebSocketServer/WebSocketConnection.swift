@@ -10,10 +10,12 @@ import WebSocketDeflate
 /// connection holds no receive buffer. Output goes through a bounded write queue flushed once per loop iteration;
 /// its storage is given back once the connection stops writing.
 ///
-/// An idle open connection is two compact records, this object and its session (about 200 bytes each): what
-/// is the same for every connection (limits, timeouts, the message rate, the write queue's bounds) is held once
-/// by the server, the request head is not kept past `connectionDidOpen`, and buffers are attached only while a
-/// partial frame or message is being read or unsent bytes wait.
+/// An idle open connection is two compact records, this object (120 bytes) and its session (88 bytes): what is
+/// the same for every connection (limits, timeouts, the message rate, the write queue's bounds) is held once by
+/// the server, what the upgrade agreed (path, endpoint, subprotocol) is one `Agreement` shared by the connections
+/// that agreed the same, the request head is not kept past `connectionDidOpen`, and buffers, the frame decoder and
+/// the write queue's storage are attached only while a partial frame or message is being read or unsent bytes
+/// wait.
 ///
 /// Its state is one `Phase`, each case with the data only that phase needs; the WebSocket session's rules (pongs,
 /// keep-alive pings, the close handshake and its timeouts) are a `WebSocketSessionStateMachine` inside the session
