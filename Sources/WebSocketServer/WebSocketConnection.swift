@@ -10,7 +10,7 @@ import WebSocketDeflate
 /// connection holds no receive buffer. Output goes through a bounded write queue flushed once per loop iteration;
 /// its storage is given back once the connection stops writing.
 ///
-/// An idle open connection is two compact records, this object (120 bytes) and its session (88 bytes): what is
+/// An idle open connection is two compact records, this object (104 bytes) and its session (88 bytes): what is
 /// the same for every connection (limits, timeouts, the message rate, the write queue's bounds) is held once by
 /// the server, what the upgrade agreed (path, endpoint, subprotocol) is one `Agreement` shared by the connections
 /// that agreed the same, the request head is not kept past `connectionDidOpen`, and buffers, the frame decoder and
@@ -39,7 +39,8 @@ public final class WebSocketConnection {
     /// What the upgrade agreed (path, endpoint, subprotocol, compression), behind one reference shared by the
     /// connections that agreed the same; nil before the upgrade.
     var agreement: Agreement?
-    var tls: TLSConnection?
+    /// The TLS engine and the bytes of an unfinished frame, while there are any (see `Extras`).
+    var extras: Extras?
     /// Where the connection is in its life, with that phase's data. Changed with `enter(_:)`, which gives back the
     /// handshake slot once the handshake is over; a phase's data is updated in place.
     var phase: Phase
@@ -52,8 +53,6 @@ public final class WebSocketConnection {
     /// The size of the frame whose header arrived without all of its payload (0 when not known), a hint for the
     /// capacity of `pending`: four bytes, cut to `UInt32.max`.
     var expectedFrameSize: UInt32 = 0
-    /// The bytes of an unfinished request head or frame.
-    var pending: [UInt8] = []
 
     /// Output, its storage attached while bytes are queued and for as long as the connection keeps writing.
     var outbound = OutboundQueue()
@@ -61,7 +60,7 @@ public final class WebSocketConnection {
     init(fd: Int32, remoteAddress: SocketAddress?, tls: TLSConnection?, server: ServerLoop) {
         self.fd = fd
         self.remoteAddress = remoteAddress
-        self.tls = tls
+        if let tls { self.extras = Extras(tls: tls) }
         if tls != nil { self.flags.insert(.isSecure) }
         self.server = server
         self.loop = server.loop

@@ -40,9 +40,9 @@ private let mallocUsableSize: @convention(c) (UnsafeMutableRawPointer?) -> Int =
 /// when other work on the process freed one.
 private let mallocReuseSlack = 16
 
-/// The most bytes each of an idle connection's two records may hold: the connection fills a 128-byte chunk of
+/// The most bytes each of an idle connection's two records may hold: the connection fills a 112-byte chunk of
 /// `malloc` and the session a 96-byte one (each chunk is the block and an 8-byte header, in steps of 16).
-private let connectionRecordBound = 120
+private let connectionRecordBound = 104
 private let sessionRecordBound = 88
 
 /// What an idle connection holds, read on its loop.
@@ -104,7 +104,7 @@ struct IdleConnectionMemoryTests {
         throw TestClientError("the loop did not answer")
     }
 
-    @Test("Once open, a connection is two records of at most 120 and 88 bytes and holds no buffer or decoder")
+    @Test("Once open, a connection is two records of at most 104 and 88 bytes and holds no buffer or decoder")
     func anIdleConnectionIsTwoSmallRecords() throws {
         try Self.withServer { server, endpoint in
             let client = try TestClient(connectingTo: server.localAddresses.first!)
