@@ -47,6 +47,10 @@ final class ServerLoop {
     let writeQueueLowWatermark: Int
     /// The peers' message rate.
     let messageRate: MessageRateLimiter.Rate
+    /// The size of the frame whose header a connection's read left without all of its payload (0 when not known),
+    /// a hint for the capacity of the bytes the connection keeps: set and read within that one read, so one per
+    /// loop serves every connection on it.
+    var frameSizeHint: UInt32 = 0
     /// The receive limits each read's frame decoder is made with.
     let messageLimits: WebSocketInboundProcessor.Limits
     /// What uncompressed connections agreed, one per path and subprotocol (both from the finite sets of routes

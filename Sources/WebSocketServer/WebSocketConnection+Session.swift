@@ -29,7 +29,7 @@ extension WebSocketConnection {
             }
         }
         if progress.isFinished { return bytes.count }
-        self.expectedFrameSize = UInt32(clamping: progress.nextFrameSize ?? 0)
+        self.server.frameSizeHint = UInt32(clamping: progress.nextFrameSize ?? 0)
         return progress.consumed
     }
 

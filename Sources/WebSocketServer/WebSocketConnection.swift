@@ -32,8 +32,6 @@ public final class WebSocketConnection {
     /// of them before it goes away, and a closed connection never touches it again (every use is guarded by the
     /// phase). A checked `unowned` reference cost a strong retain and release on each message.
     unowned(unsafe) let server: ServerLoop
-    /// The client's address.
-    public let remoteAddress: SocketAddress?
     /// Free for the endpoint's own per-connection state.
     public var userData: AnyObject?
     /// What the upgrade agreed (path, endpoint, subprotocol, compression), behind one reference shared by the
@@ -41,21 +39,21 @@ public final class WebSocketConnection {
     var agreement: Agreement?
     /// The TLS engine and the bytes of an unfinished frame, while there are any (see `Extras`).
     var extras: Extras?
+    /// Output, its storage attached while bytes are queued and for as long as the connection keeps writing.
+    var outbound = OutboundQueue()
+    // The 37 bytes of small fields fill the last five words, packed by alignment: the address (19 bytes,
+    // 8-aligned), the descriptor in the rest of its third word, the phase (9 bytes) with the flags beside its tag,
+    // and the list index in the rest of that word.
+    /// The client's address.
+    public let remoteAddress: SocketAddress?
+    let fd: Int32
     /// Where the connection is in its life, with that phase's data. Changed with `enter(_:)`, which gives back the
     /// handshake slot once the handshake is over; a phase's data is updated in place.
     var phase: Phase
-    /// The connection's yes-or-no state in one byte beside the phase (see `WebSocketConnection+Flags`), so the
-    /// descriptor and the counts after it share the phase's word.
+    /// The connection's yes-or-no state in one byte beside the phase (see `WebSocketConnection+Flags`).
     var flags: Flags = [.isWritable, .holdsHandshakeSlot, .holdsAddressSlot]
-    let fd: Int32
     /// The connection's place in its server loop's list.
     var registryIndex: Int32 = -1
-    /// The size of the frame whose header arrived without all of its payload (0 when not known), a hint for the
-    /// capacity of `pending`: four bytes, cut to `UInt32.max`.
-    var expectedFrameSize: UInt32 = 0
-
-    /// Output, its storage attached while bytes are queued and for as long as the connection keeps writing.
-    var outbound = OutboundQueue()
 
     init(fd: Int32, remoteAddress: SocketAddress?, tls: TLSConnection?, server: ServerLoop) {
         self.fd = fd
@@ -142,7 +140,6 @@ public final class WebSocketConnection {
         self.enter(.closed)
         self.outbound.removeAll()
         self.pending = []
-        self.expectedFrameSize = 0
         self.tls = nil
         self.loop.deregister(self.fd)
         Socket.close(self.fd)
