@@ -185,6 +185,9 @@ extension Rollcall {
             else { return }
             self.removeSubscription(subscription)
             subscription.unsubscribed(RollcallUnsubscribeReason(wireValue: message["reason"]?.stringValue ?? ""))
+        case .signal:
+            // Ephemeral signals are not surfaced by this client yet (docs/PROTOCOL.md, "signal"); dropped.
+            return
         case .snapshot, .patch, .event, .resumed:
             guard let room = message["room"]?.stringValue else { return }
             guard let subscription = self.lock.withLock({ self.subscriptions[room] }) else {
