@@ -55,6 +55,7 @@ from .events import (
     Resumed,
     RoomChange,
     RoomUpdated,
+    Signal,
     SnapshotReplaced,
     Unsubscribed,
 )
@@ -153,6 +154,7 @@ __all__ = [
     "RosterStore",
     "ServerAPI",
     "ServerError",
+    "Signal",
     "ServerMessageType",
     "SnapshotReplaced",
     "Status",
