@@ -6,11 +6,16 @@ Redis, without entering the shared stream."""
 import asyncio
 
 import pytest
+from rollcall import (
+    ForbiddenError,
+    NotFoundError,
+    RateLimitedError,
+    Signal,
+    TooLargeError,
+)
 from test_call_end_to_end import ROOM, rollcall, run  # noqa: F401
 from test_cluster import nodes, redis, single_and_cluster  # noqa: F401
 from test_python_client import client
-
-from rollcall import ForbiddenError, NotFoundError, RateLimitedError, Signal, TooLargeError
 
 
 def inbox(room):
