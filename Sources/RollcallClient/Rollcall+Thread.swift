@@ -186,8 +186,10 @@ extension Rollcall {
             self.removeSubscription(subscription)
             subscription.unsubscribed(RollcallUnsubscribeReason(wireValue: message["reason"]?.stringValue ?? ""))
         case .signal:
-            // Ephemeral signals are not surfaced by this client yet (docs/PROTOCOL.md, "signal"); dropped.
-            return
+            guard let signal = RollcallSignal(message: message),
+                let subscription = self.lock.withLock({ self.subscriptions[signal.room] })
+            else { return }
+            subscription.signalled(signal)
         case .snapshot, .patch, .event, .resumed:
             guard let room = message["room"]?.stringValue else { return }
             guard let subscription = self.lock.withLock({ self.subscriptions[room] }) else {
