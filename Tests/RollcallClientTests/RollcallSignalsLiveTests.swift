@@ -27,9 +27,9 @@ final class RollcallSignalsLiveTests: XCTestCase {
         let bobRoom = try await bob.join(room: self.room)
         let vicRoom = try await vic.join(room: self.room, as: .observer)
         let (aliceBox, bobBox, vicBox) = (Inbox(), Inbox(), Inbox())
-        aliceRoom.onSignal(aliceBox.add)
-        bobRoom.onSignal(bobBox.add)
-        vicRoom.onSignal(vicBox.add)
+        aliceRoom.onSignal { aliceBox.add($0) }
+        bobRoom.onSignal { bobBox.add($0) }
+        vicRoom.onSignal { vicBox.add($0) }
         let before = try await aliceRoom.setAttributes(["mark": "0"])
 
         try await aliceRoom.signal("reaction", data: ["emoji": "🎉"])

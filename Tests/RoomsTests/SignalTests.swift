@@ -89,6 +89,20 @@ import Testing
         #expect(call.harness.drain(call.bob).first?["from"] == "u-mod")
     }
 
+    @Test func aHiddenParticipantSendsNoSignals() throws {
+        let call = try Call()
+        let moderator = try call.harness.connect("u-mod", rooms: ["r": .moderator])
+        try call.harness.join(moderator, "r", as: "observer")
+        let hide: JSONValue = [
+            "type": "permissions", "id": 1, "room": "r", "uid": "u-bob", "permissions": ["hidden": true],
+        ]
+        #expect(call.harness.request(moderator, hide).first?["type"] == "ack")
+        for id in call.everyone { _ = call.harness.drain(id) }
+        #expect(call.harness.request(call.bob, Self.reaction()).errorCodes == ["ERR_FORBIDDEN"])
+        #expect(call.harness.request(call.ann, Self.reaction(to: "u-bob")).errorCodes == ["ERR_NOT_FOUND"])
+        for id in call.everyone { #expect(call.harness.drain(id).isEmpty) }
+    }
+
     @Test func dataPastTheSizeLimitIsRefusedAndBadSignalsAreMalformed() throws {
         let call = try Call { $0.maximumSignalBytes = 32 }
         let large: JSONValue = [

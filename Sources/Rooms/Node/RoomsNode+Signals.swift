@@ -9,7 +9,7 @@ extension RoomsNode {
     /// Sends a client's signal: the sender must be in the call (any role but viewer) or the room's operator
     /// (admin or moderator by token or promoted, joined or watching); a signal for one participant needs that participant in the call.
     ///
-    /// - Throws: `ERR_NOT_IN_ROOM` (not subscribed), `ERR_FORBIDDEN` (an observer or a viewer), `ERR_NOT_FOUND` (the
+    /// - Throws: `ERR_NOT_IN_ROOM` (not subscribed), `ERR_FORBIDDEN` (an observer, a viewer, a hidden participant), `ERR_NOT_FOUND` (the
     ///   target is not in the call), `ERR_RATE_LIMITED` (past `signalsPerSecond`); nobody sees a refused signal.
     func send(
         _ signal: RoomSignal,
@@ -25,6 +25,10 @@ extension RoomsNode {
         let isOperator = RoomActor(claims: claims, role: role).isOperator(in: room.state)
         guard isOperator || (subscription.kind == .participant && role != .viewer) else {
             throw .forbidden("signals are sent by participants in the call and by moderators")
+        }
+        // A hidden participant's presence reaches no one else (`EventAudience`), so neither does a signal from it.
+        if room.state.participants[claims.subject]?.permissions.hidden == true {
+            throw .forbidden("a hidden participant sends no signals")
         }
         if let target = signal.to {
             let participant = room.state.participants[target]
