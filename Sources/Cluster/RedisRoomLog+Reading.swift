@@ -82,6 +82,10 @@ extension RedisRoomLog: SharedRoomReader {
             return
         }
         guard let roomID = self.keys.room(ofChannel: channel) else { return }
+        if payload.starts(with: Self.signalPrefix) {
+            self.receivedSignal(payload, in: roomID)
+            return
+        }
         // One script call's entries, one a line (JSON has no raw line feed); one that cannot be read is a gap,
         // which the follower fills from the stream.
         let entries = payload.split(separator: UInt8(ascii: "\n")).compactMap { SharedLogEntry(bytes: Array($0)) }

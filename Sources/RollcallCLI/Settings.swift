@@ -164,6 +164,13 @@ enum Settings {
             "rooms.slow_subscriber_timeout_ms", "a client that does not read for this long is closed with 4008 (ms)",
             \.rooms.slowSubscriberTimeoutMilliseconds, 100...3_600_000),
         integer("rooms.max_text_bytes", "longest name, reason or meeting text", \.rooms.maximumTextLength, 16...65_536),
+        integer(
+            "rooms.max_signal_bytes", "largest data of an ephemeral signal (ERR_TOO_LARGE beyond)",
+            \.rooms.maximumSignalBytes, 16...65_536),
+        integer(
+            "rooms.signals_per_second",
+            "ephemeral signals one user may send to one room per second (ERR_RATE_LIMITED beyond)",
+            \.rooms.signalsPerSecond, 1...1000),
 
         list(
             "auth.keys", "HS256 keys as kid:secret (or a bare secret), comma-separated; the first signs tokens",

@@ -185,6 +185,11 @@ extension Rollcall {
             else { return }
             self.removeSubscription(subscription)
             subscription.unsubscribed(RollcallUnsubscribeReason(wireValue: message["reason"]?.stringValue ?? ""))
+        case .signal:
+            guard let signal = RollcallSignal(message: message),
+                let subscription = self.lock.withLock({ self.subscriptions[signal.room] })
+            else { return }
+            subscription.signalled(signal)
         case .snapshot, .patch, .event, .resumed:
             guard let room = message["room"]?.stringValue else { return }
             guard let subscription = self.lock.withLock({ self.subscriptions[room] }) else {

@@ -15,4 +15,5 @@ public enum RollcallClientMessageType: String, Hashable, Sendable, CaseIterable 
     case permissions
     case query
     case ping
+    case signal
 }

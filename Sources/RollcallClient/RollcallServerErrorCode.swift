@@ -34,8 +34,10 @@ public enum RollcallServerErrorCode: String, Hashable, Sendable, CaseIterable {
     case tooManyConnections = "ERR_TOO_MANY_CONNECTIONS"
     /// The user is in this room over as many connections as it may be.
     case tooManySubscriptions = "ERR_TOO_MANY_SUBSCRIPTIONS"
-    /// Attributes or metadata past their limits.
+    /// Attributes, metadata or a signal's data past their limits.
     case tooLarge = "ERR_TOO_LARGE"
+    /// Past a rate: more signals from this user to the room than the gateway takes per second.
+    case rateLimited = "ERR_RATE_LIMITED"
     /// The room's store could not be read or did not answer; try again.
     case unavailable = "ERR_UNAVAILABLE"
     /// Too many requests wait for the same room; try again.

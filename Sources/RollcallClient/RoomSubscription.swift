@@ -28,6 +28,8 @@ public final class RoomSubscription: @unchecked Sendable {
     private var ended = false
     private var currentRights: RollcallRights?
     let broadcaster = Broadcaster<RoomChange>()
+    /// The ephemeral signals of the room (`RoomSubscription+Signals.swift`).
+    let signalBroadcaster = Broadcaster<RollcallSignal>()
 
     init(
         client: Rollcall,
@@ -138,6 +140,7 @@ public final class RoomSubscription: @unchecked Sendable {
         guard first else { return }
         self.broadcaster.publish(.ended(error))
         self.broadcaster.finish()
+        self.signalBroadcaster.finish()
     }
 
     private func publish(_ change: RoomChange) {

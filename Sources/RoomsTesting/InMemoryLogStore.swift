@@ -275,6 +275,16 @@ public final class InMemoryLogStore {
             self.enqueue { node.delegate?.sharedLogDisconnect(uid: uid, reason: reason) }
         }
     }
+
+    /// Publishes a signal to every other running node that listens to the room, each delivery queued on its own.
+    func publishSignal(_ signal: RoomSignal, in roomID: String, from sender: String) {
+        for (nodeID, weakNode) in self.nodes.sorted(by: { $0.key < $1.key }) where nodeID != sender {
+            guard let node = weakNode.node, node.isRunning, self.subscriptions[nodeID]?.contains(roomID) == true else {
+                continue
+            }
+            self.enqueue { node.delegate?.sharedLogReceived(signal, room: roomID) }
+        }
+    }
 }
 
 @available(*, unavailable) extension InMemoryLogStore: Sendable {}

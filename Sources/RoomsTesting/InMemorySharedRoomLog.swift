@@ -107,6 +107,19 @@ public final class InMemorySharedRoomLog: FollowingSharedLog {
         }
     }
 
+    /// Carries a signal to the other nodes that follow the room (`SharedRoomLog.publishSignal`); lost when the
+    /// store is unreachable, as a Redis publish is.
+    ///
+    /// - Parameters:
+    ///   - signal: the signal.
+    ///   - room: the room.
+    public func publishSignal(_ signal: RoomSignal, room: String) {
+        self.command { [unowned self] in
+            self.store.publishSignal(signal, in: room, from: self.nodeID)
+        } failed: {
+        }
+    }
+
     /// Lists the store's rooms in id order, as the Redis log's scan does (`SharedRoomLog.listRooms`).
     ///
     /// - Parameters:

@@ -59,6 +59,9 @@ final class HostedRoom {
     var subscriberEventModes: [(id: SessionID, events: EventMode)]?
     /// Subscriptions per user, for `maximumSubscriptionsPerUserPerRoom`.
     var subscriptionsByUser: [String: Int] = [:]
+    /// Each sending user's allowance of ephemeral signals (`RoomsNode+Signals.swift`); only users subscribed here
+    /// keep one.
+    var signalBudgets: [String: SignalBudget] = [:]
     /// Devices whose socket ended, with the time they leave unless they come back.
     var lostDevices: [DeviceKey: LostDevice] = [:]
     /// With other writers: the connection each device's join on this gateway is for, while the join is on its way through

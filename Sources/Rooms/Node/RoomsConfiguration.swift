@@ -25,6 +25,12 @@ public struct RoomsConfiguration: Sendable {
     public var maximumIDLength: Int = 128
     /// Longest free text (names, reasons, meeting text) in bytes.
     public var maximumTextLength: Int = 1024
+    /// Largest `data` of an ephemeral signal, in bytes as the gateway writes it; larger ones are refused with
+    /// `ERR_TOO_LARGE`.
+    public var maximumSignalBytes: Int = 1024
+    /// Signals one user may send to one room per second, in bursts of as many; more are refused with
+    /// `ERR_RATE_LIMITED` (and nobody sees them).
+    public var signalsPerSecond: Int = 10
 
     /// Roster changes are batched per room for this long before patches go out, in milliseconds (0: at once).
     public var patchWindowMilliseconds: Int64 = 50

@@ -341,6 +341,8 @@ public final class RoomsNode {
                 answer: .client(session, requestID: request.id))
         case .query(let query):
             try self.answer(query, session: session, claims: claims, requestID: request.id)
+        case .signal(let roomID, let signal):
+            try self.send(signal, to: roomID, from: session, claims: claims, requestID: request.id)
         }
     }
 

@@ -161,6 +161,15 @@ public protocol SharedRoomLog: AnyObject {
     ///   - room: the room.
     ///   - replica: the room right after the entry, read only for a checkpoint.
     func applied(_ entry: RoomLogEntry, message: [UInt8], room: String, replica: () -> RoomReplica)
+
+    /// Carries an ephemeral signal (`RoomSignal`) to the other nodes that follow the room, which hand it to their
+    /// subscribers (`sharedLogReceived(_:room:)` there); never appended, stored or numbered, and best effort: a node
+    /// that does not hear it (its subscription down) never gets it.
+    ///
+    /// - Parameters:
+    ///   - signal: the signal, its sender set.
+    ///   - room: the room.
+    func publishSignal(_ signal: RoomSignal, room: String)
 }
 
 extension SharedRoomLog {
@@ -175,6 +184,9 @@ extension SharedRoomLog {
 
     /// Nothing: a shared log applies what it delivered, it keeps nothing more.
     public func applied(_ entry: RoomLogEntry, message: [UInt8], room: String, replica: () -> RoomReplica) {}
+
+    /// Nothing: a log without other nodes has nobody else to carry a signal to.
+    public func publishSignal(_ signal: RoomSignal, room: String) {}
 }
 
 /// What a shared log reports back to the gateway that follows rooms in it, on the gateway's thread: rooms loaded
@@ -213,6 +225,14 @@ public protocol SharedRoomLogDelegate: AnyObject {
     ///
     /// - Parameter room: the room.
     func sharedLogFailed(room: String)
+
+    /// Another node's ephemeral signal for a followed room (`SharedRoomLog.publishSignal`), outside the order of
+    /// the entries.
+    ///
+    /// - Parameters:
+    ///   - signal: the signal, its sender set.
+    ///   - room: the room.
+    func sharedLogReceived(_ signal: RoomSignal, room: String)
 
     /// Another node was asked to disconnect a user: close the user's connections to this node.
     ///
@@ -306,4 +326,9 @@ extension GatewayError {
         .unavailable, "the cluster's shared store is unreachable or did not answer; try again")
     /// Too many requests wait for one room on this node.
     public static let busy = GatewayError(.busy)
+}
+
+extension SharedRoomLogDelegate {
+    /// Nothing: a delegate that hands nothing to subscribers has nothing to do with a signal.
+    public func sharedLogReceived(_ signal: RoomSignal, room: String) {}
 }

@@ -34,6 +34,8 @@ enum ClientMessage: Hashable {
     /// A change to a room (`state`, `speaker`, `media`, `meeting`, `action`); for `meeting` the room is the group.
     case command(room: String, RoomCommand)
     case query(Query)
+    /// An ephemeral signal (`RoomSignal`, without its sender): fanned out at once, never in the room's log.
+    case signal(room: String, RoomSignal)
     case ping
 }
 
@@ -49,7 +51,8 @@ extension ClientMessage {
     var roomIDs: [String] {
         switch self {
         case .authenticate, .ping, .query(.rooms): return []
-        case .join(let room, _, _, _, _, _, _), .changeView(let room, _), .leave(let room), .command(let room, _):
+        case .join(let room, _, _, _, _, _, _), .changeView(let room, _), .leave(let room), .command(let room, _),
+            .signal(let room, _):
             return [room]
         case .query(.activeMeeting(let room)), .query(.members(let room, _)), .query(.operators(let room)),
             .query(.muted(let room)), .query(.banned(let room)), .query(.history(let room, _, _)):

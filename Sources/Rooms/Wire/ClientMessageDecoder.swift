@@ -170,6 +170,15 @@ struct ClientMessageDecoder {
             default:
                 throw .badRequest("unknown query '\(what.prefix(32))'")
             }
+        case .signal:
+            let room = try fields.requiredID("room")
+            let kind = try fields.requiredID("kind")
+            let to = try fields.optionalID("to")
+            fields.consume("data")
+            let data = object["data"] ?? .null
+            let limit = self.configuration.maximumSignalBytes
+            guard JSONWriter.bytes(data).count <= limit else { throw .tooLarge("'data' is longer than \(limit) bytes") }
+            message = .signal(room: room, RoomSignal(kind: kind, data: data, from: "", to: to))
         case .ping:
             message = .ping
         }

@@ -15,5 +15,6 @@ public enum ClientMessageType: String, Hashable, Sendable, CaseIterable {
     case action
     case permissions
     case query
+    case signal
     case ping
 }

@@ -23,6 +23,7 @@ public enum GatewayErrorCode: String, Hashable, Sendable, CaseIterable {
     case tooManyConnections = "ERR_TOO_MANY_CONNECTIONS"
     case tooManySubscriptions = "ERR_TOO_MANY_SUBSCRIPTIONS"
     case tooLarge = "ERR_TOO_LARGE"
+    case rateLimited = "ERR_RATE_LIMITED"
     case unavailable = "ERR_UNAVAILABLE"
     case busy = "ERR_BUSY"
 
@@ -36,7 +37,8 @@ public enum GatewayErrorCode: String, Hashable, Sendable, CaseIterable {
 
     /// The table: 400 malformed, 401 not authenticated, 403 not allowed (a lock too), 404 not there, 405 wrong
     /// method, 409 the request does not fit the connection's state or names a stale version, 413 past a size limit,
-    /// 429 past a count limit (the call's seats, the room's subscribers, the user's connections), 503 try again.
+    /// 429 past a count or rate limit (the call's seats, the room's subscribers, the user's connections, signals per
+    /// second), 503 try again.
     public var definition: Definition {
         switch self {
         case .badRequest: Definition(httpStatus: 400, message: "the request is malformed")
@@ -60,6 +62,7 @@ public enum GatewayErrorCode: String, Hashable, Sendable, CaseIterable {
         case .tooManySubscriptions:
             Definition(httpStatus: 429, message: "this user is in this room over as many connections as it may")
         case .tooLarge: Definition(httpStatus: 413, message: "the change is past a size limit")
+        case .rateLimited: Definition(httpStatus: 429, message: "too many of these too fast; wait a moment")
         case .unavailable: Definition(httpStatus: 503, message: "the room's store cannot be read or written; try again")
         case .busy: Definition(httpStatus: 503, message: "the room has too many requests waiting; try again")
         }

@@ -11,4 +11,5 @@ public enum ServerMessageType: String, Hashable, Sendable, CaseIterable {
     case error
     case pong
     case unsubscribed
+    case signal
 }

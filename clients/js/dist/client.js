@@ -436,6 +436,10 @@ export class Rollcall {
             case "resumed":
                 this.roomMessage(message);
                 break;
+            case "signal":
+                if (typeof message.room === "string")
+                    this.subscriptions.get(message.room)?.signalled(message);
+                break;
             case "unsubscribed": {
                 // Taken out of the room (another connection holds the device now): the subscription ends and is
                 // forgotten, so no reconnect joins the room again.

@@ -4,11 +4,11 @@
  * the other clients do.
  */
 /** The `type` of every message a client sends. */
-export declare const CLIENT_MESSAGE_TYPES: readonly ["auth", "join", "view", "leave", "state", "speaker", "media", "attributes", "metadata", "meeting", "action", "permissions", "query", "ping"];
+export declare const CLIENT_MESSAGE_TYPES: readonly ["auth", "join", "view", "leave", "state", "speaker", "media", "attributes", "metadata", "meeting", "action", "permissions", "query", "ping", "signal"];
 /** A message type a client sends. */
 export declare type ClientMessageType = (typeof CLIENT_MESSAGE_TYPES)[number];
 /** The `type` of every message the gateway sends. */
-export declare const SERVER_MESSAGE_TYPES: readonly ["welcome", "snapshot", "patch", "event", "resumed", "ack", "result", "error", "pong", "unsubscribed"];
+export declare const SERVER_MESSAGE_TYPES: readonly ["welcome", "snapshot", "patch", "event", "resumed", "ack", "result", "error", "pong", "unsubscribed", "signal"];
 /** A message type the gateway sends. */
 export declare type ServerMessageType = (typeof SERVER_MESSAGE_TYPES)[number];
 /** Every event name (docs/PROTOCOL.md, "event"). */
@@ -16,7 +16,7 @@ export declare const EVENT_NAMES: readonly ["participant.joined", "participant.l
 /** An event name. */
 export declare type RoomEventName = (typeof EVENT_NAMES)[number];
 /** Every error code the gateway answers with (docs/PROTOCOL.md, "ack, result, error, welcome, pong"). */
-export declare const SERVER_ERROR_CODES: readonly ["ERR_BAD_REQUEST", "ERR_UNAUTHORIZED", "ERR_TOKEN_EXPIRED", "ERR_NOT_GROUP_MEMBER", "ERR_CALL_FULL", "ERR_BANNED", "ERR_ROOM_LOCKED", "ERR_FORBIDDEN", "ERR_NOT_IN_ROOM", "ERR_NOT_FOUND", "ERR_CONFLICT", "ERR_METHOD_NOT_ALLOWED", "ERR_TOO_MANY_ROOMS", "ERR_ROOM_FULL", "ERR_TOO_MANY_CONNECTIONS", "ERR_TOO_MANY_SUBSCRIPTIONS", "ERR_TOO_LARGE", "ERR_UNAVAILABLE", "ERR_BUSY"];
+export declare const SERVER_ERROR_CODES: readonly ["ERR_BAD_REQUEST", "ERR_UNAUTHORIZED", "ERR_TOKEN_EXPIRED", "ERR_NOT_GROUP_MEMBER", "ERR_CALL_FULL", "ERR_BANNED", "ERR_ROOM_LOCKED", "ERR_FORBIDDEN", "ERR_NOT_IN_ROOM", "ERR_NOT_FOUND", "ERR_CONFLICT", "ERR_METHOD_NOT_ALLOWED", "ERR_TOO_MANY_ROOMS", "ERR_ROOM_FULL", "ERR_TOO_MANY_CONNECTIONS", "ERR_TOO_MANY_SUBSCRIPTIONS", "ERR_TOO_LARGE", "ERR_RATE_LIMITED", "ERR_UNAVAILABLE", "ERR_BUSY"];
 /** An error code the gateway answers with. */
 export declare type ServerErrorCode = (typeof SERVER_ERROR_CODES)[number];
 /** The gateway's close codes (docs/PROTOCOL.md, "Close codes"). */

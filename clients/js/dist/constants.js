@@ -19,6 +19,7 @@ export const CLIENT_MESSAGE_TYPES = [
     "permissions",
     "query",
     "ping",
+    "signal",
 ];
 /** The `type` of every message the gateway sends. */
 export const SERVER_MESSAGE_TYPES = [
@@ -32,6 +33,7 @@ export const SERVER_MESSAGE_TYPES = [
     "error",
     "pong",
     "unsubscribed",
+    "signal",
 ];
 /** Every event name (docs/PROTOCOL.md, "event"). */
 export const EVENT_NAMES = [
@@ -93,6 +95,7 @@ export const SERVER_ERROR_CODES = [
     "ERR_TOO_MANY_CONNECTIONS",
     "ERR_TOO_MANY_SUBSCRIPTIONS",
     "ERR_TOO_LARGE",
+    "ERR_RATE_LIMITED",
     "ERR_UNAVAILABLE",
     "ERR_BUSY",
 ];

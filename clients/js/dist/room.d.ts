@@ -1,5 +1,5 @@
 import { RollcallError } from "./errors.js";
-import type { JsonObject } from "./json.js";
+import type { JsonObject, JsonValue } from "./json.js";
 import type { Acknowledgement, EventMode, ModeratorAction, QueryName, RoomRights, RosterView, ServerMessage } from "./protocol.js";
 import type { FollowUp } from "./room-mirror.js";
 import type { RosterStore } from "./roster-store.js";
@@ -161,6 +161,21 @@ export declare class RoomSubscription {
     changeView(view: RosterView): Promise<void>;
     /** Leaves the room (a participant leaves the call at once); the subscription ends. */
     leave(): Promise<void>;
+    /**
+     * Sends an ephemeral signal (docs/PROTOCOL.md, "signal") to every other subscriber of the room, or to one
+     * participant's devices (`to`); it never enters the room's log (no `seq`, not stored, not resumed). Participants
+     * in the call and moderators may send; refused with `ERR_FORBIDDEN`, `ERR_NOT_FOUND` (`to` not in the call),
+     * `ERR_TOO_LARGE` (`data` past `rooms.max_signal_bytes`) or `ERR_RATE_LIMITED`.
+     * @param kind the app's name for it (`reaction` for an emoji burst).
+     * @param data any JSON.
+     * @param to the uid of one participant in the call; none for the whole room.
+     */
+    signal(kind: string, data?: JsonValue, to?: string): Promise<void>;
+    /**
+     * A `signal` message for this room: tells `signal` listeners.
+     * @param message the message.
+     */
+    signalled(message: ServerMessage): void;
     private acknowledged;
     private requireActive;
     /**

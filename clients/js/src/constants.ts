@@ -20,6 +20,7 @@ export const CLIENT_MESSAGE_TYPES = [
     "permissions",
     "query",
     "ping",
+    "signal",
 ] as const;
 
 /** A message type a client sends. */
@@ -37,6 +38,7 @@ export const SERVER_MESSAGE_TYPES = [
     "error",
     "pong",
     "unsubscribed",
+    "signal",
 ] as const;
 
 /** A message type the gateway sends. */
@@ -106,6 +108,7 @@ export const SERVER_ERROR_CODES = [
     "ERR_TOO_MANY_CONNECTIONS",
     "ERR_TOO_MANY_SUBSCRIPTIONS",
     "ERR_TOO_LARGE",
+    "ERR_RATE_LIMITED",
     "ERR_UNAVAILABLE",
     "ERR_BUSY",
 ] as const;

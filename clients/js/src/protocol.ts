@@ -162,6 +162,21 @@ export interface MeetingMessage {
     readonly text?: string;
 }
 
+/** An ephemeral signal (docs/PROTOCOL.md, "signal"): a reaction or an app's signal, never in the room's log, so
+ * never replayed after a reconnect. */
+export interface RoomSignal {
+    /** The room. */
+    readonly room: string;
+    /** The sender's uid, from its token. */
+    readonly from: string;
+    /** The app's name for it (`reaction` for emoji reactions). */
+    readonly kind: string;
+    /** What came with it; null when nothing did. */
+    readonly data: JsonValue;
+    /** The uid it was for when sent to one participant (this user). */
+    readonly to?: string;
+}
+
 /** The answer to a request that changes something (`ack`). */
 export interface Acknowledgement {
     /** The room, when the request was about one. */

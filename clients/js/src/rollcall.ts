@@ -60,6 +60,7 @@ export type {
     Role,
     RoomEvent,
     RoomRights,
+    RoomSignal,
     RoomState,
     RosterView,
     ServerMessage,

@@ -1,7 +1,7 @@
 import type { ClientMessageType, ParticipantStateFlag, UNSUBSCRIBE_REASONS } from "./constants.js";
 import type { RollcallError } from "./errors.js";
 import type { JsonObject } from "./json.js";
-import type { EventMode, RoomEvent, RosterView, ServerMessage } from "./protocol.js";
+import type { EventMode, RoomEvent, RoomSignal, RosterView, ServerMessage } from "./protocol.js";
 import type { RequestOptions } from "./requests.js";
 import type { RoomSubscription } from "./room.js";
 
@@ -35,6 +35,8 @@ export interface JoinOptions {
 export interface RoomSubscriptionEvents {
     /** A room event arrived (each sequence number once, replays after a resume included). */
     event: RoomEvent;
+    /** Another subscriber's ephemeral signal, to the room or to this user (not replayed after a reconnect). */
+    signal: RoomSignal;
     /** A snapshot replaced the roster: `resync` after the gateway skipped patches, `recovered: false` after a resume
      * that could not replay. */
     snapshot: { readonly resync: boolean; readonly recovered: boolean | undefined };

@@ -1,7 +1,7 @@
 import type { ClientMessageType } from "./constants.js";
 import { Emitter } from "./emitter.js";
 import { RollcallError } from "./errors.js";
-import type { JsonObject } from "./json.js";
+import type { JsonObject, JsonValue } from "./json.js";
 import { readAcknowledgement, viewJson } from "./protocol.js";
 import type {
     Acknowledgement,
@@ -9,6 +9,7 @@ import type {
     ModeratorAction,
     QueryName,
     RoomRights,
+    RoomSignal,
     RosterView,
     ServerMessage,
 } from "./protocol.js";
@@ -293,6 +294,39 @@ export class RoomSubscription {
         this.requireActive();
         await this.channel.request("leave", { room: this.room });
         this.end(undefined);
+    }
+
+    /**
+     * Sends an ephemeral signal (docs/PROTOCOL.md, "signal") to every other subscriber of the room, or to one
+     * participant's devices (`to`); it never enters the room's log (no `seq`, not stored, not resumed). Participants
+     * in the call and moderators may send; refused with `ERR_FORBIDDEN`, `ERR_NOT_FOUND` (`to` not in the call),
+     * `ERR_TOO_LARGE` (`data` past `rooms.max_signal_bytes`) or `ERR_RATE_LIMITED`.
+     * @param kind the app's name for it (`reaction` for an emoji burst).
+     * @param data any JSON.
+     * @param to the uid of one participant in the call; none for the whole room.
+     */
+    async signal(kind: string, data?: JsonValue, to?: string): Promise<void> {
+        this.requireActive();
+        const fields: JsonObject = { room: this.room, kind };
+        if (data !== undefined) fields.data = data;
+        if (to !== undefined) fields.to = to;
+        await this.channel.request("signal", fields);
+    }
+
+    /**
+     * A `signal` message for this room: tells `signal` listeners.
+     * @param message the message.
+     */
+    signalled(message: ServerMessage): void {
+        if (this.ended || typeof message.from !== "string" || typeof message.kind !== "string") return;
+        const signal: RoomSignal = {
+            room: this.room,
+            from: message.from,
+            kind: message.kind,
+            data: message.data ?? null,
+            ...(typeof message.to === "string" ? { to: message.to } : {}),
+        };
+        this.emitter.emit("signal", signal);
     }
 
     private async acknowledged(type: ClientMessageType, fields: JsonObject): Promise<Acknowledgement> {

@@ -150,6 +150,29 @@ describe("against a running gateway", () => {
         await closeAll();
     });
 
+    test("signals reach the room or one participant, take no seq, and observers may not send them", async () => {
+        const ann = await connected(mint("ann", { groups: ["sig"] }), { url: gateway.url });
+        const annRoom = await ann.join("sig");
+        const ben = await connected(mint("ben", { groups: ["sig"] }), { url: gateway.url });
+        const benRoom = await ben.join("sig");
+        const vic = await connected(mint("vic", { rooms: ["sig"], role: "viewer" }), { url: gateway.url });
+        const vicRoom = await vic.join("sig", { as: "observer" });
+        await eventually(() => annRoom.roster.participant("ben"), "Ben in Ann's roster");
+        const seq = (await annRoom.setAttributes({ mark: "0" })).seq;
+        const atBen = next(benRoom, "signal");
+        const atVic = next(vicRoom, "signal");
+        await annRoom.signal("reaction", { emoji: "👍" });
+        for (const signal of [await atBen, await atVic]) {
+            assert.deepEqual(signal, { room: "sig", from: "ann", kind: "reaction", data: { emoji: "👍" } });
+        }
+        const nudge = next(annRoom, "signal");
+        await benRoom.signal("nudge", null, "ann");
+        assert.deepEqual(await nudge, { room: "sig", from: "ben", kind: "nudge", data: null, to: "ann" });
+        await assert.rejects(vicRoom.signal("reaction", { emoji: "👋" }), (error) => error.serverCode === "ERR_FORBIDDEN");
+        assert.equal((await benRoom.setAttributes({ mark: "1" })).seq, seq + 1);
+        await closeAll();
+    });
+
     test("a uid with an emoji joins, and every roster verifies its checksum", async () => {
         const fox = await connected(mint("🦊-fox", { name: "Fox 🦊 𝒜", groups: ["emoji"] }), { url: gateway.url });
         const foxRoom = await fox.join("emoji");

@@ -154,6 +154,14 @@ class TooLargeError(ServerError):
     HTTP_STATUS = 413
 
 
+class RateLimitedError(ServerError):
+    """`ERR_RATE_LIMITED`: past a rate, such as more signals from one user to one room per second than the gateway
+    takes; wait a moment."""
+
+    CODE = "ERR_RATE_LIMITED"
+    HTTP_STATUS = 429
+
+
 class UnavailableError(ServerError):
     """`ERR_UNAVAILABLE`: the room's store (the embedded one, or the cluster's shared store) could not be read or did
     not answer; try again (in a cluster the change may or may not have been made)."""
@@ -189,6 +197,7 @@ _BY_CODE: dict[str, type[ServerError]] = {
         TooManyConnectionsError,
         TooManySubscriptionsError,
         TooLargeError,
+        RateLimitedError,
         UnavailableError,
         BusyError,
     )

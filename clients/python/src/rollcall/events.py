@@ -91,6 +91,42 @@ class Ack:
 
 
 @dataclass(frozen=True)
+class Signal:
+    """An ephemeral signal (docs/PROTOCOL.md, "signal"): a reaction or an app's signal, never in the room's log, so
+    never replayed after a reconnect.
+
+    Attributes:
+        room: the room.
+        sender: the sender's uid (`from` on the wire, from its token).
+        kind: the app's name for it (`reaction` for emoji reactions).
+        data: what came with it (any JSON; None when nothing did).
+        to: the uid it was for when it was sent to one participant (this user), else None.
+    """
+
+    room: str
+    sender: str
+    kind: str
+    data: Any
+    to: str | None
+
+    @classmethod
+    def from_message(cls, message: Mapping[str, Any]) -> Signal:
+        """Reads a `signal` message.
+
+        Args:
+            message: the parsed message.
+        """
+        to = message.get("to")
+        return cls(
+            room=str(message.get("room") or ""),
+            sender=str(message.get("from") or ""),
+            kind=str(message.get("kind") or ""),
+            data=message.get("data"),
+            to=to if isinstance(to, str) else None,
+        )
+
+
+@dataclass(frozen=True)
 class SnapshotReplaced:
     """A snapshot replaced the roster: the first one, a resync after backpressure (`resync`), a fresh one after
     drift, or the answer to a resume that could not be served (`recovered` False)."""

@@ -24,13 +24,14 @@ ClientMessageType = Literal[
     "permissions",
     "query",
     "ping",
+    "signal",
 ]
 """The `type` of a message a client sends."""
 
 CLIENT_MESSAGE_TYPES: tuple[str, ...] = get_args(ClientMessageType)
 
 ServerMessageType = Literal[
-    "welcome", "snapshot", "patch", "event", "resumed", "ack", "result", "error", "pong", "unsubscribed"
+    "welcome", "snapshot", "patch", "event", "resumed", "ack", "result", "error", "pong", "unsubscribed", "signal"
 ]
 """The `type` of a message the gateway sends."""
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from .errors import ConnectionClosed, NotConnected, RequestTimeout, RollcallError, UnsubscribedError
-from .events import Ack, ConnectionLost, Ended, Event, EventReceived, RoomChange, Unsubscribed
+from .events import Ack, ConnectionLost, Ended, Event, EventReceived, RoomChange, Signal, Unsubscribed
 from .listeners import Broadcaster, Stream
 from .mirror import Rejoin, RoomMirror
 from .participant import Participant
@@ -53,6 +53,7 @@ class Room:
         self._link = link
         self._mirror = mirror
         self._changes: Broadcaster[RoomChange] = Broadcaster()
+        self._signals: Broadcaster[Signal] = Broadcaster()
         self._active = True
         self._rights: dict[str, Any] = {}
 
@@ -167,6 +168,42 @@ class Room:
                 callback(change.event)
 
         return self._changes.add(forward)
+
+    def on_signal(self, callback: Callable[[Signal], object]) -> Callable[[], None]:
+        """Calls `callback` with every ephemeral signal (`Signal`) others send to the room or to this user from now
+        on; signals sent while the connection was down are not replayed.
+
+        Args:
+            callback: the function.
+
+        Returns:
+            A function that removes the callback.
+        """
+        return self._signals.add(callback)
+
+    def signals(self) -> Stream[Signal]:
+        """An async iterator of every signal from now on; it ends when the room ends."""
+        return self._signals.stream()
+
+    async def signal(self, kind: str, data: Any = None, *, to: str | None = None) -> None:
+        """Sends an ephemeral signal (docs/PROTOCOL.md, "signal"): to every other subscriber of the room, or to one
+        participant's devices (`to`). It never enters the room's log: no seq, not stored, not resumed.
+
+        Args:
+            kind: the app's name for it (`reaction` for an emoji burst).
+            data: any JSON, within the gateway's `rooms.max_signal_bytes`.
+            to: the uid of one participant in the call; None for the whole room.
+
+        Raises:
+            ForbiddenError: an observer or a viewer (moderators may send while watching); NotFoundError: `to` is not
+                in the call; TooLargeError: `data` past the limit; RateLimitedError: past the user's rate.
+        """
+        fields: dict[str, Any] = {"type": "signal", "room": self.room, "kind": kind}
+        if data is not None:
+            fields["data"] = data
+        if to is not None:
+            fields["to"] = to
+        await self._link.request(fields)
 
     def changes(self) -> Stream[RoomChange]:
         """An async iterator of every change from now on; it ends when the room ends."""
@@ -459,6 +496,10 @@ class Room:
             self._link.forget(self)
             self._end(error)
 
+    def _signal(self, message: Mapping[str, Any]) -> None:
+        if self._active:
+            self._signals.publish(Signal.from_message(message))
+
     def _connection_lost(self) -> None:
         self._publish(ConnectionLost())
 
@@ -473,6 +514,7 @@ class Room:
         self._changes.publish(Ended(error))
         self._active = False
         self._changes.finish()
+        self._signals.finish()
 
     def _publish(self, change: RoomChange) -> None:
         if self._active:

@@ -300,6 +300,12 @@ class Session:
             if taken is not None:
                 taken._unsubscribed(str(message.get("reason") or ""))
             return
+        if kind == "signal":
+            signal_room_id = message.get("room")
+            signal_room = self.rooms.get(signal_room_id) if isinstance(signal_room_id, str) else None
+            if signal_room is not None:
+                signal_room._signal(message)
+            return
         if kind not in ("snapshot", "patch", "event", "resumed"):
             return
         room_id = message.get("room")
