@@ -71,15 +71,6 @@ public struct WebSocketInboundProcessor {
     private let expectsMaskedFrames: Bool
     private var isFinished = false
 
-    /// Whether the processor holds anything a new one with the same limits and no inflater would not: a message
-    /// in pieces, the finished state after a close or a violation, or an inflater (whose window outlives messages).
-    /// One that holds nothing can be dropped between reads and made again for the next, so an idle connection
-    /// keeps no decoder.
-    public var holdsState: Bool {
-        if case .assembling = self.state { return true }
-        return self.isFinished || self.inflater != nil
-    }
-
     /// - Parameters:
     ///   - limits: the receive limits.
     ///   - inflater: the negotiated permessage-deflate inflater, or nil when no compression was agreed (RSV1 then

@@ -1,8 +1,6 @@
 import EventIO
 import HTTPCore
 import Synchronization
-import WebSocketCore
-import WebSocketDeflate
 
 /// The part of the server that lives on one event loop: its listeners, its connections, its endpoints and the
 /// periodic sweep that runs their timers.
@@ -47,20 +45,6 @@ final class ServerLoop {
     let writeQueueLowWatermark: Int
     /// The peers' message rate.
     let messageRate: MessageRateLimiter.Rate
-    /// The size of the frame whose header a connection's read left without all of its payload (0 when not known),
-    /// a hint for the capacity of the bytes the connection keeps: set and read within that one read, so one per
-    /// loop serves every connection on it.
-    var frameSizeHint: UInt32 = 0
-    /// The receive limits each read's frame decoder is made with.
-    let messageLimits: WebSocketInboundProcessor.Limits
-    /// What uncompressed connections agreed, one per path and subprotocol (both from the finite sets of routes
-    /// and configured subprotocols), shared by every connection that agreed the same.
-    private var sharedAgreements: [AgreementKey: WebSocketConnection.Agreement] = [:]
-
-    private struct AgreementKey: Hashable {
-        let path: String
-        let subprotocol: String?
-    }
     /// The head of the upgrade request while its endpoint's `connectionDidOpen` runs (see
     /// `WebSocketConnection.requestHead`): an open connection keeps no copy of its request.
     private(set) var opening: (connection: ObjectIdentifier, head: HTTPRequestHead)?
@@ -85,7 +69,6 @@ final class ServerLoop {
         self.writeQueueLowWatermark = configuration.writeQueueLowWatermark
         self.messageRate = MessageRateLimiter.Rate(
             perSecond: configuration.maximumMessagesPerSecond, burst: configuration.messageBurst)
-        self.messageLimits = configuration.messageLimits
         for route in routes { self.endpoints[route.path] = route.makeEndpoint(loop.index) }
         let exact = httpRoutes.filter { !$0.matchesSubpaths }
         self.httpRoutes = Dictionary(exact.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
@@ -166,32 +149,6 @@ final class ServerLoop {
 
     func endpoint(forPath path: String) -> (any WebSocketEndpoint)? {
         self.endpoints[path]
-    }
-
-    /// What a connection that upgraded on `path` agreed: shared with every other connection on this loop that
-    /// agreed the same when it runs uncompressed, its own when compressed (the parameters differ by request).
-    ///
-    /// - Parameters:
-    ///   - path: the path, one of the endpoints' (`endpoint(forPath:)` answered for it).
-    ///   - endpoint: the path's endpoint.
-    ///   - subprotocol: the selected subprotocol, one of the configured ones, or nil.
-    ///   - compression: the agreed permessage-deflate parameters, or nil.
-    func agreement(
-        path: String,
-        endpoint: any WebSocketEndpoint,
-        subprotocol: String?,
-        compression: PerMessageDeflateParameters?
-    ) -> WebSocketConnection.Agreement {
-        if compression != nil {
-            return WebSocketConnection.Agreement(
-                path: path, endpoint: endpoint, subprotocol: subprotocol, compression: compression)
-        }
-        let key = AgreementKey(path: path, subprotocol: subprotocol)
-        if let shared = self.sharedAgreements[key] { return shared }
-        let made = WebSocketConnection.Agreement(
-            path: path, endpoint: endpoint, subprotocol: subprotocol, compression: nil)
-        self.sharedAgreements[key] = made
-        return made
     }
 
     /// Tells `endpoint` that `connection` opened, with the request's head readable meanwhile.

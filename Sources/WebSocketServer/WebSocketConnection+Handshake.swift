@@ -60,20 +60,20 @@ extension WebSocketConnection {
             self.respond(HTTPResponse.error(.forbidden, message: "origin not allowed"))
             return
         }
-        let subprotocol = request.selectProtocol(from: configuration.subprotocols)
+        self.subprotocol = request.selectProtocol(from: configuration.subprotocols)
         var compression: PerMessageDeflateParameters?
         if !request.extensions.isEmpty {
             compression = PerMessageDeflateNegotiator.negotiate(
                 headerValue: request.extensions,
                 configuration: configuration.compression
             )
+            self.compressionParameters = compression.map(CompressionParameters.init)
             self.agreedCompression = compression != nil
         }
-        self.agreement = self.server.agreement(
-            path: path, endpoint: endpoint, subprotocol: subprotocol, compression: compression)
+        self.path = path
         let response = WebSocketHandshake.switchingProtocolsResponse(
             key: request.key,
-            subprotocol: subprotocol,
+            subprotocol: self.subprotocol,
             extensions: compression?.responseHeaderValue
         )
         self.writeFirst(response)
@@ -95,6 +95,7 @@ extension WebSocketConnection {
                 limits: configuration.messageLimits,
                 inflater: compression?.makeInflater()
             ),
+            endpoint: endpoint,
             rateLimiter: MessageRateLimiter(rate: self.server.messageRate, now: now)
         )
         self.enter(.session(session))

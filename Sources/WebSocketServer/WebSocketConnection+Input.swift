@@ -77,7 +77,7 @@ extension WebSocketConnection {
 
     /// Handles plaintext bytes from the socket or from TLS.
     private func receive(_ bytes: UnsafeMutableRawBufferPointer) {
-        self.server.frameSizeHint = 0
+        self.expectedFrameSize = 0
         if self.pending.isEmpty {
             let consumed = self.process(bytes)
             if consumed < bytes.count && !self.phase.isClosed {
@@ -102,7 +102,7 @@ extension WebSocketConnection {
     /// Keeps the bytes of an unfinished frame or request, with room for the whole frame once its size is known.
     private func keepPending(_ bytes: UnsafeRawBufferPointer) {
         var kept: [UInt8] = []
-        kept.reserveCapacity(max(bytes.count, Int(self.server.frameSizeHint)))
+        kept.reserveCapacity(max(bytes.count, Int(self.expectedFrameSize)))
         kept.append(contentsOf: bytes)
         self.pending = kept
     }

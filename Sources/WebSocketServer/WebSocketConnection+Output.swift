@@ -12,8 +12,7 @@ extension WebSocketConnection {
     ///   - payload: the message.
     public func send(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer) {
         guard self.phase.isSessionOpen else { return }
-        let compresses =
-            self.agreedCompression && self.agreement?.compression?.shouldCompress(messageLength: payload.count) == true
+        let compresses = self.compressionParameters?.parameters.shouldCompress(messageLength: payload.count) == true
         if self.tls == nil && !compresses {
             // The common case: the frame is written straight into the write queue's own buffer, no allocation.
             let header = WebSocketFrameHeader(opcode: opcode, payloadLength: payload.count)
@@ -30,7 +29,7 @@ extension WebSocketConnection {
             return
         }
         var frame = WebSocketOutboundFrame(payloadCapacity: payload.count)
-        if compresses, let compression = self.agreement?.compression, let session = self.phase.session {
+        if compresses, let compression = self.compressionParameters?.parameters, let session = self.phase.session {
             let deflater = session.deflater ?? compression.makeDeflater()
             session.deflater = deflater
             frame.withStorage { deflater.deflate(payload, into: &$0) }
@@ -161,7 +160,7 @@ extension WebSocketConnection {
             self.startClose(code: .policyViolation, reason: "write queue limit reached", discardingQueued: true)
         } else if self.isWritable && queued > self.server.writeQueueHighWatermark {
             self.isWritable = false
-            self.sessionEndpoint?.connection(self, writabilityDidChange: false)
+            self.phase.session?.endpoint.connection(self, writabilityDidChange: false)
         }
     }
 
@@ -200,7 +199,7 @@ extension WebSocketConnection {
         }
         if !self.isWritable && self.outbound.byteCount <= self.server.writeQueueLowWatermark {
             self.isWritable = true
-            self.sessionEndpoint?.connection(self, writabilityDidChange: true)
+            self.phase.session?.endpoint.connection(self, writabilityDidChange: true)
         }
     }
 

@@ -35,29 +35,12 @@ extension WebSocketConnection {
         }
     }
 
-    /// What the upgrade agreed: the path and its endpoint, the subprotocol and the permessage-deflate parameters,
-    /// behind one reference. Uncompressed connections that agreed the same share one (`ServerLoop.agreement`), so
-    /// an idle connection holds a word for all of it. Set once, before the endpoint hears of the connection, and
-    /// never changed.
-    final class Agreement {
-        /// The path the client upgraded on.
-        let path: String
-        /// Where the session's messages go.
-        let endpoint: any WebSocketEndpoint
-        let subprotocol: String?
-        /// The permessage-deflate parameters; nil while uncompressed.
-        let compression: PerMessageDeflateParameters?
+    /// The permessage-deflate parameters a connection agreed to, behind one reference.
+    final class CompressionParameters {
+        let parameters: PerMessageDeflateParameters
 
-        init(
-            path: String,
-            endpoint: any WebSocketEndpoint,
-            subprotocol: String?,
-            compression: PerMessageDeflateParameters?
-        ) {
-            self.path = path
-            self.endpoint = endpoint
-            self.subprotocol = subprotocol
-            self.compression = compression
+        init(_ parameters: PerMessageDeflateParameters) {
+            self.parameters = parameters
         }
     }
 
@@ -107,73 +90,42 @@ extension WebSocketConnection {
         }
     }
 
-    /// The WebSocket session: its rules, the endpoint it serves, and (while they are needed) the decoder of its
-    /// input, its compressor and why it ended.
+    /// The WebSocket session: its rules, the decoder of its input, the endpoint it serves, and why it ended.
     ///
     /// An object, not a struct, so the per-message path updates it in place through the phase, and the phase stays
     /// a few words: a struct payload is copied out of the enum and back on every change, and a large enum is copied
     /// whole on every read, each of which cost more than the rest of an echoed message. It is the second of the two
-    /// records an idle connection costs, so it holds only what an idle session needs: the state machine and the
-    /// rate budget (the endpoint is the connection's `agreement`'s). The rest (`Parts`) is attached while a message is in pieces, compression was
-    /// agreed or the session is ending, and given back when none of that holds.
+    /// records an idle connection costs, so it holds only what differs between connections.
     final class Session {
         /// Pongs, keep-alive pings, the close handshake and the timeouts, in milliseconds.
         var machine: WebSocketSessionStateMachine
-        /// What only a busy, compressed or ending session needs; nil for an idle one.
-        private(set) var parts: Parts?
+        /// Lent out (nil) while it decodes a read: an endpoint callback may close the connection meanwhile, which
+        /// must not touch it.
+        var processor: WebSocketInboundProcessor?
+        /// Where messages go.
+        let endpoint: any WebSocketEndpoint
+        /// The compressor for messages this connection compresses itself, made on the first one.
+        var deflater: PerMessageDeflater?
         /// Messages and control frames from the peer, against the server's message rate.
         var rateLimiter: MessageRateLimiter
-
-        /// The parts of a session an idle one does without, behind one reference.
-        final class Parts {
-            /// The decoder of the peer's frames while it holds state (`WebSocketInboundProcessor.holdsState`); a
-            /// decoder that holds none is made for each read and dropped after it.
-            var processor: WebSocketInboundProcessor?
-            /// The compressor for messages this connection compresses itself, made on the first one.
-            var deflater: PerMessageDeflater?
-            /// How the connection ends, once that is known; reported to the endpoint when the socket closes.
-            var closeReason: WebSocketCloseReason?
-
-            var isEmpty: Bool { self.processor == nil && self.deflater == nil && self.closeReason == nil }
-        }
+        /// How the connection ends, once that is known; reported to the endpoint when the socket closes.
+        var closeReason: WebSocketCloseReason?
 
         /// - Parameters:
         ///   - machine: the session's state machine, open.
-        ///   - processor: the decoder of the peer's frames; kept only when it holds state (an inflater).
+        ///   - processor: the decoder of the peer's frames.
+        ///   - endpoint: where messages go.
         ///   - rateLimiter: the peer's message budget.
         init(
             machine: WebSocketSessionStateMachine,
             processor: WebSocketInboundProcessor,
+            endpoint: any WebSocketEndpoint,
             rateLimiter: MessageRateLimiter
         ) {
             self.machine = machine
+            self.processor = processor
+            self.endpoint = endpoint
             self.rateLimiter = rateLimiter
-            if processor.holdsState { self.processor = processor }
-        }
-
-        /// The decoder kept between reads, nil when a new one will do; setting nil gives back `parts` when empty.
-        var processor: WebSocketInboundProcessor? {
-            get { self.parts?.processor }
-            set { self.update { $0.processor = newValue } }
-        }
-
-        /// The compressor for messages this connection compresses itself, made on the first one.
-        var deflater: PerMessageDeflater? {
-            get { self.parts?.deflater }
-            set { self.update { $0.deflater = newValue } }
-        }
-
-        /// How the connection ends, once that is known; reported to the endpoint when the socket closes.
-        var closeReason: WebSocketCloseReason? {
-            get { self.parts?.closeReason }
-            set { self.update { $0.closeReason = newValue } }
-        }
-
-        /// Changes `parts`, attaching them first and giving them back when they end up empty.
-        private func update(_ change: (Parts) -> Void) {
-            let parts = self.parts ?? Parts()
-            change(parts)
-            self.parts = parts.isEmpty ? nil : parts
         }
 
         /// The state machine's time for a loop time.

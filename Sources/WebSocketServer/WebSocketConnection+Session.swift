@@ -6,37 +6,14 @@ extension WebSocketConnection {
 
     /// Decodes frames and acts on them; returns how many bytes were used.
     func processFrames(_ bytes: UnsafeMutableRawBufferPointer) -> Int {
-        guard let session = self.phase.session else { return bytes.count }
-        // A processor that holds state is moved out (not copied, which would retain and release its references)
-        // while it runs: an endpoint callback may close this connection, which must not touch it meanwhile. One
-        // that holds none is made for this read and kept only if it ends up holding some (a message in pieces, a
-        // close): between messages an idle session keeps no decoder.
-        var processor: WebSocketInboundProcessor
-        let wasKept: Bool
-        if let parts = session.parts, let kept = parts.processor.take() {
-            processor = kept
-            wasKept = true
-        } else {
-            processor = WebSocketInboundProcessor(limits: self.server.messageLimits)
-            wasKept = false
-        }
+        // Moved out (not copied, which would retain and release its references) while it runs: an endpoint
+        // callback may close this connection, which must not touch the processor meanwhile.
+        guard var processor = self.phase.session?.processor.take() else { return bytes.count }
         let progress = processor.process(bytes) { event in self.handle(event) }
-        if let session = self.phase.session {
-            if processor.holdsState {
-                session.processor = processor
-            } else if wasKept {
-                session.processor = nil
-            }
-        }
+        self.phase.session?.processor = processor
         if progress.isFinished { return bytes.count }
-        self.server.frameSizeHint = UInt32(clamping: progress.nextFrameSize ?? 0)
+        self.expectedFrameSize = UInt32(clamping: progress.nextFrameSize ?? 0)
         return progress.consumed
-    }
-
-    /// The endpoint, while the session lasts (nil outside it).
-    var sessionEndpoint: (any WebSocketEndpoint)? {
-        guard case .session = self.phase else { return nil }
-        return self.agreement?.endpoint
     }
 
     private func handle(_ event: WebSocketInboundProcessor.Event) {
@@ -53,11 +30,11 @@ extension WebSocketConnection {
         case .text(let bytes):
             guard self.phase.session?.machine.receivedMessage(now: Session.milliseconds(now)) == true else { return }
             self.statistics.messagesReceived.add(1, ordering: .relaxed)
-            self.sessionEndpoint?.connection(self, didReceive: .text(bytes))
+            self.phase.session?.endpoint.connection(self, didReceive: .text(bytes))
         case .binary(let bytes):
             guard self.phase.session?.machine.receivedMessage(now: Session.milliseconds(now)) == true else { return }
             self.statistics.messagesReceived.add(1, ordering: .relaxed)
-            self.sessionEndpoint?.connection(self, didReceive: .binary(bytes))
+            self.phase.session?.endpoint.connection(self, didReceive: .binary(bytes))
         case .ping(let bytes):
             self.perform(self.phase.session?.machine.receivedPing(bytes))
         case .pong(let bytes):

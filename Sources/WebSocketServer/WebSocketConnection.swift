@@ -10,12 +10,10 @@ import WebSocketDeflate
 /// connection holds no receive buffer. Output goes through a bounded write queue flushed once per loop iteration;
 /// its storage is given back once the connection stops writing.
 ///
-/// An idle open connection is two compact records, this object (104 bytes) and its session (88 bytes): what is
-/// the same for every connection (limits, timeouts, the message rate, the write queue's bounds) is held once by
-/// the server, what the upgrade agreed (path, endpoint, subprotocol) is one `Agreement` shared by the connections
-/// that agreed the same, the request head is not kept past `connectionDidOpen`, and buffers, the frame decoder and
-/// the write queue's storage are attached only while a partial frame or message is being read or unsent bytes
-/// wait.
+/// An idle open connection is two compact records, this object and its session (about 200 bytes each): what
+/// is the same for every connection (limits, timeouts, the message rate, the write queue's bounds) is held once
+/// by the server, the request head is not kept past `connectionDidOpen`, and buffers are attached only while a
+/// partial frame or message is being read or unsent bytes wait.
 ///
 /// Its state is one `Phase`, each case with the data only that phase needs; the WebSocket session's rules (pongs,
 /// keep-alive pings, the close handshake and its timeouts) are a `WebSocketSessionStateMachine` inside the session
@@ -32,35 +30,56 @@ public final class WebSocketConnection {
     /// of them before it goes away, and a closed connection never touches it again (every use is guarded by the
     /// phase). A checked `unowned` reference cost a strong retain and release on each message.
     unowned(unsafe) let server: ServerLoop
-    /// Free for the endpoint's own per-connection state.
-    public var userData: AnyObject?
-    /// What the upgrade agreed (path, endpoint, subprotocol, compression), behind one reference shared by the
-    /// connections that agreed the same; nil before the upgrade.
-    var agreement: Agreement?
-    /// The TLS engine and the bytes of an unfinished frame, while there are any (see `Extras`).
-    var extras: Extras?
-    /// Output, its storage attached while bytes are queued and for as long as the connection keeps writing.
-    var outbound = OutboundQueue()
-    // The 37 bytes of small fields fill the last five words, packed by alignment: the address (19 bytes,
-    // 8-aligned), the descriptor in the rest of its third word, the phase (9 bytes) with the flags beside its tag,
-    // and the list index in the rest of that word.
+    /// The loop's counters, kept here so the per-message path does not go through `server` (whose fields could
+    /// only be read with a retain and a release).
+    let statistics: LoopStatistics
     /// The client's address.
     public let remoteAddress: SocketAddress?
-    let fd: Int32
+    /// The path the client upgraded on.
+    public internal(set) var path: String = ""
+    /// The negotiated subprotocol.
+    public internal(set) var subprotocol: String?
+    /// Free for the endpoint's own per-connection state.
+    public var userData: AnyObject?
+    /// The agreed permessage-deflate parameters, behind one reference: nil (a word) while uncompressed.
+    var compressionParameters: CompressionParameters?
+    var tls: TLSConnection?
     /// Where the connection is in its life, with that phase's data. Changed with `enter(_:)`, which gives back the
     /// handshake slot once the handshake is over; a phase's data is updated in place.
     var phase: Phase
-    /// The connection's yes-or-no state in one byte beside the phase (see `WebSocketConnection+Flags`).
-    var flags: Flags = [.isWritable, .holdsHandshakeSlot, .holdsAddressSlot]
+    /// Whether the connection came in over TLS.
+    public let isSecure: Bool
+    /// Whether the write queue is under its high watermark.
+    public internal(set) var isWritable = true
+    /// Whether this connection still counts against the pending-handshake and per-address limits.
+    var holdsHandshakeSlot = true
+    var holdsAddressSlot = true
+    /// Whether `compression` is set, for the per-message path.
+    var agreedCompression = false
+    var isFlushScheduled = false
+    /// Whether anything was written since the last sweep; a connection that wrote nothing gives back the write
+    /// queue's reusable buffers, so idle connections hold none.
+    var wroteSinceSweep = false
+    var isWatchingWritability = false
+    let fd: Int32
     /// The connection's place in its server loop's list.
     var registryIndex: Int32 = -1
+    /// The size of the frame whose header arrived without all of its payload (0 when not known), a hint for the
+    /// capacity of `pending`: four bytes, cut to `UInt32.max`.
+    var expectedFrameSize: UInt32 = 0
+    /// The bytes of an unfinished request head or frame.
+    var pending: [UInt8] = []
+
+    /// Output, its storage attached while bytes are queued and for as long as the connection keeps writing.
+    var outbound = OutboundQueue()
 
     init(fd: Int32, remoteAddress: SocketAddress?, tls: TLSConnection?, server: ServerLoop) {
         self.fd = fd
         self.remoteAddress = remoteAddress
-        if let tls { self.extras = Extras(tls: tls) }
-        if tls != nil { self.flags.insert(.isSecure) }
+        self.tls = tls
+        self.isSecure = tls != nil
         self.server = server
+        self.statistics = server.loopStatistics
         self.loop = server.loop
         let handshake = Handshake(limits: server.configuration.httpLimits, startedAt: server.loop.now)
         self.phase = tls == nil ? .readingRequest(handshake) : .tlsHandshake(handshake)
@@ -68,17 +87,7 @@ public final class WebSocketConnection {
 
     /// The permessage-deflate parameters agreed in the upgrade; nil when the connection runs uncompressed. Set before
     /// the endpoint hears of the connection and never changed after.
-    /// The loop's counters (read through `server`, which is not reference counted).
-    var statistics: LoopStatistics { self.server.loopStatistics }
-
-    public var compression: PerMessageDeflateParameters? { self.agreement?.compression }
-
-    /// The path the client upgraded on; empty before the upgrade. Never changed after it.
-    public var path: String { self.agreement?.path ?? "" }
-
-    /// The negotiated subprotocol, nil when none was agreed. Set before the endpoint hears of the connection and
-    /// never changed after.
-    public var subprotocol: String? { self.agreement?.subprotocol }
+    public var compression: PerMessageDeflateParameters? { self.compressionParameters?.parameters }
 
     /// The head of the upgrade request (headers such as `Authorization`), while the endpoint's `connectionDidOpen`
     /// runs; nil before and after it. An open connection keeps no copy of its request, so an idle one costs less:
@@ -140,6 +149,7 @@ public final class WebSocketConnection {
         self.enter(.closed)
         self.outbound.removeAll()
         self.pending = []
+        self.expectedFrameSize = 0
         self.tls = nil
         self.loop.deregister(self.fd)
         Socket.close(self.fd)
@@ -148,7 +158,7 @@ public final class WebSocketConnection {
             let reason =
                 session.closeReason
                 ?? WebSocketCloseReason(code: .abnormalClosure, initiatedByServer: false, detail: "connection lost")
-            self.agreement?.endpoint.connectionDidClose(self, reason: reason)
+            session.endpoint.connectionDidClose(self, reason: reason)
         }
     }
 }
