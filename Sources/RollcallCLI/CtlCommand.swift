@@ -26,6 +26,8 @@ enum CtlCommand {
           lock ROOM                      lock the room: new joins into the call are refused with ERR_ROOM_LOCKED
                                          but for moderators, admins and bots with 'lock' (the action lock)
           unlock ROOM                    unlock the room (the action unlock)
+          attendance ROOM                who attended the room's current or last call, with their totals (a page in
+                                         join order: --after ORDER, --limit N)
           disconnect UID                 close every connection of a user (close code 4009); they may reconnect
 
         OPTIONS:
@@ -45,6 +47,8 @@ enum CtlCommand {
           --duration-ms MS     action mute --hard: lift the restriction after this long
           --reason TEXT        action, lock, unlock, disconnect: a reason recorded with the action or sent in the
                                close frame
+          --after ORDER        attendance: the page after this join-order cursor (the `next` of the page before)
+          --limit N            attendance: at most N participants (1 to 1000, default 100)
           --if-seq SEQ         permissions, attributes, metadata: refused with ERR_CONFLICT (HTTP 409) if they
                                changed after sequence number SEQ
           -h, --help           show this help
@@ -65,7 +69,7 @@ enum CtlCommand {
         let valueless: Set<String> = ["--inactive", "--no-speaker", "--hard"]
         let known: Set<String> = [
             "--session-id", "--call-type", "--text", "--recording", "--audio-mode", "--uid", "--speaker", "--target",
-            "--reason", "--duration-ms", "--if-seq",
+            "--reason", "--duration-ms", "--if-seq", "--after", "--limit",
         ]
         var index = 0
         while index < arguments.count {
@@ -221,6 +225,15 @@ enum CtlCommand {
                 ("permissions", .object(JSONObject(uniqueKeysWithValues: values))), ("ifSeq", ifSeq),
             ])
             return .success(("POST", "/v1/api/rooms/\(segment(arguments[0]))/events", body))
+        case ("attendance", 1):
+            var parameters: [String] = []
+            for name in ["after", "limit"] {
+                guard let text = options["--\(name)"] else { continue }
+                guard let number = Int(text), number >= 0 else { return .failure("--\(name) takes an integer ≥ 0") }
+                parameters.append("\(name)=\(number)")
+            }
+            let query = parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&")
+            return .success(("GET", "/v1/api/rooms/\(segment(arguments[0]))/attendance\(query)", nil))
         case ("disconnect", 1):
             let body = object([("reason", options["--reason"].map { .string($0) })])
             return .success(("POST", "/v1/api/users/\(segment(arguments[0]))/disconnect", body))

@@ -23,7 +23,7 @@ enum TokenCommand {
           --role ROLE          role in the --room rooms: admin, moderator, participant, viewer or bot (default participant)
           --group GROUP        a group the user is a member of (repeatable)
           --caps LIST          bot capabilities, comma-separated (mute, remove, ban, promote, pin, end, lock,
-                               record, speaker, attributes, metadata, permissions)
+                               record, speaker, attributes, metadata, permissions, attendance)
           --attr KEY=VALUE     a participant attribute the token vouches for (repeatable)
           --ttl SECONDS        lifetime (default 3600)
           --config PATH        configuration file the signing key comes from (as for serve)

@@ -12,6 +12,9 @@ enum APIRoute: Sendable {
     case disconnect(String)
     /// A room's events after a sequence number, filtered by event names, paged (`GET rooms/ROOM/history`).
     case history(String)
+    /// Who attended a room's current or last call, with their totals, paged in join order
+    /// (`GET rooms/ROOM/attendance`).
+    case attendance(String)
     /// Moderator actions, newest first, paged by time (`GET audit`).
     case audit
 
@@ -46,6 +49,7 @@ enum APIRoute: Sendable {
             case "events": (route, wanted) = (.publishEvent(components[1]), "POST")
             case "actions": (route, wanted) = (.moderate(components[1]), "POST")
             case "history": (route, wanted) = (.history(components[1]), "GET")
+            case "attendance": (route, wanted) = (.attendance(components[1]), "GET")
             default: return notFound
             }
         case 3 where components[0] == "users" && components[2] == "disconnect":
@@ -69,7 +73,7 @@ enum APIRoute: Sendable {
     var pathID: String? {
         switch self {
         case .getRoom(let id), .publishMeeting(let id), .publishEvent(let id), .moderate(let id), .history(let id),
-            .disconnect(let id):
+            .attendance(let id), .disconnect(let id):
             return id
         case .listRooms, .audit:
             return nil
@@ -86,7 +90,7 @@ enum APIRoute: Sendable {
     var needsBody: Bool {
         switch self {
         case .publishMeeting, .publishEvent, .moderate: return true
-        case .listRooms, .getRoom, .disconnect, .history, .audit: return false
+        case .listRooms, .getRoom, .disconnect, .history, .attendance, .audit: return false
         }
     }
 
@@ -100,7 +104,8 @@ enum APIRoute: Sendable {
         completion: @escaping (Result<JSONValue, GatewayError>) -> Void
     ) throws(GatewayError) {
         switch self {
-        case .getRoom(let room), .publishMeeting(let room), .publishEvent(let room), .moderate(let room):
+        case .getRoom(let room), .publishMeeting(let room), .publishEvent(let room), .moderate(let room),
+            .attendance(let room):
             // With a store, a room not used since the start is read back before the request sees it.
             try gateway.loadStoredRoom(room)
         default:
@@ -123,6 +128,15 @@ enum APIRoute: Sendable {
                             ("events", .array(found.events)),
                             ("next", found.events.count == limit ? last.map { .int($0) } ?? .null : .null),
                         ]))))
+        case .attendance(let room):
+            let after = try query.integer("after").map { Int(clamping: $0) }
+            let limit = try query.limit()
+            gateway.apiAttendance(room, after: after, limit: limit) { result in
+                completion(
+                    result.flatMap { page in
+                        page.map { .success($0) } ?? .failure(GatewayError(.notFound, "no room '\(room)'"))
+                    })
+            }
         case .audit:
             let limit = try query.limit()
             let actions = try gateway.auditLog(

@@ -56,6 +56,15 @@ public struct Participant: Hashable, Sendable {
     public var audioMilliseconds: Int64
     public var videoMilliseconds: Int64
     public var durationMilliseconds: Int64
+    /// Accumulated time sharing the screen, in milliseconds, up to `accountedUntil`.
+    public var presentingMilliseconds: Int64
+    /// Accumulated time as the active speaker the views showed (`RoomReplica.heldSpeaker`), in milliseconds, up to
+    /// the last switch away from this participant (the replica adds the time of a speaker still shown).
+    public var speakingMilliseconds: Int64
+    /// How many times the hand went up in this call (raising a hand that is up does not count again).
+    public var handsRaised: Int
+    /// When the user first joined this call (log time); unlike `joinedAt`, a leave and a rejoin keep it.
+    public var firstJoinedAt: Int64
     /// The log time up to which the totals above are counted.
     public var accountedUntil: Int64
 
@@ -82,6 +91,10 @@ public struct Participant: Hashable, Sendable {
         self.audioMilliseconds = 0
         self.videoMilliseconds = 0
         self.durationMilliseconds = 0
+        self.presentingMilliseconds = 0
+        self.speakingMilliseconds = 0
+        self.handsRaised = 0
+        self.firstJoinedAt = joinedAt
         self.accountedUntil = joinedAt
     }
 
@@ -141,6 +154,7 @@ public struct Participant: Hashable, Sendable {
             self.durationMilliseconds += elapsed
             if !self.audioMuted { self.audioMilliseconds += elapsed }
             if !self.videoPaused { self.videoMilliseconds += elapsed }
+            if self.presenting { self.presentingMilliseconds += elapsed }
         }
         self.accountedUntil = now
     }

@@ -49,10 +49,7 @@ public struct RoomReplica: Hashable, Sendable {
             // that one no longer be in the call), and no switch waits to be announced.
             self.switchUnannounced = false
             let shown = uid.map { self.state.shownSpeakerCandidate(includes: $0) } == false ? desired : uid
-            if shown != self.heldSpeaker {
-                self.heldSpeaker = shown
-                self.heldSince = entry.time
-            }
+            if shown != self.heldSpeaker { self.show(shown, at: entry.time) }
         }
         guard desired != self.heldSpeaker else {
             self.speakerDue = nil
@@ -79,12 +76,20 @@ public struct RoomReplica: Hashable, Sendable {
             }
         }
         // A switch at once, on an entry that is not the logged switch: the gateway logs it right after.
-        self.heldSpeaker = desired
-        self.heldSince = entry.time
+        self.show(desired, at: entry.time)
         self.speakerDue = nil
         self.pendingSpeaker = nil
         self.switchUnannounced = true
         return Self.changes(from: previous, to: desired)
+    }
+
+    /// Shows `uid` from `time` on, crediting the speaker shown until then with its time speaking (attendance).
+    private mutating func show(_ uid: String?, at time: Int64) {
+        if let previous = self.heldSpeaker, time > self.heldSince {
+            self.state.participants[previous]?.speakingMilliseconds += time - self.heldSince
+        }
+        self.heldSpeaker = uid
+        self.heldSince = time
     }
 
     /// The uids whose shown-speaker mark changes from `previous` to `current`.

@@ -1,7 +1,7 @@
 import JSONCoding
 import TokenAuth
 
-/// Read-only queries: rooms, the active meeting, member lists and history.
+/// Read-only queries: rooms, the active meeting, member lists, history and attendance.
 extension RoomsNode {
     func answer(
         _ query: ClientMessage.Query, session: HostedSession, claims: TokenClaims, requestID: JSONValue?
@@ -81,6 +81,14 @@ extension RoomsNode {
             fields.append(("room", .string(roomID)))
             fields.append(("firstRetained", .int(Int64(found.firstRetained))))
             fields.append(("events", .array(found.events)))
+        case .attendance(let roomID, let after, let limit):
+            let state = try requireAccess(roomID)
+            guard RoomActor(claims: claims, role: self.role(of: claims, in: roomID)).mayReadAttendance(in: state) else {
+                throw .forbidden("only moderators and bots with 'attendance' read the attendance")
+            }
+            let replica = self.rooms[roomID]?.replica ?? RoomReplica(state: state)
+            name = "attendance"
+            fields = replica.attendancePage(after: after, limit: limit, asOf: self.clock())
         }
         self.reply(session, ServerMessages.result(id: requestID, query: name, fields))
     }

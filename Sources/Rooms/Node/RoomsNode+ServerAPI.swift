@@ -39,6 +39,34 @@ extension RoomsNode {
             }, fail: { completion(.failure($0)) })
     }
 
+    /// A page of a room's attendance (`RoomReplica.attendancePage`), or nil when the room does not exist. In a
+    /// cluster the room is loaded from the shared log first.
+    ///
+    /// - Parameters:
+    ///   - id: the room.
+    ///   - after: the join-order cursor of the page before; nil for the first page.
+    ///   - limit: at most this many records.
+    ///   - completion: the page, nil when the room does not exist, or the error.
+    public func apiAttendance(
+        _ id: String, after: Int?, limit: Int, completion: @escaping (Result<JSONValue?, GatewayError>) -> Void
+    ) {
+        guard self.rooms[id] != nil || self.logTraits.hasOtherWriters else {
+            completion(.success(nil))
+            return
+        }
+        let room = self.room(id)
+        self.whenIdle(
+            room,
+            {
+                guard room.state.sequence > 0 else {
+                    completion(.success(nil))
+                    return
+                }
+                let fields = room.replica.attendancePage(after: after, limit: limit, asOf: self.clock())
+                completion(.success(.object(JSONObject(fields))))
+            }, fail: { completion(.failure($0)) })
+    }
+
     /// Publishes a meeting message into a room (created when it does not exist, as for a client), to its subscribers
     /// and the group's members: `{"sessionId", "callType"?, "active"?, "text"?}` as in the `meeting` message.
     ///

@@ -68,6 +68,12 @@ struct RoomActor {
         self.mayTake(.lock, in: state)
     }
 
+    /// Whether the actor may read the room's attendance (the `attendance` query): an operator, a bot with
+    /// `attendance`, the server API.
+    func mayReadAttendance(in state: RoomState) -> Bool {
+        self.isOperator(in: state) || self.isServerAPIOrBot(with: "attendance")
+    }
+
     /// Whether the actor may set participants' permissions: an operator, a bot with `permissions`, the server API.
     func maySetPermissions(in state: RoomState) -> Bool {
         self.isOperator(in: state) || self.isServerAPIOrBot(with: "permissions")
@@ -97,7 +103,8 @@ struct RoomActor {
             mayUnmute: ownState && own.mayUnmute,
             mayShare: ownState && own.mayShare,
             mayPublishMeetings: own.mayPublishMeetings,
-            bypassesLock: self.bypassesLock(in: state))
+            bypassesLock: self.bypassesLock(in: state),
+            mayReadAttendance: self.mayReadAttendance(in: state))
     }
 
     /// Whether the actor counts as an admin (only an admin may remove, ban or demote an admin).

@@ -22,4 +22,6 @@ struct RoomRights {
     var mayPublishMeetings: Bool
     /// Whether the user joins the call while the room is locked (`RoomActor.bypassesLock`).
     var bypassesLock: Bool
+    /// Whether the user may read the room's attendance (`RoomActor.mayReadAttendance`).
+    var mayReadAttendance: Bool
 }

@@ -173,7 +173,10 @@ public struct RoomState: Hashable, Sendable {
             guard var participant = self.participants[uid] else { return }
             participant.account(until: now)
             // The hand queue keeps when each hand went up; a hand raised again keeps its place.
-            if flag == .handRaised { participant.raisedAt = value ? (participant.raisedAt ?? now) : nil }
+            if flag == .handRaised {
+                if value && participant.raisedAt == nil { participant.handsRaised += 1 }
+                participant.raisedAt = value ? (participant.raisedAt ?? now) : nil
+            }
             participant.flags[flag] = value
             // Unmuting ends a moderator's mute.
             if flag == .audioMuted && !value { participant.mutedByModerator = false }

@@ -17,6 +17,8 @@ enum ClientMessage: Hashable {
         case muted(room: String)
         case banned(room: String)
         case history(room: String, after: UInt64, limit: Int)
+        /// Moderators only: who attended the current (or last) call and for how long, a page in join order.
+        case attendance(room: String, after: Int?, limit: Int)
     }
 
     case authenticate(token: String)
@@ -55,7 +57,8 @@ extension ClientMessage {
             .signal(let room, _):
             return [room]
         case .query(.activeMeeting(let room)), .query(.members(let room, _)), .query(.operators(let room)),
-            .query(.muted(let room)), .query(.banned(let room)), .query(.history(let room, _, _)):
+            .query(.muted(let room)), .query(.banned(let room)), .query(.history(let room, _, _)),
+            .query(.attendance(let room, _, _)):
             return [room]
         }
     }

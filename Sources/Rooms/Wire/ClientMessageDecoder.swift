@@ -167,6 +167,11 @@ struct ClientMessageDecoder {
                 let after = try fields.optionalSequence("after") ?? 0
                 let limit = try fields.optionalInt("limit", range: 1...1000) ?? 100
                 message = .query(.history(room: room, after: after, limit: limit))
+            case "attendance":
+                let room = try fields.requiredID("room")
+                let after = try fields.optionalInt("after", range: -1...Int(Int32.max))
+                let limit = try fields.optionalInt("limit", range: 1...1000) ?? 100
+                message = .query(.attendance(room: room, after: after, limit: limit))
             default:
                 throw .badRequest("unknown query '\(what.prefix(32))'")
             }

@@ -87,6 +87,10 @@ extension Participant {
             sink.member("audioMs", .int(self.audioMilliseconds))
             sink.member("videoMs", .int(self.videoMilliseconds))
             sink.member("durationMs", .int(self.durationMilliseconds))
+            sink.member("presentingMs", .int(self.presentingMilliseconds))
+            sink.member("speakingMs", .int(self.speakingMilliseconds))
+            sink.member("handsRaised", .int(Int64(self.handsRaised)))
+            sink.member("firstJoinedAt", .int(self.firstJoinedAt))
             sink.member("accountedUntil", .int(self.accountedUntil))
             sink.member("attributesSeq", .int(Int64(self.attributesSequence)))
             sink.member("permissionsSeq", .int(Int64(self.permissionsSequence)))
@@ -128,6 +132,11 @@ extension Participant {
         self.videoMilliseconds = try fields.int("videoMs")
         self.durationMilliseconds = try fields.int("durationMs")
         self.accountedUntil = try fields.int("accountedUntil")
+        // Checkpoints written before attendance was kept have none of its totals: they count from then on.
+        self.presentingMilliseconds = value["presentingMs"]?.intValue ?? 0
+        self.speakingMilliseconds = value["speakingMs"]?.intValue ?? 0
+        self.handsRaised = Int(value["handsRaised"]?.intValue ?? 0)
+        self.firstJoinedAt = value["firstJoinedAt"]?.intValue ?? self.joinedAt
         // Checkpoints written before versions were kept have none: 0, which no version-checked write is older than.
         self.attributesSequence = UInt64(max(0, value["attributesSeq"]?.intValue ?? 0))
         self.permissionsSequence = UInt64(max(0, value["permissionsSeq"]?.intValue ?? 0))

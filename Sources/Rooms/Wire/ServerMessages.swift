@@ -151,6 +151,7 @@ enum ServerMessages {
                 ("share", .bool(rights.mayShare)),
                 ("meetings", .bool(rights.mayPublishMeetings)),
                 ("bypassLock", .bool(rights.bypassesLock)),
+                ("attendance", .bool(rights.mayReadAttendance)),
             ]))
     }
 
