@@ -162,7 +162,7 @@ let package = Package(
             name: "ClusterTests",
             dependencies: [
                 "Cluster", "ClusterCore", "Redis", "ClusterTesting", "EventIO", "Rooms", "RoomsTesting", "TokenAuth",
-                "Webhooks", "HTTPClient",
+                "Webhooks", "HTTPClient", "JSONCoding",
             ]
         ),
         .testTarget(name: "JSONCodingTests", dependencies: ["JSONCoding", "TestSupport"]),

@@ -189,7 +189,7 @@ extension RedisWebhookFeed {
             let entries = RedisRoomLog.streamEntries(log).filter { $0.epoch == epoch }
             let renderer = SharedRoomRenderer(
                 room: room, epoch: epoch, checkpoint: RedisRoomLog.checkpoint(checkpoint), entries: entries,
-                before: start + 1)
+                before: start + 1, speakerRule: self.speakerRule)
             state.rooms[room] = (renderer, [])
             if cursor?.epoch != epoch, cursor != nil { state.cursor[room] = (0, epoch) }
             completion(.success(self.render(entries, of: room, state, after: start, limit: limit)))

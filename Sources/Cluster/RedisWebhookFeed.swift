@@ -32,6 +32,8 @@ public final class RedisWebhookFeed: WebhookFeed {
     /// The most rooms whose state an endpoint keeps between reads; past it, rooms with nothing rendered and waiting
     /// are dropped (and loaded again from Redis when they have new entries).
     let maximumRooms: Int
+    /// The rooms' speaker rule, for the speaking times of the attendance report.
+    let speakerRule: SpeakerRule
     var scriptSHA: String?
     var endpoints: [String: Endpoint] = [:]
     /// Claims waiting for the connection and the script, by id.
@@ -69,8 +71,10 @@ public final class RedisWebhookFeed: WebhookFeed {
     ///   - maximumRooms: the most rooms whose rendering state an endpoint keeps; default 10,000.
     public init(
         configuration: ClusterConfiguration, loop: EventLoop, idleWaitMilliseconds: Int64 = 20, pageSize: Int = 500,
-        deadLetterCap: Int = 10_000, maximumRooms: Int = 10_000
+        deadLetterCap: Int = 10_000, maximumRooms: Int = 10_000,
+        speakerRule: SpeakerRule = RoomsConfiguration().speakerRule
     ) {
+        self.speakerRule = speakerRule
         self.configuration = configuration
         self.loop = loop
         self.idleWaitMilliseconds = idleWaitMilliseconds

@@ -32,14 +32,15 @@ enum ClusterWiring {
     /// - Parameters:
     ///   - hooks: the endpoints and delivery rules.
     ///   - cluster: cluster mode's settings (Redis, key prefix, node id; the endpoints' leases last `lease_ms`).
+    ///   - speakerRule: the rooms' speaker rule, for the speaking times of the attendance report.
     /// - Throws: `WebhookConfigurationError` when the TLS client context cannot be made.
     static func webhooks(
-        _ hooks: WebhookConfiguration, cluster: ClusterConfiguration
+        _ hooks: WebhookConfiguration, cluster: ClusterConfiguration, speakerRule: SpeakerRule
     ) throws(WebhookConfigurationError) -> WebhookDispatcher {
         try WebhookDispatcher(
             configuration: hooks,
             feed: { loop in
-                let feed = RedisWebhookFeed(configuration: cluster, loop: loop)
+                let feed = RedisWebhookFeed(configuration: cluster, loop: loop, speakerRule: speakerRule)
                 feed.log = { message in Log.gatewayLogger.log(.warn, message, [("node", cluster.nodeID)]) }
                 return feed
             },

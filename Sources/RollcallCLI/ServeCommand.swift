@@ -68,7 +68,8 @@ enum ServeCommand {
                         ("webhooks", hooks.endpoints.map { "\($0.name)=\($0.url)" }.joined(separator: " ")))
                 }
             } else if let cluster = try whole.clusterConfiguration(), let hooks = try whole.webhookConfiguration() {
-                webhooks = try ClusterWiring.webhooks(hooks, cluster: cluster)
+                webhooks = try ClusterWiring.webhooks(
+                    hooks, cluster: cluster, speakerRule: whole.rooms.speakerRule)
                 storeFields = [("webhooks", hooks.endpoints.map { "\($0.name)=\($0.url)" }.joined(separator: " "))]
             }
         } catch let error as ConfigError {

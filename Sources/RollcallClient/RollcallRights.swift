@@ -26,6 +26,9 @@ public struct RollcallRights: Hashable, Sendable {
     public var mayPublishMeetings: Bool
     /// Whether the user joins the call while the room is locked (moderators, admins, bots with `lock`).
     public var bypassesLock: Bool
+    /// Whether the user may read the room's attendance (the `attendance` query: moderators, bots with
+    /// `attendance`).
+    public var mayReadAttendance: Bool
 
     /// Reads the `rights` member of a join's answer.
     init?(_ value: JSONValue?) {
@@ -43,5 +46,6 @@ public struct RollcallRights: Hashable, Sendable {
         self.mayShare = flag("share", true)
         self.mayPublishMeetings = flag("meetings", true)
         self.bypassesLock = flag("bypassLock")
+        self.mayReadAttendance = flag("attendance")
     }
 }

@@ -96,8 +96,8 @@ public final class SQLiteRoomStore: RoomStore {
             try self.database.execute("BEGIN IMMEDIATE")
             do throws(SQLiteError) {
                 let insertEntry = try self.database.statement(
-                    "INSERT INTO entries (room, seq, time, class, event, entry, message, checksum) "
-                        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+                    "INSERT INTO entries (room, seq, time, class, event, entry, message, checksum, webhook_message) "
+                        + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
                 let insertCheckpoint = try self.database.statement(
                     "INSERT OR REPLACE INTO checkpoints (room, seq, body, checksum) VALUES (?, ?, ?, ?)")
                 for write in self.pending {
@@ -114,6 +114,7 @@ public final class SQLiteRoomStore: RoomStore {
                         try insertEntry.run([
                             .text(room), .integer(sequence), .integer(entry.time), .integer(retentionClass),
                             .text(stored.eventName), .text(text), .text(message), .integer(checksum),
+                            stored.webhookMessage.map { .text(String(decoding: $0, as: UTF8.self)) } ?? .null,
                         ])
                         entries += 1
                         lastID = self.database.lastInsertedID

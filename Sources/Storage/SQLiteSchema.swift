@@ -7,15 +7,16 @@ import Glibc
 /// The store's tables, and the checks a database file passes before the gateway uses it.
 enum SQLiteSchema {
     /// The schema this version writes (`PRAGMA user_version`). Version 2 added a checksum to every entry and
-    /// checkpoint (`RecordChecksum`); a version 1 file is upgraded in place when it is opened.
-    static let version: Int64 = 2
+    /// checkpoint (`RecordChecksum`); version 3 the message webhooks deliver instead of the subscribers' one
+    /// (`StoredLogEntry.webhookMessage`). Older files are upgraded in place when they are opened.
+    static let version: Int64 = 3
 
     static let tables = """
         CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS entries (
             id INTEGER PRIMARY KEY, room TEXT NOT NULL, seq INTEGER NOT NULL, time INTEGER NOT NULL,
             class INTEGER NOT NULL, event TEXT NOT NULL, entry TEXT NOT NULL, message TEXT NOT NULL,
-            checksum INTEGER, UNIQUE (room, seq));
+            checksum INTEGER, webhook_message TEXT, UNIQUE (room, seq));
         CREATE INDEX IF NOT EXISTS entries_by_class ON entries (room, class, seq);
         CREATE INDEX IF NOT EXISTS entries_moderation ON entries (class, time);
         CREATE TABLE IF NOT EXISTS checkpoints (
@@ -44,6 +45,9 @@ enum SQLiteSchema {
         INSERT OR REPLACE INTO meta (key, value)
             SELECT '\(Self.uncheckedCheckpointsKey)', COALESCE(MAX(rowid), 0) FROM checkpoints;
         """
+
+    /// From version 2: the column of the webhooks' own message (null in the rows already there, as in most).
+    static let upgradeFromVersion2 = "ALTER TABLE entries ADD COLUMN webhook_message TEXT;"
 
     /// Opens the file for the gateway: created when missing (mode 0600, see `create`; SQLite gives its `-wal` and
     /// `-shm` files the same mode), WAL mode, the sync level, and the checks that turn a damaged, empty, foreign,
@@ -85,6 +89,7 @@ enum SQLiteSchema {
             try database.execute("BEGIN IMMEDIATE")
             do {
                 if version == 1 { try database.execute(Self.upgradeFromVersion1) }
+                if version == 1 || version == 2 { try database.execute(Self.upgradeFromVersion2) }
                 try database.execute(Self.tables)
                 try database.execute("PRAGMA user_version = \(Self.version)")
                 try database.execute("COMMIT")

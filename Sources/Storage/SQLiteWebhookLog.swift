@@ -54,7 +54,8 @@ public final class SQLiteWebhookLog {
     public func items(after position: Int64, limit: Int) throws(RoomStoreFailure) -> [Item] {
         do {
             let statement = try self.database.statement(
-                "SELECT id, room, seq, time, event, message FROM entries WHERE id > ? ORDER BY id LIMIT ?")
+                "SELECT id, room, seq, time, event, COALESCE(webhook_message, message) FROM entries WHERE id > ? "
+                    + "ORDER BY id LIMIT ?")
             try statement.bind([.integer(position), .integer(Int64(limit))])
             defer { statement.reset() }
             var items: [Item] = []

@@ -3,6 +3,7 @@ import ClusterTesting
 import EventIO
 import Foundation
 import HTTPClient
+import JSONCoding
 import Redis
 import Rooms
 import RoomsTesting
@@ -283,5 +284,35 @@ import Webhooks
                 waitUntil(seconds: 10) { Self.inOrderWithoutGaps(receiver.events, rooms: ["r1": 6, "r2": 6, "r3": 6]) })
             #expect(Set(receiver.events).count == receiver.events.count)
         }
+    }
+}
+
+/// The attendance report in cluster webhooks: rendered from the shared log as the single process stores it.
+@Suite struct SharedRoomRendererAttendanceTests {
+    @Test func theEndOfASessionCarriesTheAttendanceReportAsTheSingleProcessStoresIt() throws {
+        let events: [(Int64, RoomEvent)] = [
+            (1_000, .participantJoined(uid: "u-a", deviceID: "d", name: "A", avatar: nil, role: .moderator, callType: nil)),
+            (2_000, .participantJoined(uid: "u-b", deviceID: "d", name: "B", avatar: nil, role: .participant, callType: nil)),
+            (61_000, .participantLeft(uid: "u-a", deviceID: "d", reason: .sessionEnded)),
+            (61_000, .participantLeft(uid: "u-b", deviceID: "d", reason: .sessionEnded)),
+            (61_000, .sessionEnded),
+        ]
+        let entries = events.enumerated().map { index, event in
+            SharedLogEntry(
+                RoomLogEntry(sequence: UInt64(index + 1), time: event.0, actor: nil, reason: nil, event: event.1),
+                epoch: "e")
+        }
+        var renderer = SharedRoomRenderer(room: "r", epoch: "e", checkpoint: nil, entries: entries, before: 1)
+        var single = RoomReplica(state: RoomState(id: "r"))
+        for shared in entries {
+            let item = renderer.render(shared)
+            single.apply(shared.entry, speakerRule: RoomsConfiguration().speakerRule)
+            let (_, message) = single.state.eventMessage(for: shared.entry)
+            #expect(item.message == (single.webhookMessage(for: shared.entry, message: message) ?? message))
+        }
+        let last = try #require(entries.last.map { renderer.render($0) })
+        let report = try JSONParser.parse(last.message)
+        #expect(report["attendance"]?.arrayValue?.compactMap { $0["inCallMs"]?.intValue } == [60_000, 59_000])
+        #expect(try JSONParser.parse(renderer.state.eventMessage(for: entries[3].entry).1)["attendance"] == nil)
     }
 }

@@ -60,4 +60,24 @@ struct CtlControlsTests {
         let unlocked = try harness.http("POST", "/v1/api/rooms/standup/actions", body: #"{"action":"unlock"}"#)
         #expect(try harness.json(unlocked)["changed"] == true)
     }
+
+    @Test("ctl builds the attendance request, and the server API answers it for a live room and 404 for none")
+    func attendance() throws {
+        #expect(built(["attendance", "r"])?.path == "/v1/api/rooms/r/attendance")
+        #expect(
+            built(["attendance", "r"], ["--after": "4", "--limit": "20"])?.path
+                == "/v1/api/rooms/r/attendance?after=4&limit=20")
+        #expect(built(["attendance"]) == nil)
+
+        let harness = try OperationsHarness()
+        defer { harness.stop() }
+        let alice = try harness.participant("alice", room: "standup")
+        defer { _ = alice }
+        let page = try harness.json(try harness.http("GET", "/v1/api/rooms/standup/attendance?limit=10"))
+        #expect(page["participants"]?.arrayValue?.compactMap { $0["uid"]?.stringValue } == ["alice"])
+        #expect(page["participants"]?[0]?["lastLeftAt"] == .null)
+        #expect(page["next"] == .null)
+        #expect(try harness.http("GET", "/v1/api/rooms/nobody-here/attendance").status == 404)
+        #expect(try harness.http("GET", "/v1/api/rooms/standup/attendance?limit=0").status == 400)
+    }
 }

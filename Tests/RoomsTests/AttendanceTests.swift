@@ -59,6 +59,27 @@ import Testing
         #expect(uids == ["u-alice", "u-0", "u-1", "u-2", "u-3", "u-4"])
     }
 
+    @Test func theLastLeaveOfACallCarriesTheAttendanceReportForWebhooksAndNoEarlierLeaveDoes() throws {
+        let store = InMemoryRoomStore()
+        let harness = try RoomsNodeHarness(store: store)
+        let alice = try harness.connect("u-alice", rooms: ["r": .moderator])
+        let bob = try harness.connect("u-bob", rooms: ["r": .participant])
+        try harness.join(alice, "r")
+        try harness.join(bob, "r")
+        harness.advance(milliseconds: 60_000)
+        harness.send(bob, ["type": "leave", "room": "r"])
+        harness.advance(milliseconds: 30_000)
+        harness.send(alice, ["type": "leave", "room": "r"])
+
+        let leaves = store.committedEntries(of: "r").filter { $0.eventName == "participant.left" }
+        #expect(leaves.count == 2)
+        #expect(leaves.first?.webhookMessage == nil)
+        let report = try JSONParser.parse(try #require(leaves.last?.webhookMessage))
+        #expect(report["attendance"]?.arrayValue?.compactMap { $0["uid"]?.stringValue } == ["u-alice", "u-bob"])
+        #expect(report["attendance"]?.arrayValue?.compactMap { $0["inCallMs"]?.intValue } == [90_000, 60_000])
+        #expect(try JSONParser.parse(try #require(leaves.last?.message))["attendance"] == nil)
+    }
+
     @Test(arguments: [1, 2, 3, 4, 5, 6])
     func aSeededCallWithReconnectsSpeakerSwitchesAndARestartMatchesAModelOfItsEvents(_ seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
@@ -119,9 +140,26 @@ import Testing
         let moderator = try #require(sessions["u-alice"])
         let answer = try #require(
             harness.request(moderator, ["type": "query", "query": "attendance", "room": "r", "limit": 1000]).first)
-        let records = try #require(answer["participants"]?.arrayValue)
+        try Self.expect(try #require(answer["participants"]?.arrayValue), toMatch: model)
+        #expect(model.people.values.contains { $0.speaking > 0 })
+        #expect(model.people.values.contains { $0.handsRaised > 1 })
+
+        // The session ends: the webhooks' `session.ended` carries the report, the subscribers' does not.
+        harness.send(moderator, ["type": "action", "id": 9, "room": "r", "action": "end_session"])
+        let ended = try #require(store.committedEntries(of: "r").last)
+        #expect(ended.eventName == "session.ended")
+        #expect(try JSONParser.parse(ended.message)["attendance"] == nil)
+        let report = try JSONParser.parse(try #require(ended.webhookMessage))
+        #expect(report["type"] == "event")
+        var finalModel = AttendanceModel()
+        for stored in store.committedEntries(of: "r") { finalModel.play(stored.entry) }
+        try Self.expect(try #require(report["attendance"]?.arrayValue), toMatch: finalModel)
+        #expect(report["attendance"]?.arrayValue?.allSatisfy { $0["lastLeftAt"] != .null } == true)
+    }
+
+    /// Every record's totals equal the model's for its participant, in the model's join order.
+    private static func expect(_ records: [JSONValue], toMatch model: AttendanceModel) throws {
         #expect(records.compactMap { $0["uid"]?.stringValue } == model.joinOrder)
-        #expect(answer["asOf"] == .int(clock.now))
         for record in records {
             let uid = try #require(record["uid"]?.stringValue)
             let expected = try #require(model.people[uid])
@@ -135,8 +173,6 @@ import Testing
             #expect(record["speakingMs"] == .int(expected.speaking), "\(uid)")
             #expect(record["handsRaised"] == .int(Int64(expected.handsRaised)), "\(uid)")
         }
-        #expect(model.people.values.contains { $0.speaking > 0 })
-        #expect(model.people.values.contains { $0.handsRaised > 1 })
     }
 }
 

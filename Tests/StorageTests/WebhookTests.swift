@@ -57,6 +57,25 @@ import Testing
         #expect(Set((0..<50).map { _ in worker.backoff(attempt: 5) }).count > 1)
     }
 
+    @Test func webhooksGetAnEntrysOwnWebhookMessageWhileHistoryKeepsTheSubscribersOne() throws {
+        let path = NSTemporaryDirectory() + "rollcall-hooks-\(UUID().uuidString).db"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try SQLiteRoomStore(configuration: StorageConfiguration(path: path))
+        let joined = RoomLogEntry(sequence: 1, time: 5, actor: nil, reason: nil, event: .lockChanged(isLocked: true))
+        let ended = RoomLogEntry(sequence: 2, time: 6, actor: nil, reason: nil, event: .sessionEnded)
+        store.append(StoredLogEntry(entry: joined, eventName: "room.lock_changed", message: Array("{}".utf8)), room: "r")
+        store.append(
+            StoredLogEntry(
+                entry: ended, eventName: "session.ended", message: Array(#"{"seq":2}"#.utf8),
+                webhookMessage: Array(#"{"seq":2,"attendance":[]}"#.utf8)), room: "r")
+        try store.commit()
+        let items = try SQLiteWebhookLog(path: path).items(after: 0, limit: 10)
+        #expect(items.map { String(decoding: $0.message, as: UTF8.self) } == ["{}", #"{"seq":2,"attendance":[]}"#])
+        let reopened = try SQLiteRoomStore(configuration: StorageConfiguration(path: path))
+        let kept = try #require(try reopened.loadRoom("r", maximumEntries: 10))
+        #expect(kept.entries.map { String(decoding: $0.message, as: UTF8.self) } == ["{}", #"{"seq":2}"#])
+    }
+
     @Test func theCursorMovesWithTheDeliveredEntriesAndRecordsDeadLetters() throws {
         let path = NSTemporaryDirectory() + "rollcall-hooks-\(UUID().uuidString).db"
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }

@@ -49,6 +49,9 @@ public struct RoomsConfiguration: Sendable {
     public var housekeepingIntervalMilliseconds: Int64 = 1_000
 
     public init() {}
+
+    /// The rule these settings name, with its time (`speakerRuleKind` and the setting of its kind).
+    public var speakerRule: SpeakerRule { RoomsNode.speakerRule(self) }
 }
 
 /// The speaker rules a room may follow (`SpeakerRule` with its time).

@@ -46,7 +46,13 @@ public final class LocalRoomLog: SharedRoomLog {
     public func applied(_ entry: RoomLogEntry, message: [UInt8], room: String, replica: () -> RoomReplica) {
         guard let store = self.store else { return }
         let name = ServerMessages.eventName(entry.event)
-        store.append(StoredLogEntry(entry: entry, eventName: name, message: message), room: room)
+        var webhookMessage: [UInt8]? = nil
+        switch entry.event {
+        case .sessionEnded, .participantLeft: webhookMessage = replica().webhookMessage(for: entry, message: message)
+        default: break
+        }
+        store.append(
+            StoredLogEntry(entry: entry, eventName: name, message: message, webhookMessage: webhookMessage), room: room)
         if entry.sequence % self.checkpointInterval == 0 { store.writeCheckpoint(replica()) }
     }
 

@@ -24,7 +24,7 @@ export declare type Role = "admin" | "moderator" | "participant" | "viewer" | "b
 /** The moderator actions (docs/PROTOCOL.md, "action"). */
 export declare type ModeratorAction = "mute" | "mute_all" | "lower_hand" | "lower_all_hands" | "ask_unmute" | "spotlight" | "unspotlight" | "promote" | "demote" | "remove" | "ban" | "unban" | "end_session" | "lock" | "unlock";
 /** The queries the gateway answers (docs/PROTOCOL.md, "query"). */
-export declare type QueryName = "rooms" | "active_meeting" | "members" | "operators" | "muted" | "banned" | "history";
+export declare type QueryName = "rooms" | "active_meeting" | "members" | "operators" | "muted" | "banned" | "history" | "attendance";
 /**
  * One participant's entry in a roster view, as the gateway sends it; fields without a value are absent. Its boolean
  * flags are always present, one per `PARTICIPANT_FLAGS` entry: `audioMuted` (the microphone), `videoPaused` (the
@@ -207,4 +207,25 @@ export interface RoomRights {
     readonly meetings: boolean;
     /** Whether the user joins the call while the room is locked (moderators, admins, bots with `lock`). */
     readonly bypassLock?: boolean;
+    /** Whether the user may read the room's attendance (the `attendance` query: moderators, bots with `attendance`). */
+    readonly attendance?: boolean;
+}
+/** One participant's attendance in the room's current (or last) call: the `attendance` query's records. */
+export interface AttendanceRecord {
+    readonly uid: string;
+    readonly name: string;
+    readonly role: string;
+    /** The participant's place in the call's join order, the cursor of the next page. */
+    readonly order: number;
+    /** When the user first joined the call, and when its last device left (null while in the call), in ms. */
+    readonly firstJoinedAt: number;
+    readonly lastLeftAt: number | null;
+    /** Time with at least one device in the call, speaking (as the roster's shown speaker), unmuted, on video and presenting, in ms. */
+    readonly inCallMs: number;
+    readonly speakingMs: number;
+    readonly audioMs: number;
+    readonly videoMs: number;
+    readonly presentingMs: number;
+    /** How many times the hand went up. */
+    readonly handsRaised: number;
 }

@@ -51,6 +51,7 @@ export { isJsonObject, jsonEqual, parseJson } from "./json.js";
 export type { JsonObject, JsonValue } from "./json.js";
 export type {
     Acknowledgement,
+    AttendanceRecord,
     EventMode,
     Identity,
     MeetingMessage,
