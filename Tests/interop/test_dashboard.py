@@ -201,6 +201,19 @@ def test_dashboard_shows_every_room_live_and_survives_drops_and_restarts(rollcal
             await browser.wait_for(cell("alice", "video-off"), "●", "Alice's video off")
             await browser.wait_for(cell("bob", "speaking"), "●", "Bob speaking")
 
+            # The operator reads the attendance: everyone who joined, Bob's one raised hand, a click away.
+            attendance = f"section.room[data-room=\"{ROOM}\"] [data-field=\"attendance\"]"
+            await browser.wait_for(f"document.querySelector('{attendance}').hidden", False, "the attendance button")
+            await browser.evaluate(f"document.querySelector('{attendance} button[data-action=\"attendance\"]').click()")
+            bob_hands = f"(document.querySelector('{attendance} tr[data-attendee=\"bob\"] td[data-field=\"hands\"]') || {{}}).textContent"
+            await browser.wait_for(bob_hands, "1", "Bob's raised hands in the attendance")
+            await browser.wait_for(
+                f"[...document.querySelectorAll('{attendance} tbody tr')].map((row) => row.dataset.attendee).join(',')",
+                "alice,bob", "the attendance in join order")
+            await browser.wait_for(
+                f"(document.querySelector('{attendance} tr[data-attendee=\"alice\"] td[data-field=\"left\"]') || {{}}).textContent",
+                "in the call", "Alice still in the call")
+
             # A meeting message and the dashboard's own moderator actions, with the gateway's answers.
             await alice.request({"type": "meeting", "group": ROOM, "sessionId": "call-1", "text": "Daily standup"})
             await wait_until(browser, "[...document.querySelectorAll('section.room li.notable')]"

@@ -13,6 +13,24 @@ const ACTIONS = [
     ["remove", "Remove"],
 ];
 const MAX_EVENTS = 60;
+/** The attendance table's columns: a field name for tests, the title, and the record's figure as text. */
+const ATTENDANCE = [
+    ["name", "Name", (record) => record.name],
+    ["in-call", "In the call", (record) => duration(record.inCallMs)],
+    ["speaking", "Speaking", (record) => duration(record.speakingMs)],
+    ["video", "On video", (record) => duration(record.videoMs)],
+    ["presenting", "Presenting", (record) => duration(record.presentingMs)],
+    ["hands", "Hands", (record) => String(record.handsRaised)],
+    ["left", "Left", (record) => (record.lastLeftAt === null ? "in the call" : clock(record.lastLeftAt))],
+];
+/** A duration in milliseconds as `m:ss` (or `h:mm:ss`). */
+export function duration(milliseconds) {
+    const seconds = Math.floor(milliseconds / 1000);
+    const pad = (value) => String(value).padStart(2, "0");
+    const hours = Math.floor(seconds / 3600);
+    const minutes = Math.floor((seconds % 3600) / 60);
+    return hours > 0 ? `${hours}:${pad(minutes)}:${pad(seconds % 60)}` : `${minutes}:${pad(seconds % 60)}`;
+}
 /** Whether an event is a notice an operator wants to see: meeting messages, moderation, removals, the end. */
 export function isNotable(event) {
     return (event.event === "meeting.message" ||
@@ -52,7 +70,12 @@ export class RoomCard {
         head.append(element("th", {}, "Actions"));
         this.body = element("tbody");
         this.events = element("ol", { class: "events" });
-        this.element = element("section", { class: "room", "data-room": room, id: `room-${room}` }, element("h2", {}, room, " ", this.summary), element("div", { class: "room-meta" }, this.checksum, this.answer), element("table", { class: "roster" }, element("thead", {}, head), this.body), element("h3", {}, "Events"), this.events);
+        this.attendance = element("div", { class: "attendance", "data-field": "attendance" });
+        const readAttendance = element("button", { type: "button", "data-action": "attendance" }, "Attendance");
+        readAttendance.addEventListener("click", () => void this.showAttendance());
+        this.attendance.append(readAttendance);
+        this.attendance.hidden = true;
+        this.element = element("section", { class: "room", "data-room": room, id: `room-${room}` }, element("h2", {}, room, " ", this.summary), element("div", { class: "room-meta" }, this.checksum, this.answer), element("table", { class: "roster" }, element("thead", {}, head), this.body), this.attendance, element("h3", {}, "Events"), this.events);
         subscription.roster.subscribe(() => this.queueRender());
         subscription.on("event", (event) => this.addEvent(event));
         subscription.on("drift", ({ detail }) => {
@@ -90,6 +113,8 @@ export class RoomCard {
         this.checksum.textContent = `checksum ✓ ${snapshot.checksum}`;
         this.checksum.classList.remove("bad");
         this.checksum.dataset.checksum = snapshot.checksum;
+        // Moderators and bots with `attendance` read it; nobody else sees the button.
+        this.attendance.hidden = this.subscription.rights?.attendance !== true;
         this.element.dataset.seq = String(snapshot.seq);
         const rows = snapshot.participants.map((person) => this.row(person, snapshot));
         this.body.replaceChildren(...rows);
@@ -123,6 +148,32 @@ export class RoomCard {
             this.answer.className = "answer refused";
             const text = error instanceof RollcallError && error.serverCode ? error.message : String(error);
             this.answer.textContent = `${action} ${target}: ${text}`;
+        }
+    }
+    /** Reads the room's attendance (the first 100 in join order) and shows it as a table under the roster. */
+    async showAttendance() {
+        try {
+            const answer = await this.subscription.query("attendance", { limit: 100 });
+            const list = answer.participants;
+            const records = Array.isArray(list) ? list : [];
+            const head = element("tr", {});
+            for (const [, title] of ATTENDANCE)
+                head.append(element("th", {}, title));
+            const rows = records.map((record) => {
+                const row = element("tr", { "data-attendee": record.uid });
+                for (const [field, , text] of ATTENDANCE) {
+                    row.append(element("td", { "data-field": field }, text(record)));
+                }
+                return row;
+            });
+            const table = element("table", { class: "attendance-table" }, element("thead", {}, head), element("tbody", {}, ...rows));
+            this.attendance.querySelector("table")?.remove();
+            this.attendance.append(table);
+        }
+        catch (error) {
+            this.answer.className = "answer refused";
+            const text = error instanceof RollcallError && error.serverCode ? error.message : String(error);
+            this.answer.textContent = `attendance: ${text}`;
         }
     }
     addEvent(event) {

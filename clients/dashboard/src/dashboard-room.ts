@@ -1,6 +1,13 @@
 // One room on the dashboard: its live roster (checksum verified by the client's store), its recent events with
 // meeting messages and moderation marked, and the moderator actions with the gateway's answer.
-import type { ModeratorAction, Participant, RoomEvent, RoomSubscription, RosterSnapshot } from "rollcall";
+import type {
+    AttendanceRecord,
+    ModeratorAction,
+    Participant,
+    RoomEvent,
+    RoomSubscription,
+    RosterSnapshot,
+} from "rollcall";
 import { RollcallError } from "rollcall";
 import { clock, element } from "./dashboard-dom.js";
 
@@ -19,6 +26,26 @@ const ACTIONS: readonly [ModeratorAction, string][] = [
 ];
 
 const MAX_EVENTS = 60;
+
+/** The attendance table's columns: a field name for tests, the title, and the record's figure as text. */
+const ATTENDANCE: readonly [string, string, (record: AttendanceRecord) => string][] = [
+    ["name", "Name", (record) => record.name],
+    ["in-call", "In the call", (record) => duration(record.inCallMs)],
+    ["speaking", "Speaking", (record) => duration(record.speakingMs)],
+    ["video", "On video", (record) => duration(record.videoMs)],
+    ["presenting", "Presenting", (record) => duration(record.presentingMs)],
+    ["hands", "Hands", (record) => String(record.handsRaised)],
+    ["left", "Left", (record) => (record.lastLeftAt === null ? "in the call" : clock(record.lastLeftAt))],
+];
+
+/** A duration in milliseconds as `m:ss` (or `h:mm:ss`). */
+export function duration(milliseconds: number): string {
+    const seconds = Math.floor(milliseconds / 1000);
+    const pad = (value: number) => String(value).padStart(2, "0");
+    const hours = Math.floor(seconds / 3600);
+    const minutes = Math.floor((seconds % 3600) / 60);
+    return hours > 0 ? `${hours}:${pad(minutes)}:${pad(seconds % 60)}` : `${minutes}:${pad(seconds % 60)}`;
+}
 
 /** Whether an event is a notice an operator wants to see: meeting messages, moderation, removals, the end. */
 export function isNotable(event: RoomEvent): boolean {
@@ -53,6 +80,7 @@ export class RoomCard {
     private readonly body: HTMLTableSectionElement;
     private readonly events: HTMLOListElement;
     private readonly answer: HTMLOutputElement;
+    private readonly attendance: HTMLElement;
     private renderQueued = false;
 
     /**
@@ -69,12 +97,18 @@ export class RoomCard {
         head.append(element("th", {}, "Actions"));
         this.body = element("tbody");
         this.events = element("ol", { class: "events" });
+        this.attendance = element("div", { class: "attendance", "data-field": "attendance" });
+        const readAttendance = element("button", { type: "button", "data-action": "attendance" }, "Attendance");
+        readAttendance.addEventListener("click", () => void this.showAttendance());
+        this.attendance.append(readAttendance);
+        this.attendance.hidden = true;
         this.element = element(
             "section",
             { class: "room", "data-room": room, id: `room-${room}` },
             element("h2", {}, room, " ", this.summary),
             element("div", { class: "room-meta" }, this.checksum, this.answer),
             element("table", { class: "roster" }, element("thead", {}, head), this.body),
+            this.attendance,
             element("h3", {}, "Events"),
             this.events,
         );
@@ -113,6 +147,8 @@ export class RoomCard {
         this.checksum.textContent = `checksum ✓ ${snapshot.checksum}`;
         this.checksum.classList.remove("bad");
         this.checksum.dataset.checksum = snapshot.checksum;
+        // Moderators and bots with `attendance` read it; nobody else sees the button.
+        this.attendance.hidden = this.subscription.rights?.attendance !== true;
         this.element.dataset.seq = String(snapshot.seq);
         const rows = snapshot.participants.map((person) => this.row(person, snapshot));
         this.body.replaceChildren(...rows);
@@ -152,6 +188,36 @@ export class RoomCard {
             this.answer.className = "answer refused";
             const text = error instanceof RollcallError && error.serverCode ? error.message : String(error);
             this.answer.textContent = `${action} ${target}: ${text}`;
+        }
+    }
+
+    /** Reads the room's attendance (the first 100 in join order) and shows it as a table under the roster. */
+    private async showAttendance(): Promise<void> {
+        try {
+            const answer = await this.subscription.query("attendance", { limit: 100 });
+            const list = answer.participants;
+            const records = Array.isArray(list) ? (list as unknown as AttendanceRecord[]) : [];
+            const head = element("tr", {});
+            for (const [, title] of ATTENDANCE) head.append(element("th", {}, title));
+            const rows = records.map((record) => {
+                const row = element("tr", { "data-attendee": record.uid });
+                for (const [field, , text] of ATTENDANCE) {
+                    row.append(element("td", { "data-field": field }, text(record)));
+                }
+                return row;
+            });
+            const table = element(
+                "table",
+                { class: "attendance-table" },
+                element("thead", {}, head),
+                element("tbody", {}, ...rows),
+            );
+            this.attendance.querySelector("table")?.remove();
+            this.attendance.append(table);
+        } catch (error) {
+            this.answer.className = "answer refused";
+            const text = error instanceof RollcallError && error.serverCode ? error.message : String(error);
+            this.answer.textContent = `attendance: ${text}`;
         }
     }
 

@@ -148,8 +148,8 @@ export declare class RoomSubscription {
      */
     moderate(action: ModeratorAction, target?: string, reason?: string): Promise<Acknowledgement>;
     /**
-     * Asks a question about this room (`members`, `operators`, `muted`, `banned`, `history`); resolves with the
-     * whole `result` message.
+     * Asks a question about this room (`members`, `operators`, `muted`, `banned`, `history`, `attendance`); resolves
+     * with the whole `result` message.
      * @param query the query.
      * @param parameters more parameters, such as `after` and `limit` for `history`.
      */

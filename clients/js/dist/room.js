@@ -188,8 +188,8 @@ export class RoomSubscription {
         return this.acknowledged("action", fields);
     }
     /**
-     * Asks a question about this room (`members`, `operators`, `muted`, `banned`, `history`); resolves with the
-     * whole `result` message.
+     * Asks a question about this room (`members`, `operators`, `muted`, `banned`, `history`, `attendance`); resolves
+     * with the whole `result` message.
      * @param query the query.
      * @param parameters more parameters, such as `after` and `limit` for `history`.
      */
