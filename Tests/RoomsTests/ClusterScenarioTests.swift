@@ -51,6 +51,36 @@ import Testing
         #expect(snapshotA["checksum"] == snapshotB["checksum"])
     }
 
+    @Test func bothNodesAnswerTheAttendanceWithTheSameFiguresWhereverTheParticipantsAre() throws {
+        let cluster = try ClusterHarness()
+        let alice = try cluster.a.connect("u-alice", rooms: ["r": .moderator])
+        let bob = try cluster.b.connect("u-bob", rooms: ["r": .participant])
+        let carol = try cluster.b.connect("u-carol", rooms: ["r": .moderator])
+        try cluster.a.join(alice, "r", device: "web")
+        try cluster.b.join(bob, "r", device: "phone")
+        try cluster.b.join(carol, "r", device: "web")
+        cluster.b.harness.send(bob, ["type": "state", "room": "r", "handRaised": true, "videoPaused": true])
+        cluster.b.harness.send(bob, ["type": "speaker", "room": "r", "uid": "u-bob"])
+        cluster.run()
+        cluster.advance(milliseconds: 30_000)
+        cluster.b.harness.send(bob, ["type": "leave", "room": "r"])
+        cluster.run()
+        cluster.advance(milliseconds: 10_000)
+
+        let query: JSONValue = ["type": "query", "id": 4, "query": "attendance", "room": "r"]
+        let fromA = try #require(cluster.a.request(alice, query).first)
+        let fromB = try #require(cluster.b.request(carol, query).first)
+        #expect(fromA["participants"] != nil)
+        #expect(fromA["participants"] == fromB["participants"])
+        #expect(fromA["asOf"] == fromB["asOf"])
+        let bobsRecord = try #require(fromA["participants"]?.arrayValue?.first { $0["uid"] == "u-bob" })
+        #expect(bobsRecord["handsRaised"] == 1)
+        #expect((bobsRecord["speakingMs"]?.intValue ?? 0) > 25_000)
+        let joined = try #require(bobsRecord["firstJoinedAt"]?.intValue)
+        let left = try #require(bobsRecord["lastLeftAt"]?.intValue)
+        #expect(bobsRecord["inCallMs"]?.intValue == left - joined)
+    }
+
     @Test func aLostDeliveryIsReadBackFromTheStoreAndArrivesOnceInOrder() throws {
         let cluster = try ClusterHarness()
         let alice = try cluster.a.connect("u-alice", rooms: ["r": .participant])
