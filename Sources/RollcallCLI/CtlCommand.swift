@@ -17,7 +17,7 @@ enum CtlCommand {
           event ROOM EVENT-OPTION        publish a room event: --recording, --audio-mode, --speaker or --no-speaker
           action ROOM ACTION             a moderator action: mute, mute_all, lower_hand, lower_all_hands, ask_unmute,
                                          spotlight, unspotlight, remove, ban, unban, promote, demote, end_session,
-                                         lock, unlock
+                                         lock, unlock, floor, open_floor, stop_share, hand_floor
           permissions ROOM UID SETTING...
                                          set a participant's permissions: unmute=, share=, meetings=, hidden= with
                                          true or false

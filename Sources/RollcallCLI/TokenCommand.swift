@@ -22,7 +22,7 @@ enum TokenCommand {
           --room ROOM          a room the token gives access to (repeatable), with --role
           --role ROLE          role in the --room rooms: admin, moderator, participant, viewer or bot (default participant)
           --group GROUP        a group the user is a member of (repeatable)
-          --caps LIST          bot capabilities, comma-separated (mute, remove, ban, promote, pin, end, lock,
+          --caps LIST          bot capabilities, comma-separated (mute, remove, ban, promote, pin, end, lock, floor,
                                record, speaker, attributes, metadata, permissions, attendance)
           --attr KEY=VALUE     a participant attribute the token vouches for (repeatable)
           --ttl SECONDS        lifetime (default 3600)

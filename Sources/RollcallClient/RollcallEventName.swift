@@ -37,5 +37,6 @@ public enum RollcallEventName: String, Hashable, Sendable, CaseIterable {
     case roomMetadataChanged = "room.metadata_changed"
     case roomLocked = "room.locked"
     case roomUnlocked = "room.unlocked"
+    case roomFloorChanged = "room.floor_changed"
     case meetingMessage = "meeting.message"
 }

@@ -24,6 +24,8 @@ public enum RollcallServerErrorCode: String, Hashable, Sendable, CaseIterable {
     /// A version-checked write (`ifSeq`): the attributes, metadata or permissions changed after that sequence
     /// number; nothing was changed.
     case conflict = "ERR_CONFLICT"
+    /// The room lets one participant present at a time (the presenter floor) and someone else is presenting.
+    case floorTaken = "ERR_FLOOR_TAKEN"
     /// The server API's resource does not take that method.
     case methodNotAllowed = "ERR_METHOD_NOT_ALLOWED"
     /// The connection is in as many rooms as it may be.

@@ -227,7 +227,8 @@ extension RoomSubscription {
     }
 
     /// Performs a moderator action (`mute`, `mute_all`, `lower_hand`, `spotlight`, `unspotlight`, `promote`,
-    /// `demote`, `remove`, `ban`, `unban`, `end_session`, `lock`, `unlock`).
+    /// `demote`, `remove`, `ban`, `unban`, `end_session`, `lock`, `unlock`, and the presenter floor's `floor`,
+    /// `open_floor`, `stop_share` and `hand_floor`).
     ///
     /// - Parameters:
     ///   - action: the action's name.

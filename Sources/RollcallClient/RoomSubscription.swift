@@ -65,6 +65,9 @@ public final class RoomSubscription: @unchecked Sendable {
     /// Whether the room is locked (the room entry's `locked`): new joins into the call are refused with
     /// `ERR_ROOM_LOCKED`, but for those whose rights say `bypassesLock`.
     public var isLocked: Bool { self.roomState["locked"]?.boolValue ?? false }
+    /// The presenter floor (the room entry's `floor`): how many may present at once, nil when any number may; a
+    /// start beyond it is refused with `ERR_FLOOR_TAKEN`.
+    public var presenterFloor: Int? { self.roomState["floor"]?.intValue.map { Int($0) } }
 
     /// A copy of the roster mirror, nil before the first snapshot.
     public var roster: RosterStore? { self.lock.withLock { self.mirror.store } }

@@ -215,10 +215,16 @@ import TokenAuth
         try harness.join(weak, "r")
         try harness.join(strong, "r")
         try harness.join(bob, "r")
-        harness.send(bob, ["type": "state", "room": "r", "handRaised": true])
+        harness.send(bob, ["type": "state", "room": "r", "handRaised": true, "presenting": true])
+        if action == .handFloor {
+            // Handing Bob the floor stops another's share.
+            let carol = try harness.connect("u-carol", rooms: ["r": .participant])
+            try harness.join(carol, "r")
+            harness.send(carol, ["type": "state", "room": "r", "presenting": true])
+        }
         // The undoing actions need something to undo, done by the same bot.
         let setUp: [ModeratorAction: ModeratorAction] = [
-            .unspotlight: .spotlight, .demote: .promote, .unban: .ban, .askUnmute: .mute, .unlock: .lock,
+            .unspotlight: .spotlight, .demote: .promote, .unban: .ban, .askUnmute: .mute, .unlock: .lock, .openFloor: .floor,
         ]
         if let first = setUp[action] {
             // Done by a bot that may (a request to unmute needs someone muted, which takes 'mute').

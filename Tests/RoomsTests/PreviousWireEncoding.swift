@@ -100,6 +100,8 @@ enum PreviousWireEncoding {
             return ("session.ended", .object(JSONObject([])))
         case .lockChanged(let isLocked):
             return (isLocked ? "room.locked" : "room.unlocked", .object(JSONObject([])))
+        case .floorChanged(let limit):
+            return ("room.floor_changed", .object(JSONObject([("limit", limit.map { .int(Int64($0)) } ?? .null)])))
         case .roleChanged(let uid, let role):
             return ("participant.role_changed", withParticipant(uid, [("role", .string(role.rawValue))]))
         }

@@ -151,6 +151,7 @@ enum EventSamples {
         .meetingMessage(MeetingMessage(sessionID: "s", callType: "audio", sender: "u", text: nil, isActive: true)),
         .sessionEnded,
         .lockChanged(isLocked: true),
+        .floorChanged(limit: 1),
     ]
 
     /// Every seed with each value that changes its name (leave reasons, flags on and off, promotions and
@@ -176,7 +177,7 @@ enum EventSamples {
         case .participantJoined, .connectionLost, .participantConnectionClosed, .connectionRestored, .mediaIDChanged,
             .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .audioModeChanged, .cameraFacingChanged,
             .mutedByModerator, .hardMuted, .permissionsChanged, .unmuteRequested, .attributesChanged,
-            .metadataChanged, .meetingMessage, .sessionEnded, .roleChanged:
+            .metadataChanged, .meetingMessage, .sessionEnded, .roleChanged, .floorChanged:
             return [event]
         }
     }

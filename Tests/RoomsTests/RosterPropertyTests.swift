@@ -262,7 +262,7 @@ final class RandomRosterCall {
         let actions = [
             "mute", "mute", "mute_all", "spotlight", "unspotlight", "promote", "demote", "lower_hand",
             "ban", "unban", "unban", "remove", "hard_mute", "ask_unmute", "lower_all_hands", "permissions", "metadata",
-            "lock", "unlock", "unlock",
+            "lock", "unlock", "unlock", "floor", "open_floor", "stop_share", "hand_floor",
         ]
         let action = self.pick(actions)
         let target = JSONValue.string(self.pick(Self.users.dropFirst().map(\.uid)))
@@ -280,7 +280,7 @@ final class RandomRosterCall {
         case "metadata":
             let value: JSONValue = self.random(3) == 0 ? .null : .string(self.pick(["Q3", "retro", "all hands"]))
             fields = [("type", "metadata"), ("room", "r"), ("metadata", ["topic": value])]
-        case "mute_all", "lower_all_hands", "lock", "unlock":
+        case "mute_all", "lower_all_hands", "lock", "unlock", "floor", "open_floor":
             fields.append(("action", .string(action)))
         default:
             fields += [("action", .string(action)), ("target", target)]

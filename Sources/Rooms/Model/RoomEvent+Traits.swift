@@ -50,7 +50,7 @@ extension RoomEvent {
         case .flagChanged, .mediaIDChanged, .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown,
             .recordingChanged, .audioModeChanged, .cameraFacingChanged, .operatorChanged, .banChanged,
             .mutedByModerator, .meetingMessage, .attributesChanged, .metadataChanged, .permissionsChanged,
-            .unmuteRequested, .hardMuted, .roleChanged, .lockChanged:
+            .unmuteRequested, .hardMuted, .roleChanged, .lockChanged, .floorChanged:
             return .none
         }
     }
@@ -60,7 +60,7 @@ extension RoomEvent {
     var isUrgent: Bool {
         switch self {
         case .participantLeft, .mutedByModerator, .banChanged, .operatorChanged, .sessionEnded, .permissionsChanged,
-            .hardMuted, .roleChanged, .lockChanged:
+            .hardMuted, .roleChanged, .lockChanged, .floorChanged:
             return true
         case .participantJoined, .connectionLost, .participantConnectionClosed, .connectionRestored, .flagChanged,
             .mediaIDChanged, .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .recordingChanged,
@@ -75,7 +75,7 @@ extension RoomEvent {
     var isNotable: Bool {
         switch self {
         case .meetingMessage, .mutedByModerator, .operatorChanged, .banChanged, .sessionEnded, .recordingChanged,
-            .permissionsChanged, .unmuteRequested, .hardMuted, .roleChanged, .lockChanged:
+            .permissionsChanged, .unmuteRequested, .hardMuted, .roleChanged, .lockChanged, .floorChanged:
             return true
         case .participantLeft(_, _, let reason):
             return reason == .removed || reason == .banned || reason == .accessRevoked
@@ -101,7 +101,7 @@ extension RoomEvent {
             .unmuteRequested(let uid), .roleChanged(let uid, _):
             return uid
         case .activeSpeakerChanged(nil), .activeSpeakerShown, .recordingChanged, .meetingMessage, .sessionEnded,
-            .metadataChanged, .lockChanged:
+            .metadataChanged, .lockChanged, .floorChanged:
             // The shown speaker is never a hidden participant (`RoomState.shownSpeakerCandidate`).
             return nil
         }
@@ -136,7 +136,7 @@ extension RoomEvent {
             // A report that someone speaks moves their `lastSpokeAt` (the `recent_speaking` order).
             return uid
         case .activeSpeakerChanged(nil), .speakerStopped, .activeSpeakerShown, .recordingChanged, .meetingMessage,
-            .sessionEnded, .metadataChanged, .unmuteRequested, .lockChanged:
+            .sessionEnded, .metadataChanged, .unmuteRequested, .lockChanged, .floorChanged:
             return nil
         }
     }

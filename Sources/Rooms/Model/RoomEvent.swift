@@ -72,6 +72,9 @@ public enum RoomEvent: Hashable, Sendable {
     /// The room was locked (a new join into the call is refused with `ERR_ROOM_LOCKED`, but for those who may
     /// lock it) or unlocked.
     case lockChanged(isLocked: Bool)
+    /// The presenter floor was set (at most `limit` participants present at once; a start beyond it is refused
+    /// with `ERR_FLOOR_TAKEN`) or lifted (nil).
+    case floorChanged(limit: Int?)
     /// A group meeting message (persisted in the history, replayable).
     case meetingMessage(MeetingMessage)
     /// The session was ended for everyone.

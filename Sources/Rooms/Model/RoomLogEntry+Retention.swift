@@ -16,7 +16,7 @@ extension RoomLogEntry {
         case .meetingMessage:
             return .meeting
         case .banChanged, .operatorChanged, .mutedByModerator, .sessionEnded, .hardMuted, .permissionsChanged,
-            .unmuteRequested, .lockChanged:
+            .unmuteRequested, .lockChanged, .floorChanged:
             return .moderation
         case .participantLeft(_, _, let reason):
             return reason == .removed || reason == .banned ? .moderation : .roster

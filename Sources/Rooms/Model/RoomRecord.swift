@@ -13,6 +13,8 @@ struct RoomRecord: Equatable {
     var isRecording: Bool
     /// Whether the room is locked; the entry carries `locked` only while it is.
     var isLocked: Bool
+    /// The presenter floor's limit; the entry carries `floor` only while one is set.
+    var presenterLimit: Int?
     /// The held active speaker.
     var activeSpeaker: String?
     var metadata: [String: String]
@@ -28,6 +30,7 @@ struct RoomRecord: Equatable {
         self.initiator = state.initiator
         self.isRecording = state.isRecording
         self.isLocked = state.isLocked
+        self.presenterLimit = state.presenterLimit
         self.activeSpeaker = speaker
         self.metadata = state.metadata
         self.capacity = capacity
@@ -43,6 +46,7 @@ struct RoomRecord: Equatable {
         if let initiator = self.initiator { object["initiator"] = .string(initiator) }
         object["recording"] = .bool(self.isRecording)
         if self.isLocked { object["locked"] = .bool(true) }
+        if let limit = self.presenterLimit { object["floor"] = .int(Int64(limit)) }
         if let speaker = self.activeSpeaker { object["activeSpeaker"] = .string(speaker) }
         if !self.metadata.isEmpty { object["metadata"] = ServerMessages.strings(self.metadata) }
         object["capacity"] = .int(Int64(self.capacity))
@@ -67,6 +71,7 @@ struct RoomRecord: Equatable {
         if old.startedAt != nil && self.startedAt == nil { patch["startedAt"] = .null }
         if old.initiator != nil && self.initiator == nil { patch["initiator"] = .null }
         if old.isLocked && !self.isLocked { patch["locked"] = .null }
+        if old.presenterLimit != nil && self.presenterLimit == nil { patch["floor"] = .null }
         if old.activeSpeaker != nil && self.activeSpeaker == nil { patch["activeSpeaker"] = .null }
         if !old.metadata.isEmpty && self.metadata.isEmpty { patch["metadata"] = .null }
         if old.activeMeeting != nil && self.activeMeeting == nil { patch["activeMeeting"] = .null }
@@ -75,6 +80,7 @@ struct RoomRecord: Equatable {
         if let initiator = self.initiator, initiator != old.initiator { patch["initiator"] = .string(initiator) }
         if self.isRecording != old.isRecording { patch["recording"] = .bool(self.isRecording) }
         if self.isLocked && !old.isLocked { patch["locked"] = .bool(true) }
+        if let limit = self.presenterLimit, limit != old.presenterLimit { patch["floor"] = .int(Int64(limit)) }
         if let speaker = self.activeSpeaker, speaker != old.activeSpeaker { patch["activeSpeaker"] = .string(speaker) }
         if !self.metadata.isEmpty && self.metadata != old.metadata {
             let value = ServerMessages.strings(self.metadata)
@@ -143,6 +149,10 @@ struct RoomRecord: Equatable {
         Self.string(Keys.callType, self.callType, into: &output)
         output.append(contentsOf: Keys.capacity)
         JSONWriter.appendInteger(Int64(self.capacity), to: &output)
+        if let limit = self.presenterLimit {
+            output.append(contentsOf: Keys.floor)
+            JSONWriter.appendInteger(Int64(limit), to: &output)
+        }
         if let initiator = self.initiator { Self.string(Keys.initiator, initiator, into: &output) }
         if self.isLocked {
             output.append(contentsOf: Keys.locked)
@@ -178,6 +188,7 @@ struct RoomRecord: Equatable {
         static let activeSpeaker = encoded("activeSpeaker")
         static let callType = encoded("callType")
         static let capacity = encoded("capacity")
+        static let floor = encoded("floor")
         static let initiator = encoded("initiator")
         static let locked = encoded("locked")
         static let metadata = encoded("metadata")

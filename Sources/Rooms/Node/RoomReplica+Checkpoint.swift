@@ -22,6 +22,7 @@ extension RoomReplica {
                 ("banned", .array(state.banned.sorted().map { .string($0) })),
                 ("metadata", ServerMessages.strings(state.metadata)),
                 ("metadataSeq", .int(Int64(state.metadataSequence))), ("locked", .bool(state.isLocked)),
+                ("floor", state.presenterLimit.map { .int(Int64($0)) } ?? .null),
                 ("activeMeeting", state.activeMeeting.map { RoomEvent.meetingMessage($0).wireValue } ?? .null),
                 ("heldSpeaker", optional(self.heldSpeaker)), ("heldSince", .int(self.heldSince)),
                 ("speakerDue", optional(self.speakerDue)), ("pendingSpeaker", optional(self.pendingSpeaker)),
@@ -42,6 +43,7 @@ extension RoomReplica {
         state.initiator = value["initiator"]?.stringValue
         state.isRecording = fields.bool("recording")
         state.isLocked = fields.bool("locked")
+        state.presenterLimit = value["floor"]?.intValue.map { Int($0) }
         state.metadataSequence = UInt64(max(0, value["metadataSeq"]?.intValue ?? 0))
         for item in value["participants"]?.arrayValue ?? [] {
             let participant = try Participant(checkpoint: item)

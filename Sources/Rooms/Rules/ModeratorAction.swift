@@ -18,6 +18,14 @@ enum ModeratorAction: String, Hashable, CaseIterable {
     /// Refuses new joins into the call (`ERR_ROOM_LOCKED`) until `unlock`; who is in stays.
     case lock
     case unlock
+    /// Sets the presenter floor: one participant presents at a time (`ERR_FLOOR_TAKEN` for a second), until
+    /// `open_floor`.
+    case floor
+    case openFloor = "open_floor"
+    /// Stops the target's screen share.
+    case stopShare = "stop_share"
+    /// Stops every screen share but the target's, so the target may present under the floor.
+    case handFloor = "hand_floor"
 
     /// The capability a bot token needs in `caps` to perform the action.
     var capability: String {
@@ -29,15 +37,17 @@ enum ModeratorAction: String, Hashable, CaseIterable {
         case .spotlight, .unspotlight: return "pin"
         case .endSession: return "end"
         case .lock, .unlock: return "lock"
+        case .floor, .openFloor, .stopShare, .handFloor: return "floor"
         }
     }
 
     /// Whether the action names a target participant.
     var needsTarget: Bool {
         switch self {
-        case .mute, .remove, .ban, .unban, .promote, .demote, .spotlight, .unspotlight, .lowerHand, .askUnmute:
+        case .mute, .remove, .ban, .unban, .promote, .demote, .spotlight, .unspotlight, .lowerHand, .askUnmute,
+            .stopShare, .handFloor:
             return true
-        case .muteAll, .lowerAllHands, .endSession, .lock, .unlock: return false
+        case .muteAll, .lowerAllHands, .endSession, .lock, .unlock, .floor, .openFloor: return false
         }
     }
 
@@ -45,8 +55,10 @@ enum ModeratorAction: String, Hashable, CaseIterable {
     /// who are not.
     var needsTargetInCall: Bool {
         switch self {
-        case .mute, .remove, .spotlight, .unspotlight, .lowerHand, .askUnmute: return true
-        case .ban, .unban, .promote, .demote, .muteAll, .lowerAllHands, .endSession, .lock, .unlock: return false
+        case .mute, .remove, .spotlight, .unspotlight, .lowerHand, .askUnmute, .stopShare, .handFloor: return true
+        case .ban, .unban, .promote, .demote, .muteAll, .lowerAllHands, .endSession, .lock, .unlock, .floor,
+            .openFloor:
+            return false
         }
     }
 
@@ -55,7 +67,7 @@ enum ModeratorAction: String, Hashable, CaseIterable {
         switch self {
         case .remove, .ban, .demote: return true
         case .mute, .muteAll, .unban, .promote, .spotlight, .unspotlight, .lowerHand, .lowerAllHands, .askUnmute,
-            .endSession, .lock, .unlock:
+            .endSession, .lock, .unlock, .floor, .openFloor, .stopShare, .handFloor:
             return false
         }
     }
@@ -120,6 +132,16 @@ enum ModeratorAction: String, Hashable, CaseIterable {
         case .lock, .unlock:
             let value = self == .lock
             return state.isLocked == value ? [] : [.lockChanged(isLocked: value)]
+        case .floor, .openFloor:
+            let limit = self == .floor ? 1 : nil
+            return state.presenterLimit == limit ? [] : [.floorChanged(limit: limit)]
+        case .stopShare:
+            guard let target, participant?.presenting == true else { return [] }
+            return [.flagChanged(uid: target, flag: .presenting, value: false)]
+        case .handFloor:
+            return state.joinedParticipants.filter { $0.presenting && $0.uid != target }.map {
+                .flagChanged(uid: $0.uid, flag: .presenting, value: false)
+            }
         case .endSession:
             // Everyone in the call leaves with the reason `session_ended`, then the session ends.
             let joined = state.joinedParticipants

@@ -90,6 +90,12 @@ enum RoomCommand: Hashable {
             if flags[.presenting] == true, participant?.permissions.mayShare == false {
                 throw .forbidden("a moderator does not let you share your screen")
             }
+            if flags[.presenting] == true, participant?.presenting != true, let limit = state.presenterLimit {
+                let presenters = state.joinedParticipants.filter(\.presenting).map(\.uid)
+                if presenters.count >= limit {
+                    throw GatewayError(.floorTaken, "\(presenters.joined(separator: ", ")) is presenting: wait, or ask a moderator to hand you the floor")
+                }
+            }
             var events: [RoomEvent] = []
             for flag in ParticipantFlag.allCases {
                 guard let value = flags[flag], participant?.flags.contains(flag) != value else { continue }

@@ -28,6 +28,9 @@ public struct RoomState: Hashable, Sendable {
     /// Whether the room is locked: a new join into the call is refused (`ERR_ROOM_LOCKED`) but for those who may
     /// lock it. It stays until unlocked, across the end of a session.
     public var isLocked: Bool
+    /// The presenter floor: at most this many participants present at once (`ERR_FLOOR_TAKEN` beyond); nil for no
+    /// limit. It stays until lifted, across the end of a session.
+    public var presenterLimit: Int?
     /// The current meeting announced to the group, if one is active.
     public var activeMeeting: MeetingMessage?
     /// The sequence number of the last applied event.
@@ -43,6 +46,7 @@ public struct RoomState: Hashable, Sendable {
         self.metadata = [:]
         self.metadataSequence = 0
         self.isLocked = false
+        self.presenterLimit = nil
         self.participants = [:]
         self.joinOrder = []
         self.operators = []
@@ -241,6 +245,8 @@ public struct RoomState: Hashable, Sendable {
             self.metadataSequence = entry.sequence
         case .lockChanged(let isLocked):
             self.isLocked = isLocked
+        case .floorChanged(let limit):
+            self.presenterLimit = limit
         case .meetingMessage(let message):
             if message.isActive {
                 self.activeMeeting = message

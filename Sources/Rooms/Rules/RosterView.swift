@@ -90,6 +90,7 @@ struct RosterView: Equatable {
         object["recording"] = .bool(state.isRecording)
         // Only while locked: an unlocked room's entry is as it always was.
         if state.isLocked { object["locked"] = .bool(true) }
+        if let limit = state.presenterLimit { object["floor"] = .int(Int64(limit)) }
         if let speaker { object["activeSpeaker"] = .string(speaker) }
         if !state.metadata.isEmpty { object["metadata"] = ServerMessages.strings(state.metadata) }
         object["capacity"] = .int(Int64(capacity))

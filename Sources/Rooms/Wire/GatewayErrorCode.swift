@@ -17,6 +17,7 @@ public enum GatewayErrorCode: String, Hashable, Sendable, CaseIterable {
     case notInRoom = "ERR_NOT_IN_ROOM"
     case notFound = "ERR_NOT_FOUND"
     case conflict = "ERR_CONFLICT"
+    case floorTaken = "ERR_FLOOR_TAKEN"
     case methodNotAllowed = "ERR_METHOD_NOT_ALLOWED"
     case tooManyRooms = "ERR_TOO_MANY_ROOMS"
     case roomFull = "ERR_ROOM_FULL"
@@ -54,6 +55,8 @@ public enum GatewayErrorCode: String, Hashable, Sendable, CaseIterable {
         case .conflict:
             Definition(
                 httpStatus: 409, message: "it changed after the version you named (ifSeq); read it and try again")
+        case .floorTaken:
+            Definition(httpStatus: 409, message: "someone else is presenting and the room lets one present at a time")
         case .methodNotAllowed: Definition(httpStatus: 405, message: "this resource does not take that method")
         case .tooManyRooms: Definition(httpStatus: 429, message: "this connection is in too many rooms")
         case .roomFull: Definition(httpStatus: 429, message: "the room has as many subscribers as it can take")

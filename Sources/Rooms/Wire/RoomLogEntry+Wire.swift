@@ -113,6 +113,8 @@ extension RoomEvent {
             return object("session_ended", [])
         case .lockChanged(let isLocked):
             return object("lock", [("value", .bool(isLocked))])
+        case .floorChanged(let limit):
+            return object("floor", [("limit", limit.map { .int(Int64($0)) } ?? .null)])
         }
     }
 
@@ -199,6 +201,7 @@ extension RoomEvent {
                 ))
         case "session_ended": self = .sessionEnded
         case "lock": self = .lockChanged(isLocked: try bool("value"))
+        case "floor": self = .floorChanged(limit: value["limit"]?.intValue.map { Int($0) })
         default: throw RoomLogWireError("unknown event type '\(type)'")
         }
     }

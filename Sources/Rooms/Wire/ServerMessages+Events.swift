@@ -58,6 +58,7 @@ extension ServerMessages {
         case .meetingMessage: return "meeting.message"
         case .sessionEnded: return "session.ended"
         case .lockChanged(let isLocked): return isLocked ? "room.locked" : "room.unlocked"
+        case .floorChanged: return "room.floor_changed"
         }
     }
 
@@ -101,6 +102,8 @@ extension ServerMessages {
             writer.member(EventKeys.uid, string: uid)
         case .recordingChanged, .sessionEnded, .lockChanged:
             break
+        case .floorChanged(let limit):
+            writer.member("limit", limit.map { .int(Int64($0)) } ?? .null)
         case .audioModeChanged(let uid, let mode):
             writer.member(EventKeys.uid, string: uid)
             writer.member("audioMode", string: mode)

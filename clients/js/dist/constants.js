@@ -74,6 +74,7 @@ export const EVENT_NAMES = [
     "room.metadata_changed",
     "room.locked",
     "room.unlocked",
+    "room.floor_changed",
     "meeting.message",
 ];
 /** Every error code the gateway answers with (docs/PROTOCOL.md, "ack, result, error, welcome, pong"). */
@@ -89,6 +90,7 @@ export const SERVER_ERROR_CODES = [
     "ERR_NOT_IN_ROOM",
     "ERR_NOT_FOUND",
     "ERR_CONFLICT",
+    "ERR_FLOOR_TAKEN",
     "ERR_METHOD_NOT_ALLOWED",
     "ERR_TOO_MANY_ROOMS",
     "ERR_ROOM_FULL",

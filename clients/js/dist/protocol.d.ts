@@ -22,7 +22,7 @@ export declare type EventMode = "all" | "notable" | "none";
 /** A participant's role in a room. */
 export declare type Role = "admin" | "moderator" | "participant" | "viewer" | "bot";
 /** The moderator actions (docs/PROTOCOL.md, "action"). */
-export declare type ModeratorAction = "mute" | "mute_all" | "lower_hand" | "lower_all_hands" | "ask_unmute" | "spotlight" | "unspotlight" | "promote" | "demote" | "remove" | "ban" | "unban" | "end_session" | "lock" | "unlock";
+export declare type ModeratorAction = "mute" | "mute_all" | "lower_hand" | "lower_all_hands" | "ask_unmute" | "spotlight" | "unspotlight" | "promote" | "demote" | "remove" | "ban" | "unban" | "end_session" | "lock" | "unlock" | "floor" | "open_floor" | "stop_share" | "hand_floor";
 /** The queries the gateway answers (docs/PROTOCOL.md, "query"). */
 export declare type QueryName = "rooms" | "active_meeting" | "members" | "operators" | "muted" | "banned" | "history" | "attendance";
 /**
@@ -93,6 +93,8 @@ export interface RoomState {
     readonly recording?: boolean;
     /** Present (true) while the room is locked: new joins into the call are refused with `ERR_ROOM_LOCKED`. */
     readonly locked?: boolean;
+    /** Present while the room has a presenter floor: how many may present at once (`ERR_FLOOR_TAKEN` beyond). */
+    readonly floor?: number;
     /** The active speaker as shown, by the room's speaker rule (so it does not flicker). */
     readonly activeSpeaker?: string;
     /** The room's seats. */

@@ -43,7 +43,11 @@ export type ModeratorAction =
     | "unban"
     | "end_session"
     | "lock"
-    | "unlock";
+    | "unlock"
+    | "floor"
+    | "open_floor"
+    | "stop_share"
+    | "hand_floor";
 
 /** The queries the gateway answers (docs/PROTOCOL.md, "query"). */
 export type QueryName =
@@ -123,6 +127,8 @@ export interface RoomState {
     readonly recording?: boolean;
     /** Present (true) while the room is locked: new joins into the call are refused with `ERR_ROOM_LOCKED`. */
     readonly locked?: boolean;
+    /** Present while the room has a presenter floor: how many may present at once (`ERR_FLOOR_TAKEN` beyond). */
+    readonly floor?: number;
     /** The active speaker as shown, by the room's speaker rule (so it does not flicker). */
     readonly activeSpeaker?: string;
     /** The room's seats. */

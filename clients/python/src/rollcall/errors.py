@@ -112,6 +112,14 @@ class ConflictError(ServerError):
     HTTP_STATUS = 409
 
 
+class FloorTakenError(ServerError):
+    """`ERR_FLOOR_TAKEN`: the room lets one participant present at a time (the presenter floor) and someone else
+    is presenting; wait, or ask a moderator to hand you the floor."""
+
+    CODE = "ERR_FLOOR_TAKEN"
+    HTTP_STATUS = 409
+
+
 class MethodNotAllowedError(ServerError):
     """`ERR_METHOD_NOT_ALLOWED`: the server API's resource does not take that method."""
 
@@ -191,6 +199,7 @@ _BY_CODE: dict[str, type[ServerError]] = {
         NotInRoomError,
         NotFoundError,
         ConflictError,
+        FloorTakenError,
         MethodNotAllowedError,
         TooManyRoomsError,
         RoomFullError,

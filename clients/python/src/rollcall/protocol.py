@@ -75,6 +75,7 @@ EventName = Literal[
     "room.metadata_changed",
     "room.locked",
     "room.unlocked",
+    "room.floor_changed",
     "meeting.message",
 ]
 """The name of a room event (docs/PROTOCOL.md, "event")."""

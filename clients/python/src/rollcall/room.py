@@ -431,6 +431,13 @@ class Room:
         """Whether the room is locked (the roster's room entry carries `locked` while it is)."""
         return bool(self.room_state.get("locked", False))
 
+    @property
+    def presenter_floor(self) -> int | None:
+        """How many may present at once (the roster's room entry carries `floor` while a moderator set one); None
+        when any number may. A start beyond it is refused with FloorTakenError."""
+        floor = self.room_state.get("floor")
+        return floor if isinstance(floor, int) else None
+
     # MARK: Queries, views, leaving
 
     async def query(self, name: str, **parameters: Any) -> dict[str, Any]:
