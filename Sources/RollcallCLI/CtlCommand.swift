@@ -48,7 +48,8 @@ enum CtlCommand {
           --reason TEXT        action, lock, unlock, disconnect: a reason recorded with the action or sent in the
                                close frame
           --after ORDER        attendance: the page after this join-order cursor (the `next` of the page before)
-          --limit N            attendance: at most N participants (1 to 1000, default 100)
+          --limit N            attendance: at most N participants (1 to 1000, default 100); action floor: how
+                               many may present at once (1 to 16, default 1)
           --if-seq SEQ         permissions, attributes, metadata: refused with ERR_CONFLICT (HTTP 409) if they
                                changed after sequence number SEQ
           -h, --help           show this help
@@ -184,10 +185,18 @@ enum CtlCommand {
                 }
                 duration = .int(milliseconds)
             }
+            var limit: JSONValue?
+            if let text = options["--limit"] {
+                guard arguments[1] == "floor", let number = Int64(text), number > 0 else {
+                    return .failure("--limit with an action goes with floor and takes a positive number")
+                }
+                limit = .int(number)
+            }
             let body = object([
                 ("action", .string(arguments[1])), ("target", options["--target"].map { .string($0) }),
                 ("reason", options["--reason"].map { .string($0) }),
                 ("hard", flags.contains("--hard") ? .bool(true) : nil), ("durationMs", duration),
+                ("limit", limit),
             ])
             return .success(("POST", "/v1/api/rooms/\(segment(arguments[0]))/actions", body))
         case ("lock", 1), ("unlock", 1):

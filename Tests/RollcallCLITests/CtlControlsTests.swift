@@ -33,6 +33,8 @@ struct CtlControlsTests {
         #expect(built(["metadata", "r", "topic=Q4"], ["--if-seq": "-1"]) == nil)
         #expect(built(["metadata", "r", "topic=Q4"], ["--if-seq": "soon"]) == nil)
         #expect(built(["lock", "r"], ["--if-seq": "3"]) == nil)
+        #expect(built(["action", "r", "floor"], ["--limit": "2"])?.body == #"{"action":"floor","limit":2}"#)
+        #expect(built(["action", "r", "lock"], ["--limit": "2"]) == nil)
     }
 
     @Test("the server API locks a room, and answers a stale version with 409 ERR_CONFLICT")

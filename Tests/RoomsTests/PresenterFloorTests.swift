@@ -73,6 +73,30 @@ import Testing
         #expect(room.mirror.matchesServer())
     }
 
+    @Test func aFloorOfTwoLetsTwoPresentAndALimitOutOfRangeOrOnAnotherActionIsRefused() throws {
+        let room = try Room()
+        let floorOfTwo: JSONValue = ["type": "action", "id": 3, "room": "r", "action": "floor", "limit": 2]
+        #expect(room.harness.request(room.alice, floorOfTwo).first(type: "ack")?["changed"] == true)
+        #expect(room.harness.gateway.roomState("r")?.presenterLimit == 2)
+        #expect(room.present(room.bob).errorCodes.isEmpty)
+        #expect(room.present(room.carol).errorCodes.isEmpty)
+        #expect(room.present(room.alice).errorCodes == ["ERR_FLOOR_TAKEN"])
+        // Back to one: who presents keeps presenting, nobody else starts.
+        #expect(room.act("floor", by: room.alice).first(type: "ack")?["changed"] == true)
+        #expect(room.presenters() == ["u-bob", "u-carol"])
+        #expect(room.present(room.alice).errorCodes == ["ERR_FLOOR_TAKEN"])
+        let before = room.harness.gateway.roomState("r")
+        for bad: JSONValue in [
+            ["type": "action", "room": "r", "action": "floor", "limit": 0],
+            ["type": "action", "room": "r", "action": "floor", "limit": 17],
+            ["type": "action", "room": "r", "action": "floor", "limit": "two"],
+            ["type": "action", "room": "r", "action": "lock", "limit": 2],
+        ] {
+            #expect(room.harness.request(room.alice, bad).errorCodes == ["ERR_BAD_REQUEST"], "\(bad)")
+        }
+        #expect(room.harness.gateway.roomState("r") == before)
+    }
+
     @Test func aModeratorStopsAnothersShareOrHandsTheFloorOver() throws {
         let room = try Room()
         #expect(room.present(room.bob).errorCodes.isEmpty)

@@ -68,7 +68,7 @@ extension RoomsNode {
                 answer(self, room, .failure(error))
                 return
             }
-            if case .moderate(let action, let target, let reason, _) = command {
+            if case .moderate(let action, let target, let reason, _, _) = command {
                 self.onModeration?(
                     ModerationRecord(
                         room: room.state.id, action: action.rawValue, actor: actor.uid, target: target, reason: reason,

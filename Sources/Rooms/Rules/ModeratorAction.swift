@@ -18,14 +18,17 @@ enum ModeratorAction: String, Hashable, CaseIterable {
     /// Refuses new joins into the call (`ERR_ROOM_LOCKED`) until `unlock`; who is in stays.
     case lock
     case unlock
-    /// Sets the presenter floor: one participant presents at a time (`ERR_FLOOR_TAKEN` for a second), until
-    /// `open_floor`.
+    /// Sets the presenter floor: one participant presents at a time (`limit` of them when the action names it;
+    /// `ERR_FLOOR_TAKEN` beyond), until `open_floor`.
     case floor
     case openFloor = "open_floor"
     /// Stops the target's screen share.
     case stopShare = "stop_share"
     /// Stops every screen share but the target's, so the target may present under the floor.
     case handFloor = "hand_floor"
+
+    /// The most participants a presenter floor lets present at once (`floor` with `limit`).
+    static let maximumFloorLimit = 16
 
     /// The capability a bot token needs in `caps` to perform the action.
     var capability: String {
@@ -78,7 +81,8 @@ enum ModeratorAction: String, Hashable, CaseIterable {
     ///   - target: the target's uid, for actions that have one.
     ///   - state: the room as it is.
     ///   - actor: who acts (not muted by `mute_all`).
-    func events(target: String?, in state: RoomState, by actor: String) -> [RoomEvent] {
+    ///   - floorLimit: for `floor`, how many may present at once; 1 when nil.
+    func events(target: String?, in state: RoomState, by actor: String, floorLimit: Int? = nil) -> [RoomEvent] {
         let participant = target.flatMap { state.participants[$0] }
         switch self {
         case .mute:
@@ -133,7 +137,7 @@ enum ModeratorAction: String, Hashable, CaseIterable {
             let value = self == .lock
             return state.isLocked == value ? [] : [.lockChanged(isLocked: value)]
         case .floor, .openFloor:
-            let limit = self == .floor ? 1 : nil
+            let limit = self == .floor ? floorLimit ?? 1 : nil
             return state.presenterLimit == limit ? [] : [.floorChanged(limit: limit)]
         case .stopShare:
             guard let target, participant?.presenting == true else { return [] }

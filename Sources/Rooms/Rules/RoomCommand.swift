@@ -12,8 +12,10 @@ enum RoomCommand: Hashable {
     case media(recording: Bool?, audioMode: String?, uid: String?)
     /// A group meeting message, sent by the actor.
     case publishMeeting(sessionID: String, callType: String, isActive: Bool, text: String?)
-    /// A moderator action; a `mute` may be hard (the participant cannot unmute itself), for a time or until lifted.
-    case moderate(ModeratorAction, target: String?, reason: String?, hardMute: HardMute? = nil)
+    /// A moderator action; a `mute` may be hard (the participant cannot unmute itself), for a time or until lifted,
+    /// and a `floor` may name how many may present at once (1 when it does not).
+    case moderate(
+        ModeratorAction, target: String?, reason: String?, hardMute: HardMute? = nil, floorLimit: Int? = nil)
     /// A participant's permissions, as a moderator, a bot with the `permissions` capability or the server API sets
     /// them. With `ifSeq` (as for the two below) the write is version-checked: refused with `ERR_CONFLICT` when the
     /// object changed after that sequence number (`RoomCommand.checkVersion`).
@@ -54,7 +56,7 @@ enum RoomCommand: Hashable {
 
     /// The reason recorded with the events (moderator actions).
     var reason: String? {
-        if case .moderate(_, _, let reason, _) = self { return reason }
+        if case .moderate(_, _, let reason, _, _) = self { return reason }
         return nil
     }
 
@@ -186,7 +188,7 @@ enum RoomCommand: Hashable {
             let permissions = change.applied(to: participant.permissions)
             return permissions == participant.permissions
                 ? [] : [.permissionsChanged(uid: uid, permissions: permissions)]
-        case .moderate(let action, let target, _, let hardMute):
+        case .moderate(let action, let target, _, let hardMute, let floorLimit):
             guard actor.mayTake(action, in: state) else {
                 throw .forbidden("'\(action.rawValue)' needs a moderator of this room")
             }
@@ -204,7 +206,7 @@ enum RoomCommand: Hashable {
                 }
                 return [.hardMuted(uid: target, durationMilliseconds: hardMute.durationMilliseconds)]
             }
-            return action.events(target: target, in: state, by: actor.uid)
+            return action.events(target: target, in: state, by: actor.uid, floorLimit: floorLimit)
         }
     }
 

@@ -138,7 +138,11 @@ struct ClientMessageDecoder {
             } else if object["durationMs"] != nil {
                 throw .badRequest("'durationMs' goes with \"hard\": true")
             }
-            message = .command(room: room, .moderate(action, target: target, reason: reason, hardMute: hardMute))
+            let floorLimit = try fields.optionalInt("limit", range: 1...ModeratorAction.maximumFloorLimit)
+            if floorLimit != nil, action != .floor { throw .badRequest("'limit' is for the floor action") }
+            message = .command(
+                room: room,
+                .moderate(action, target: target, reason: reason, hardMute: hardMute, floorLimit: floorLimit))
         case .permissions:
             let room = try fields.requiredID("room")
             let uid = try fields.requiredID("uid")
