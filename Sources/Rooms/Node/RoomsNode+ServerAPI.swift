@@ -16,27 +16,14 @@ extension RoomsNode {
     ///   - id: the room.
     ///   - completion: the room, nil when it does not exist, or the error (the shared log cannot be reached).
     public func apiRoom(_ id: String, completion: @escaping (Result<RoomReport?, GatewayError>) -> Void) {
-        guard self.rooms[id] != nil || self.logTraits.hasOtherWriters else {
-            completion(.success(nil))
-            return
+        self.readExistingRoom(id, completion: completion) { room in
+            guard room.state.sequence > 0 || !room.subscribers.isEmpty else { return nil }
+            let capacity = self.configuration.roomCapacity
+            let roster = RosterView.render(room.state, spec: .all, speaker: room.heldSpeaker, capacity: capacity)
+            return RoomReport(
+                snapshot: ServerMessages.snapshot(room.state, capacity: capacity, now: self.clock(), recovered: nil),
+                roster: roster.json, subscribers: room.subscribers.count)
         }
-        let room = self.room(id)
-        self.whenIdle(
-            room,
-            {
-                guard room.state.sequence > 0 || !room.subscribers.isEmpty else {
-                    completion(.success(nil))
-                    return
-                }
-                let capacity = self.configuration.roomCapacity
-                let roster = RosterView.render(room.state, spec: .all, speaker: room.heldSpeaker, capacity: capacity)
-                completion(
-                    .success(
-                        RoomReport(
-                            snapshot: ServerMessages.snapshot(
-                                room.state, capacity: capacity, now: self.clock(), recovered: nil),
-                            roster: roster.json, subscribers: room.subscribers.count)))
-            }, fail: { completion(.failure($0)) })
     }
 
     /// A page of a room's attendance (`RoomReplica.attendancePage`), or nil when the room does not exist. In a
@@ -50,21 +37,25 @@ extension RoomsNode {
     public func apiAttendance(
         _ id: String, after: Int?, limit: Int, completion: @escaping (Result<JSONValue?, GatewayError>) -> Void
     ) {
+        self.readExistingRoom(id, completion: completion) { room in
+            guard room.state.sequence > 0 else { return nil }
+            return .object(JSONObject(room.replica.attendancePage(after: after, limit: limit, asOf: self.clock())))
+        }
+    }
+
+    /// Answers with `read` of the room once it is idle (in a cluster, loaded from the shared log first), or nil
+    /// when this node knows no such room and no other node writes rooms; `read` gives nil for a room that does not
+    /// exist after all.
+    private func readExistingRoom<Value>(
+        _ id: String, completion: @escaping (Result<Value?, GatewayError>) -> Void,
+        _ read: @escaping (HostedRoom) -> Value?
+    ) {
         guard self.rooms[id] != nil || self.logTraits.hasOtherWriters else {
             completion(.success(nil))
             return
         }
         let room = self.room(id)
-        self.whenIdle(
-            room,
-            {
-                guard room.state.sequence > 0 else {
-                    completion(.success(nil))
-                    return
-                }
-                let fields = room.replica.attendancePage(after: after, limit: limit, asOf: self.clock())
-                completion(.success(.object(JSONObject(fields))))
-            }, fail: { completion(.failure($0)) })
+        self.whenIdle(room, { completion(.success(read(room))) }, fail: { completion(.failure($0)) })
     }
 
     /// Publishes a meeting message into a room (created when it does not exist, as for a client), to its subscribers
