@@ -148,6 +148,9 @@ private final class Delivered: SharedRoomLogDelegate {
         let sent = watcher.on { watcher.log.probesSent }
         #expect(waitUntil(seconds: 5) { watcher.on { watcher.log.probesSent > sent + 2 && watcher.log.probe == nil } })
         #expect(watcher.log.subscriptionHealth.notReadyReason == nil)
+        // The writer's own subscription was killed too: it appends again once it has made it again (on a loaded
+        // machine that can come after the watcher's).
+        #expect(waitUntil(seconds: 5) { writer.on { writer.log.subscriptionHealth.notReadyReason == nil } })
         #expect(try Self.note("r", "two", through: writer) == 2)
         #expect(waitUntil(seconds: 5) { watcher.sequences("r") == [1, 2] })
     }
