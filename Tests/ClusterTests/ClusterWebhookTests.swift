@@ -291,8 +291,8 @@ import Webhooks
 @Suite struct SharedRoomRendererAttendanceTests {
     @Test func theEndOfASessionCarriesTheAttendanceReportAsTheSingleProcessStoresIt() throws {
         let events: [(Int64, RoomEvent)] = [
-            (1_000, .participantJoined(uid: "u-a", deviceID: "d", name: "A", avatar: nil, role: .moderator, callType: nil)),
-            (2_000, .participantJoined(uid: "u-b", deviceID: "d", name: "B", avatar: nil, role: .participant, callType: nil)),
+            (1_000, Self.joined("u-a", role: .moderator)),
+            (2_000, Self.joined("u-b", role: .participant)),
             (61_000, .participantLeft(uid: "u-a", deviceID: "d", reason: .sessionEnded)),
             (61_000, .participantLeft(uid: "u-b", deviceID: "d", reason: .sessionEnded)),
             (61_000, .sessionEnded),
@@ -314,5 +314,9 @@ import Webhooks
         let report = try JSONParser.parse(last.message)
         #expect(report["attendance"]?.arrayValue?.compactMap { $0["inCallMs"]?.intValue } == [60_000, 59_000])
         #expect(try JSONParser.parse(renderer.state.eventMessage(for: entries[3].entry).1)["attendance"] == nil)
+    }
+
+    private static func joined(_ uid: String, role: ParticipantRole) -> RoomEvent {
+        .participantJoined(uid: uid, deviceID: "d", name: uid, avatar: nil, role: role, callType: nil)
     }
 }

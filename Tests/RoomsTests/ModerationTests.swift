@@ -224,7 +224,8 @@ import TokenAuth
         }
         // The undoing actions need something to undo, done by the same bot.
         let setUp: [ModeratorAction: ModeratorAction] = [
-            .unspotlight: .spotlight, .demote: .promote, .unban: .ban, .askUnmute: .mute, .unlock: .lock, .openFloor: .floor,
+            .unspotlight: .spotlight, .demote: .promote, .unban: .ban, .askUnmute: .mute, .unlock: .lock,
+            .openFloor: .floor,
         ]
         if let first = setUp[action] {
             // Done by a bot that may (a request to unmute needs someone muted, which takes 'mute').

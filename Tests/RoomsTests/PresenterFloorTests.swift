@@ -28,7 +28,9 @@ import Testing
         }
 
         func act(_ action: String, target: String? = nil, by id: SessionID) -> [JSONValue] {
-            var fields: [(String, JSONValue)] = [("type", "action"), ("id", 7), ("room", "r"), ("action", .string(action))]
+            var fields: [(String, JSONValue)] = [
+                ("type", "action"), ("id", 7), ("room", "r"), ("action", .string(action)),
+            ]
             if let target { fields.append(("target", .string(target))) }
             return self.harness.request(id, .object(JSONObject(fields)))
         }

@@ -63,7 +63,8 @@ import Testing
         let store = try SQLiteRoomStore(configuration: StorageConfiguration(path: path))
         let joined = RoomLogEntry(sequence: 1, time: 5, actor: nil, reason: nil, event: .lockChanged(isLocked: true))
         let ended = RoomLogEntry(sequence: 2, time: 6, actor: nil, reason: nil, event: .sessionEnded)
-        store.append(StoredLogEntry(entry: joined, eventName: "room.lock_changed", message: Array("{}".utf8)), room: "r")
+        store.append(
+            StoredLogEntry(entry: joined, eventName: "room.lock_changed", message: Array("{}".utf8)), room: "r")
         store.append(
             StoredLogEntry(
                 entry: ended, eventName: "session.ended", message: Array(#"{"seq":2}"#.utf8),

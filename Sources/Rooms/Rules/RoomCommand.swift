@@ -95,7 +95,9 @@ enum RoomCommand: Hashable {
             if flags[.presenting] == true, participant?.presenting != true, let limit = state.presenterLimit {
                 let presenters = state.joinedParticipants.filter(\.presenting).map(\.uid)
                 if presenters.count >= limit {
-                    throw GatewayError(.floorTaken, "\(presenters.joined(separator: ", ")) is presenting: wait, or ask a moderator to hand you the floor")
+                    let who = presenters.joined(separator: ", ")
+                    throw GatewayError(
+                        .floorTaken, "\(who) is presenting: wait, or ask a moderator to hand you the floor")
                 }
             }
             var events: [RoomEvent] = []
