@@ -44,6 +44,7 @@ enum CtlCommand {
           --no-speaker         event: clear the active speaker
           --target UID         action: the participant acted on (all actions but mute_all and end_session)
           --hard               action mute: the participant cannot unmute itself until lifted
+          --queue              action floor: a start beyond the floor waits in its queue instead of being refused
           --duration-ms MS     action mute --hard: lift the restriction after this long
           --reason TEXT        action, lock, unlock, disconnect: a reason recorded with the action or sent in the
                                close frame
@@ -67,7 +68,7 @@ enum CtlCommand {
         var positional: [String] = []
         var options: [String: String] = [:]
         var flags: Set<String> = []
-        let valueless: Set<String> = ["--inactive", "--no-speaker", "--hard"]
+        let valueless: Set<String> = ["--inactive", "--no-speaker", "--hard", "--queue"]
         let known: Set<String> = [
             "--session-id", "--call-type", "--text", "--recording", "--audio-mode", "--uid", "--speaker", "--target",
             "--reason", "--duration-ms", "--if-seq", "--after", "--limit",
@@ -192,11 +193,14 @@ enum CtlCommand {
                 }
                 limit = .int(number)
             }
+            if flags.contains("--queue"), arguments[1] != "floor" {
+                return .failure("--queue goes with the floor action")
+            }
             let body = object([
                 ("action", .string(arguments[1])), ("target", options["--target"].map { .string($0) }),
                 ("reason", options["--reason"].map { .string($0) }),
                 ("hard", flags.contains("--hard") ? .bool(true) : nil), ("durationMs", duration),
-                ("limit", limit),
+                ("limit", limit), ("queue", flags.contains("--queue") ? .bool(true) : nil),
             ])
             return .success(("POST", "/v1/api/rooms/\(segment(arguments[0]))/actions", body))
         case ("lock", 1), ("unlock", 1):

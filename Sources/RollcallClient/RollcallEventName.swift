@@ -38,5 +38,7 @@ public enum RollcallEventName: String, Hashable, Sendable, CaseIterable {
     case roomLocked = "room.locked"
     case roomUnlocked = "room.unlocked"
     case roomFloorChanged = "room.floor_changed"
+    case roomFloorRequested = "room.floor_requested"
+    case roomFloorRequestWithdrawn = "room.floor_request_withdrawn"
     case meetingMessage = "meeting.message"
 }

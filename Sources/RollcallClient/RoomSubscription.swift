@@ -68,6 +68,9 @@ public final class RoomSubscription: @unchecked Sendable {
     /// The presenter floor (the room entry's `floor`): how many may present at once, nil when any number may; a
     /// start beyond it is refused with `ERR_FLOOR_TAKEN`.
     public var presenterFloor: Int? { self.roomState["floor"]?.intValue.map { Int($0) } }
+    /// Who waits to present while the floor queues (the room entry's `floorQueue`), in order: the first may start
+    /// once fewer than `presenterFloor` present. Empty when nobody waits or the floor does not queue.
+    public var floorQueue: [String] { self.roomState["floorQueue"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
 
     /// A copy of the roster mirror, nil before the first snapshot.
     public var roster: RosterStore? { self.lock.withLock { self.mirror.store } }

@@ -8,8 +8,10 @@ import Testing
 /// `rollcall ctl lock`, `unlock` and `--if-seq`, and the server API answering them on a live gateway.
 @Suite("ctl and the server API: the lock and version-checked writes")
 struct CtlControlsTests {
-    func built(_ positional: [String], _ options: [String: String] = [:]) -> (path: String, body: String)? {
-        guard case .success(let request) = CtlCommand.request(positional, options: options, flags: []) else {
+    func built(
+        _ positional: [String], _ options: [String: String] = [:], flags: Set<String> = []
+    ) -> (path: String, body: String)? {
+        guard case .success(let request) = CtlCommand.request(positional, options: options, flags: flags) else {
             return nil
         }
         return (request.path, request.body.map(JSONWriter.string) ?? "")
@@ -35,6 +37,10 @@ struct CtlControlsTests {
         #expect(built(["lock", "r"], ["--if-seq": "3"]) == nil)
         #expect(built(["action", "r", "floor"], ["--limit": "2"])?.body == #"{"action":"floor","limit":2}"#)
         #expect(built(["action", "r", "lock"], ["--limit": "2"]) == nil)
+        #expect(
+            built(["action", "r", "floor"], ["--limit": "2"], flags: ["--queue"])?.body
+                == #"{"action":"floor","limit":2,"queue":true}"#)
+        #expect(built(["action", "r", "lock"], flags: ["--queue"]) == nil)
     }
 
     @Test("the server API locks a room, and answers a stale version with 409 ERR_CONFLICT")

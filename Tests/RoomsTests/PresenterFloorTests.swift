@@ -99,6 +99,68 @@ import Testing
         #expect(room.harness.gateway.roomState("r") == before)
     }
 
+    @Test func whenTheFloorQueuesAStartBeyondItWaitsItsTurnAndEveryoneSeesTheQueue() throws {
+        let room = try Room()
+        let queued: JSONValue = ["type": "action", "id": 3, "room": "r", "action": "floor", "queue": true]
+        #expect(room.harness.request(room.alice, queued).first(type: "ack")?["changed"] == true)
+        #expect(room.present(room.bob).errorCodes.isEmpty)
+        #expect(room.present(room.carol).first(type: "ack")?["changed"] == true)
+        #expect(room.present(room.alice).errorCodes.isEmpty)
+        #expect(room.presenters() == ["u-bob"])
+        #expect(room.harness.gateway.roomState("r")?.floorQueue == ["u-carol", "u-alice"])
+        #expect(room.harness.drain(room.bob).events.last?["event"] == "room.floor_requested")
+        room.harness.advance(milliseconds: 1_000)
+        try room.mirror.sync()
+        #expect(room.mirror.store.roster["room"]?["floorQueue"] == ["u-carol", "u-alice"])
+        #expect(room.mirror.matchesServer())
+        // Asking again keeps the place; Alice may not jump ahead of Carol once Bob stops.
+        #expect(room.present(room.carol).first(type: "ack")?["changed"] == false)
+        #expect(room.present(room.bob, false).errorCodes.isEmpty)
+        #expect(room.present(room.alice).first(type: "ack")?["changed"] == false)
+        #expect(room.present(room.carol).errorCodes.isEmpty)
+        #expect(room.presenters() == ["u-carol"])
+        #expect(room.harness.gateway.roomState("r")?.floorQueue == ["u-alice"])
+        // Asking not to present leaves the queue; handing the floor over puts the target first.
+        #expect(room.present(room.alice, false).first(type: "ack")?["changed"] == true)
+        #expect(room.harness.gateway.roomState("r")?.floorQueue == [])
+        _ = room.present(room.alice)
+        _ = room.present(room.bob)
+        #expect(room.harness.gateway.roomState("r")?.floorQueue == ["u-alice", "u-bob"])
+        #expect(room.act("hand_floor", target: "u-bob", by: room.alice).first(type: "ack")?["changed"] == true)
+        #expect(room.presenters().isEmpty)
+        #expect(room.harness.gateway.roomState("r")?.floorQueue == ["u-bob", "u-alice"])
+        #expect(room.present(room.alice).first(type: "ack")?["changed"] == false)
+        #expect(room.present(room.bob).errorCodes.isEmpty)
+        #expect(room.presenters() == ["u-bob"])
+        // Leaving takes one out of the queue; a floor without the queue empties it.
+        room.harness.send(room.alice, ["type": "leave", "room": "r"])
+        #expect(room.harness.gateway.roomState("r")?.floorQueue == [])
+        _ = room.present(room.carol)
+        #expect(room.harness.gateway.roomState("r")?.floorQueue == ["u-carol"])
+        let moderator = try room.harness.connect("u-mod", rooms: ["r": .moderator])
+        try room.harness.join(moderator, "r", as: "observer")
+        #expect(room.act("floor", by: moderator).first(type: "ack")?["changed"] == true)
+        #expect(room.harness.gateway.roomState("r")?.floorQueue == [])
+        #expect(room.present(room.carol).errorCodes == ["ERR_FLOOR_TAKEN"])
+        room.harness.advance(milliseconds: 1_000)
+        try room.mirror.sync()
+        #expect(room.mirror.store.roster["room"]?["floorQueue"] == nil)
+        #expect(room.mirror.matchesServer())
+
+        // The queue is in the log form and the checkpoint.
+        var state = RoomState(id: "r")
+        let events: [RoomEvent] = [
+            .participantJoined(uid: "u-x", deviceID: "d", name: "X", avatar: nil, role: .participant, callType: nil),
+            .floorChanged(limit: 2, queues: true), .floorRequested(uid: "u-x"),
+        ]
+        for (index, event) in events.enumerated() {
+            #expect(try RoomEvent(wireValue: event.wireValue) == event)
+            state.apply(RoomLogEntry(sequence: UInt64(index + 1), time: 1, actor: nil, reason: nil, event: event))
+        }
+        #expect(state.floorQueue == ["u-x"])
+        #expect(try RoomReplica(checkpoint: RoomReplica(state: state).checkpoint).state == state)
+    }
+
     @Test func aModeratorStopsAnothersShareOrHandsTheFloorOver() throws {
         let room = try Room()
         #expect(room.present(room.bob).errorCodes.isEmpty)

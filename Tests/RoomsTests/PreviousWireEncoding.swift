@@ -100,8 +100,13 @@ enum PreviousWireEncoding {
             return ("session.ended", .object(JSONObject([])))
         case .lockChanged(let isLocked):
             return (isLocked ? "room.locked" : "room.unlocked", .object(JSONObject([])))
-        case .floorChanged(let limit):
-            return ("room.floor_changed", .object(JSONObject([("limit", limit.map { .int(Int64($0)) } ?? .null)])))
+        case .floorChanged(let limit, let queues):
+            let limitValue: JSONValue = limit.map { .int(Int64($0)) } ?? .null
+            return ("room.floor_changed", .object(JSONObject([("limit", limitValue), ("queue", .bool(queues))])))
+        case .floorRequested(let uid):
+            return ("room.floor_requested", .object(JSONObject([("uid", .string(uid))])))
+        case .floorRequestWithdrawn(let uid):
+            return ("room.floor_request_withdrawn", .object(JSONObject([("uid", .string(uid))])))
         case .roleChanged(let uid, let role):
             return ("participant.role_changed", withParticipant(uid, [("role", .string(role.rawValue))]))
         }

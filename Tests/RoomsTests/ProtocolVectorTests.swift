@@ -152,6 +152,8 @@ enum EventSamples {
         .sessionEnded,
         .lockChanged(isLocked: true),
         .floorChanged(limit: 1),
+        .floorRequested(uid: "u"),
+        .floorRequestWithdrawn(uid: "u"),
     ]
 
     /// Every seed with each value that changes its name (leave reasons, flags on and off, promotions and
@@ -177,7 +179,8 @@ enum EventSamples {
         case .participantJoined, .connectionLost, .participantConnectionClosed, .connectionRestored, .mediaIDChanged,
             .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .audioModeChanged, .cameraFacingChanged,
             .mutedByModerator, .hardMuted, .permissionsChanged, .unmuteRequested, .attributesChanged,
-            .metadataChanged, .meetingMessage, .sessionEnded, .roleChanged, .floorChanged:
+            .metadataChanged, .meetingMessage, .sessionEnded, .roleChanged, .floorChanged, .floorRequested,
+            .floorRequestWithdrawn:
             return [event]
         }
     }

@@ -262,7 +262,7 @@ final class RandomRosterCall {
         let actions = [
             "mute", "mute", "mute_all", "spotlight", "unspotlight", "promote", "demote", "lower_hand",
             "ban", "unban", "unban", "remove", "hard_mute", "ask_unmute", "lower_all_hands", "permissions", "metadata",
-            "lock", "unlock", "unlock", "floor", "open_floor", "stop_share", "hand_floor",
+            "lock", "unlock", "unlock", "floor", "floor_queue", "open_floor", "stop_share", "hand_floor",
         ]
         let action = self.pick(actions)
         let target = JSONValue.string(self.pick(Self.users.dropFirst().map(\.uid)))
@@ -280,6 +280,8 @@ final class RandomRosterCall {
         case "metadata":
             let value: JSONValue = self.random(3) == 0 ? .null : .string(self.pick(["Q3", "retro", "all hands"]))
             fields = [("type", "metadata"), ("room", "r"), ("metadata", ["topic": value])]
+        case "floor_queue":
+            fields += [("action", "floor"), ("queue", true), ("limit", .int(Int64(1 + self.random(2))))]
         case "mute_all", "lower_all_hands", "lock", "unlock", "floor", "open_floor":
             fields.append(("action", .string(action)))
         default:

@@ -50,7 +50,8 @@ extension RoomEvent {
         case .flagChanged, .mediaIDChanged, .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown,
             .recordingChanged, .audioModeChanged, .cameraFacingChanged, .operatorChanged, .banChanged,
             .mutedByModerator, .meetingMessage, .attributesChanged, .metadataChanged, .permissionsChanged,
-            .unmuteRequested, .hardMuted, .roleChanged, .lockChanged, .floorChanged:
+            .unmuteRequested, .hardMuted, .roleChanged, .lockChanged, .floorChanged, .floorRequested,
+            .floorRequestWithdrawn:
             return .none
         }
     }
@@ -65,7 +66,7 @@ extension RoomEvent {
         case .participantJoined, .connectionLost, .participantConnectionClosed, .connectionRestored, .flagChanged,
             .mediaIDChanged, .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .recordingChanged,
             .audioModeChanged, .cameraFacingChanged, .meetingMessage, .attributesChanged, .metadataChanged,
-            .unmuteRequested:
+            .unmuteRequested, .floorRequested, .floorRequestWithdrawn:
             return false
         }
     }
@@ -75,7 +76,8 @@ extension RoomEvent {
     var isNotable: Bool {
         switch self {
         case .meetingMessage, .mutedByModerator, .operatorChanged, .banChanged, .sessionEnded, .recordingChanged,
-            .permissionsChanged, .unmuteRequested, .hardMuted, .roleChanged, .lockChanged, .floorChanged:
+            .permissionsChanged, .unmuteRequested, .hardMuted, .roleChanged, .lockChanged, .floorChanged,
+            .floorRequested, .floorRequestWithdrawn:
             return true
         case .participantLeft(_, _, let reason):
             return reason == .removed || reason == .banned || reason == .accessRevoked
@@ -98,7 +100,8 @@ extension RoomEvent {
             .operatorChanged(let uid, _), .banChanged(let uid, _), .mutedByModerator(let uid),
             .audioModeChanged(let uid, _), .attributesChanged(let uid, _), .permissionsChanged(let uid, _),
             .hardMuted(let uid, _), .activeSpeakerChanged(let uid?), .speakerStopped(let uid),
-            .unmuteRequested(let uid), .roleChanged(let uid, _):
+            .unmuteRequested(let uid), .roleChanged(let uid, _), .floorRequested(let uid),
+            .floorRequestWithdrawn(let uid):
             return uid
         case .activeSpeakerChanged(nil), .activeSpeakerShown, .recordingChanged, .meetingMessage, .sessionEnded,
             .metadataChanged, .lockChanged, .floorChanged:
@@ -136,7 +139,8 @@ extension RoomEvent {
             // A report that someone speaks moves their `lastSpokeAt` (the `recent_speaking` order).
             return uid
         case .activeSpeakerChanged(nil), .speakerStopped, .activeSpeakerShown, .recordingChanged, .meetingMessage,
-            .sessionEnded, .metadataChanged, .unmuteRequested, .lockChanged, .floorChanged:
+            .sessionEnded, .metadataChanged, .unmuteRequested, .lockChanged, .floorChanged, .floorRequested,
+            .floorRequestWithdrawn:
             return nil
         }
     }

@@ -73,8 +73,12 @@ public enum RoomEvent: Hashable, Sendable {
     /// lock it) or unlocked.
     case lockChanged(isLocked: Bool)
     /// The presenter floor was set (at most `limit` participants present at once; a start beyond it is refused
-    /// with `ERR_FLOOR_TAKEN`) or lifted (nil).
-    case floorChanged(limit: Int?)
+    /// with `ERR_FLOOR_TAKEN`, or queued when `queues`) or lifted (nil).
+    case floorChanged(limit: Int?, queues: Bool = false)
+    /// A participant asked to present while the floor was full and the room queues: it waits in `floorQueue`.
+    case floorRequested(uid: String)
+    /// A participant left the floor's queue without presenting.
+    case floorRequestWithdrawn(uid: String)
     /// A group meeting message (persisted in the history, replayable).
     case meetingMessage(MeetingMessage)
     /// The session was ended for everyone.

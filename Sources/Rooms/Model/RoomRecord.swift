@@ -15,6 +15,8 @@ struct RoomRecord: Equatable {
     var isLocked: Bool
     /// The presenter floor's limit; the entry carries `floor` only while one is set.
     var presenterLimit: Int?
+    /// Who waits to present, while the floor queues; the entry carries `floorQueue` only then.
+    var floorQueue: [String]?
     /// The held active speaker.
     var activeSpeaker: String?
     var metadata: [String: String]
@@ -31,6 +33,7 @@ struct RoomRecord: Equatable {
         self.isRecording = state.isRecording
         self.isLocked = state.isLocked
         self.presenterLimit = state.presenterLimit
+        self.floorQueue = state.floorQueues ? state.floorQueue : nil
         self.activeSpeaker = speaker
         self.metadata = state.metadata
         self.capacity = capacity
@@ -47,6 +50,7 @@ struct RoomRecord: Equatable {
         object["recording"] = .bool(self.isRecording)
         if self.isLocked { object["locked"] = .bool(true) }
         if let limit = self.presenterLimit { object["floor"] = .int(Int64(limit)) }
+        if let queue = self.floorQueue { object["floorQueue"] = Self.strings(queue) }
         if let speaker = self.activeSpeaker { object["activeSpeaker"] = .string(speaker) }
         if !self.metadata.isEmpty { object["metadata"] = ServerMessages.strings(self.metadata) }
         object["capacity"] = .int(Int64(self.capacity))
@@ -72,6 +76,7 @@ struct RoomRecord: Equatable {
         if old.initiator != nil && self.initiator == nil { patch["initiator"] = .null }
         if old.isLocked && !self.isLocked { patch["locked"] = .null }
         if old.presenterLimit != nil && self.presenterLimit == nil { patch["floor"] = .null }
+        if old.floorQueue != nil && self.floorQueue == nil { patch["floorQueue"] = .null }
         if old.activeSpeaker != nil && self.activeSpeaker == nil { patch["activeSpeaker"] = .null }
         if !old.metadata.isEmpty && self.metadata.isEmpty { patch["metadata"] = .null }
         if old.activeMeeting != nil && self.activeMeeting == nil { patch["activeMeeting"] = .null }
@@ -81,6 +86,7 @@ struct RoomRecord: Equatable {
         if self.isRecording != old.isRecording { patch["recording"] = .bool(self.isRecording) }
         if self.isLocked && !old.isLocked { patch["locked"] = .bool(true) }
         if let limit = self.presenterLimit, limit != old.presenterLimit { patch["floor"] = .int(Int64(limit)) }
+        if let queue = self.floorQueue, queue != old.floorQueue { patch["floorQueue"] = Self.strings(queue) }
         if let speaker = self.activeSpeaker, speaker != old.activeSpeaker { patch["activeSpeaker"] = .string(speaker) }
         if !self.metadata.isEmpty && self.metadata != old.metadata {
             let value = ServerMessages.strings(self.metadata)
@@ -153,6 +159,10 @@ struct RoomRecord: Equatable {
             output.append(contentsOf: Keys.floor)
             JSONWriter.appendInteger(Int64(limit), to: &output)
         }
+        if let queue = self.floorQueue {
+            output.append(contentsOf: Keys.floorQueue)
+            CanonicalJSON.write(Self.strings(queue), into: &output)
+        }
         if let initiator = self.initiator { Self.string(Keys.initiator, initiator, into: &output) }
         if self.isLocked {
             output.append(contentsOf: Keys.locked)
@@ -174,6 +184,9 @@ struct RoomRecord: Equatable {
         output.append(UInt8(ascii: "}"))
     }
 
+    /// A list of uids as a JSON array.
+    private static func strings(_ values: [String]) -> JSONValue { .array(values.map { .string($0) }) }
+
     private static func string(_ key: [UInt8], _ value: String, into output: inout [UInt8]) {
         output.append(contentsOf: key)
         JSONWriter.appendString(value, to: &output)
@@ -189,6 +202,7 @@ struct RoomRecord: Equatable {
         static let callType = encoded("callType")
         static let capacity = encoded("capacity")
         static let floor = encoded("floor")
+        static let floorQueue = encoded("floorQueue")
         static let initiator = encoded("initiator")
         static let locked = encoded("locked")
         static let metadata = encoded("metadata")

@@ -23,6 +23,8 @@ extension RoomReplica {
                 ("metadata", ServerMessages.strings(state.metadata)),
                 ("metadataSeq", .int(Int64(state.metadataSequence))), ("locked", .bool(state.isLocked)),
                 ("floor", state.presenterLimit.map { .int(Int64($0)) } ?? .null),
+                ("floorQueues", .bool(state.floorQueues)),
+                ("floorQueue", .array(state.floorQueue.map { .string($0) })),
                 ("activeMeeting", state.activeMeeting.map { RoomEvent.meetingMessage($0).wireValue } ?? .null),
                 ("heldSpeaker", optional(self.heldSpeaker)), ("heldSince", .int(self.heldSince)),
                 ("speakerDue", optional(self.speakerDue)), ("pendingSpeaker", optional(self.pendingSpeaker)),
@@ -44,6 +46,8 @@ extension RoomReplica {
         state.isRecording = fields.bool("recording")
         state.isLocked = fields.bool("locked")
         state.presenterLimit = value["floor"]?.intValue.map { Int($0) }
+        state.floorQueues = fields.bool("floorQueues")
+        state.floorQueue = value["floorQueue"]?.arrayValue?.compactMap(\.stringValue) ?? []
         state.metadataSequence = UInt64(max(0, value["metadataSeq"]?.intValue ?? 0))
         for item in value["participants"]?.arrayValue ?? [] {
             let participant = try Participant(checkpoint: item)

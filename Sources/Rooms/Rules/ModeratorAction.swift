@@ -24,7 +24,8 @@ enum ModeratorAction: String, Hashable, CaseIterable {
     case openFloor = "open_floor"
     /// Stops the target's screen share.
     case stopShare = "stop_share"
-    /// Stops every screen share but the target's, so the target may present under the floor.
+    /// Stops every screen share but the target's, so the target may present under the floor (and puts the target
+    /// first in the floor's queue when the room queues).
     case handFloor = "hand_floor"
 
     /// The most participants a presenter floor lets present at once (`floor` with `limit`).
@@ -81,8 +82,8 @@ enum ModeratorAction: String, Hashable, CaseIterable {
     ///   - target: the target's uid, for actions that have one.
     ///   - state: the room as it is.
     ///   - actor: who acts (not muted by `mute_all`).
-    ///   - floorLimit: for `floor`, how many may present at once; 1 when nil.
-    func events(target: String?, in state: RoomState, by actor: String, floorLimit: Int? = nil) -> [RoomEvent] {
+    ///   - floor: for `floor`, how many may present at once and whether a start beyond waits; one, refused, when nil.
+    func events(target: String?, in state: RoomState, by actor: String, floor: FloorSetting? = nil) -> [RoomEvent] {
         let participant = target.flatMap { state.participants[$0] }
         switch self {
         case .mute:
@@ -137,15 +138,25 @@ enum ModeratorAction: String, Hashable, CaseIterable {
             let value = self == .lock
             return state.isLocked == value ? [] : [.lockChanged(isLocked: value)]
         case .floor, .openFloor:
-            let limit = self == .floor ? floorLimit ?? 1 : nil
-            return state.presenterLimit == limit ? [] : [.floorChanged(limit: limit)]
+            let setting = self == .floor ? floor ?? FloorSetting() : nil
+            let queues = setting?.queues ?? false
+            guard state.presenterLimit != setting?.limit || state.floorQueues != queues else { return [] }
+            return [.floorChanged(limit: setting?.limit, queues: queues)]
         case .stopShare:
             guard let target, participant?.presenting == true else { return [] }
             return [.flagChanged(uid: target, flag: .presenting, value: false)]
         case .handFloor:
-            return state.joinedParticipants.filter { $0.presenting && $0.uid != target }.map {
+            guard let target else { return [] }
+            let stops: [RoomEvent] = state.joinedParticipants.filter { $0.presenting && $0.uid != target }.map {
                 .flagChanged(uid: $0.uid, flag: .presenting, value: false)
             }
+            guard state.floorQueues, participant?.presenting != true, state.floorQueue.first != target else {
+                return stops
+            }
+            // Under a queue the target goes first: the others leave it and ask again behind the target, in order.
+            let others = state.floorQueue.filter { $0 != target }
+            return stops + others.map { .floorRequestWithdrawn(uid: $0) } + [.floorRequested(uid: target)]
+                + others.map { .floorRequested(uid: $0) }
         case .endSession:
             // Everyone in the call leaves with the reason `session_ended`, then the session ends.
             let joined = state.joinedParticipants
@@ -156,4 +167,11 @@ enum ModeratorAction: String, Hashable, CaseIterable {
             } + [.sessionEnded]
         }
     }
+}
+
+/// What a `floor` action sets: how many may present at once, and whether a start beyond that waits in the floor's
+/// queue (`room.floor_requested`) instead of being refused with `ERR_FLOOR_TAKEN`.
+struct FloorSetting: Hashable, Sendable {
+    var limit = 1
+    var queues = false
 }

@@ -13,9 +13,9 @@ enum RoomCommand: Hashable {
     /// A group meeting message, sent by the actor.
     case publishMeeting(sessionID: String, callType: String, isActive: Bool, text: String?)
     /// A moderator action; a `mute` may be hard (the participant cannot unmute itself), for a time or until lifted,
-    /// and a `floor` may name how many may present at once (1 when it does not).
+    /// and a `floor` may name how many may present at once and whether a start beyond waits (`FloorSetting`).
     case moderate(
-        ModeratorAction, target: String?, reason: String?, hardMute: HardMute? = nil, floorLimit: Int? = nil)
+        ModeratorAction, target: String?, reason: String?, hardMute: HardMute? = nil, floor: FloorSetting? = nil)
     /// A participant's permissions, as a moderator, a bot with the `permissions` capability or the server API sets
     /// them. With `ifSeq` (as for the two below) the write is version-checked: refused with `ERR_CONFLICT` when the
     /// object changed after that sequence number (`RoomCommand.checkVersion`).
@@ -92,15 +92,28 @@ enum RoomCommand: Hashable {
             if flags[.presenting] == true, participant?.permissions.mayShare == false {
                 throw .forbidden("a moderator does not let you share your screen")
             }
+            var flags = flags
+            var events: [RoomEvent] = []
             if flags[.presenting] == true, participant?.presenting != true, let limit = state.presenterLimit {
+                // The first in the queue go first: a start is allowed while fewer than `limit` present and those
+                // waiting before the participant would not fill the room left.
                 let presenters = state.joinedParticipants.filter(\.presenting).map(\.uid)
-                if presenters.count >= limit {
-                    let who = presenters.joined(separator: ", ")
-                    throw GatewayError(
-                        .floorTaken, "\(who) is presenting: wait, or ask a moderator to hand you the floor")
+                let place = state.floorQueue.firstIndex(of: uid) ?? state.floorQueue.count
+                if presenters.count + place >= limit {
+                    guard state.floorQueues else {
+                        let who = presenters.joined(separator: ", ")
+                        throw GatewayError(
+                            .floorTaken, "\(who) is presenting: wait, or ask a moderator to hand you the floor")
+                    }
+                    // The start waits in the queue; the rest of the message applies.
+                    flags[.presenting] = nil
+                    if !state.floorQueue.contains(uid) { events.append(.floorRequested(uid: uid)) }
                 }
             }
-            var events: [RoomEvent] = []
+            if flags[.presenting] == false, state.floorQueue.contains(uid) {
+                // Asking not to present while waiting leaves the queue.
+                events.append(.floorRequestWithdrawn(uid: uid))
+            }
             for flag in ParticipantFlag.allCases {
                 guard let value = flags[flag], participant?.flags.contains(flag) != value else { continue }
                 events.append(.flagChanged(uid: uid, flag: flag, value: value))
@@ -190,7 +203,7 @@ enum RoomCommand: Hashable {
             let permissions = change.applied(to: participant.permissions)
             return permissions == participant.permissions
                 ? [] : [.permissionsChanged(uid: uid, permissions: permissions)]
-        case .moderate(let action, let target, _, let hardMute, let floorLimit):
+        case .moderate(let action, let target, _, let hardMute, let floor):
             guard actor.mayTake(action, in: state) else {
                 throw .forbidden("'\(action.rawValue)' needs a moderator of this room")
             }
@@ -208,7 +221,7 @@ enum RoomCommand: Hashable {
                 }
                 return [.hardMuted(uid: target, durationMilliseconds: hardMute.durationMilliseconds)]
             }
-            return action.events(target: target, in: state, by: actor.uid, floorLimit: floorLimit)
+            return action.events(target: target, in: state, by: actor.uid, floor: floor)
         }
     }
 

@@ -31,6 +31,10 @@ public struct RoomState: Hashable, Sendable {
     /// The presenter floor: at most this many participants present at once (`ERR_FLOOR_TAKEN` beyond); nil for no
     /// limit. It stays until lifted, across the end of a session.
     public var presenterLimit: Int?
+    /// Whether a start beyond the floor waits in `floorQueue` instead of being refused.
+    public var floorQueues: Bool
+    /// Who waits to present, in the order they asked: the first may start once fewer than the limit present.
+    public var floorQueue: [String]
     /// The current meeting announced to the group, if one is active.
     public var activeMeeting: MeetingMessage?
     /// The sequence number of the last applied event.
@@ -47,6 +51,8 @@ public struct RoomState: Hashable, Sendable {
         self.metadataSequence = 0
         self.isLocked = false
         self.presenterLimit = nil
+        self.floorQueues = false
+        self.floorQueue = []
         self.participants = [:]
         self.joinOrder = []
         self.operators = []
@@ -107,6 +113,7 @@ public struct RoomState: Hashable, Sendable {
     /// Applies `entry` in place.
     public mutating func apply(_ entry: RoomLogEntry) {
         self.sequence = entry.sequence
+        defer { if !self.floorQueue.isEmpty { self.pruneFloorQueue() } }
         let now = entry.time
         switch entry.event {
         case .participantJoined(
@@ -245,8 +252,14 @@ public struct RoomState: Hashable, Sendable {
             self.metadataSequence = entry.sequence
         case .lockChanged(let isLocked):
             self.isLocked = isLocked
-        case .floorChanged(let limit):
+        case .floorChanged(let limit, let queues):
             self.presenterLimit = limit
+            self.floorQueues = limit != nil && queues
+            if !self.floorQueues { self.floorQueue = [] }
+        case .floorRequested(let uid):
+            if !self.floorQueue.contains(uid) { self.floorQueue.append(uid) }
+        case .floorRequestWithdrawn(let uid):
+            self.floorQueue.removeAll { $0 == uid }
         case .meetingMessage(let message):
             if message.isActive {
                 self.activeMeeting = message
@@ -268,6 +281,15 @@ public struct RoomState: Hashable, Sendable {
             self.activeMeeting = nil
             self.startedAt = nil
             self.initiator = nil
+        }
+    }
+
+    /// The floor's queue keeps only those in the call who do not present yet: starting to present, or leaving,
+    /// takes a participant out of it.
+    private mutating func pruneFloorQueue() {
+        self.floorQueue.removeAll { uid in
+            guard let participant = self.participants[uid], participant.isJoined else { return true }
+            return participant.presenting
         }
     }
 

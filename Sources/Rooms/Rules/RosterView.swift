@@ -91,6 +91,8 @@ struct RosterView: Equatable {
         // Only while locked: an unlocked room's entry is as it always was.
         if state.isLocked { object["locked"] = .bool(true) }
         if let limit = state.presenterLimit { object["floor"] = .int(Int64(limit)) }
+        // Only while the floor queues: who waits to present, in order.
+        if state.floorQueues { object["floorQueue"] = .array(state.floorQueue.map { .string($0) }) }
         if let speaker { object["activeSpeaker"] = .string(speaker) }
         if !state.metadata.isEmpty { object["metadata"] = ServerMessages.strings(state.metadata) }
         object["capacity"] = .int(Int64(capacity))

@@ -139,10 +139,13 @@ struct ClientMessageDecoder {
                 throw .badRequest("'durationMs' goes with \"hard\": true")
             }
             let floorLimit = try fields.optionalInt("limit", range: 1...ModeratorAction.maximumFloorLimit)
-            if floorLimit != nil, action != .floor { throw .badRequest("'limit' is for the floor action") }
+            let floorQueues = try fields.optionalBool("queue")
+            if floorLimit != nil || floorQueues != nil, action != .floor {
+                throw .badRequest("'limit' and 'queue' are for the floor action")
+            }
+            let floor = action == .floor ? FloorSetting(limit: floorLimit ?? 1, queues: floorQueues ?? false) : nil
             message = .command(
-                room: room,
-                .moderate(action, target: target, reason: reason, hardMute: hardMute, floorLimit: floorLimit))
+                room: room, .moderate(action, target: target, reason: reason, hardMute: hardMute, floor: floor))
         case .permissions:
             let room = try fields.requiredID("room")
             let uid = try fields.requiredID("uid")

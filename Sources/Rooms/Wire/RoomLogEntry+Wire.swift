@@ -113,8 +113,14 @@ extension RoomEvent {
             return object("session_ended", [])
         case .lockChanged(let isLocked):
             return object("lock", [("value", .bool(isLocked))])
-        case .floorChanged(let limit):
-            return object("floor", [("limit", limit.map { .int(Int64($0)) } ?? .null)])
+        case .floorChanged(let limit, let queues):
+            var fields: [(String, JSONValue)] = [("limit", limit.map { .int(Int64($0)) } ?? .null)]
+            if queues { fields.append(("queue", .bool(true))) }
+            return object("floor", fields)
+        case .floorRequested(let uid):
+            return object("floor_request", [("uid", .string(uid))])
+        case .floorRequestWithdrawn(let uid):
+            return object("floor_withdraw", [("uid", .string(uid))])
         }
     }
 
@@ -201,7 +207,11 @@ extension RoomEvent {
                 ))
         case "session_ended": self = .sessionEnded
         case "lock": self = .lockChanged(isLocked: try bool("value"))
-        case "floor": self = .floorChanged(limit: value["limit"]?.intValue.map { Int($0) })
+        case "floor":
+            self = .floorChanged(
+                limit: value["limit"]?.intValue.map { Int($0) }, queues: value["queue"]?.boolValue ?? false)
+        case "floor_request": self = .floorRequested(uid: try string("uid"))
+        case "floor_withdraw": self = .floorRequestWithdrawn(uid: try string("uid"))
         default: throw RoomLogWireError("unknown event type '\(type)'")
         }
     }

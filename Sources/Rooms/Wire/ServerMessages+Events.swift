@@ -59,6 +59,8 @@ extension ServerMessages {
         case .sessionEnded: return "session.ended"
         case .lockChanged(let isLocked): return isLocked ? "room.locked" : "room.unlocked"
         case .floorChanged: return "room.floor_changed"
+        case .floorRequested: return "room.floor_requested"
+        case .floorRequestWithdrawn: return "room.floor_request_withdrawn"
         }
     }
 
@@ -102,8 +104,11 @@ extension ServerMessages {
             writer.member(EventKeys.uid, string: uid)
         case .recordingChanged, .sessionEnded, .lockChanged:
             break
-        case .floorChanged(let limit):
+        case .floorChanged(let limit, let queues):
             writer.member("limit", limit.map { .int(Int64($0)) } ?? .null)
+            writer.member("queue", bool: queues)
+        case .floorRequested(let uid), .floorRequestWithdrawn(let uid):
+            writer.member(EventKeys.uid, string: uid)
         case .audioModeChanged(let uid, let mode):
             writer.member(EventKeys.uid, string: uid)
             writer.member("audioMode", string: mode)

@@ -75,6 +75,8 @@ export const EVENT_NAMES = [
     "room.locked",
     "room.unlocked",
     "room.floor_changed",
+    "room.floor_requested",
+    "room.floor_request_withdrawn",
     "meeting.message",
 ];
 /** Every error code the gateway answers with (docs/PROTOCOL.md, "ack, result, error, welcome, pong"). */

@@ -95,6 +95,8 @@ export interface RoomState {
     readonly locked?: boolean;
     /** Present while the room has a presenter floor: how many may present at once (`ERR_FLOOR_TAKEN` beyond). */
     readonly floor?: number;
+    /** Present while the floor queues: who waits to present, in order (the first starts once a share stops). */
+    readonly floorQueue?: readonly string[];
     /** The active speaker as shown, by the room's speaker rule (so it does not flicker). */
     readonly activeSpeaker?: string;
     /** The room's seats. */

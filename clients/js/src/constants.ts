@@ -84,6 +84,8 @@ export const EVENT_NAMES = [
     "room.locked",
     "room.unlocked",
     "room.floor_changed",
+    "room.floor_requested",
+    "room.floor_request_withdrawn",
     "meeting.message",
 ] as const;
 

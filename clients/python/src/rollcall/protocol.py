@@ -76,6 +76,8 @@ EventName = Literal[
     "room.locked",
     "room.unlocked",
     "room.floor_changed",
+    "room.floor_requested",
+    "room.floor_request_withdrawn",
     "meeting.message",
 ]
 """The name of a room event (docs/PROTOCOL.md, "event")."""

@@ -438,6 +438,13 @@ class Room:
         floor = self.room_state.get("floor")
         return floor if isinstance(floor, int) else None
 
+    @property
+    def floor_queue(self) -> list[str]:
+        """Who waits to present while the floor queues (the room entry's `floorQueue`), in order: the first may
+        start once fewer than `presenter_floor` present. Empty when nobody waits or the floor does not queue."""
+        queue = self.room_state.get("floorQueue")
+        return [uid for uid in queue if isinstance(uid, str)] if isinstance(queue, list) else []
+
     # MARK: Queries, views, leaving
 
     async def query(self, name: str, **parameters: Any) -> dict[str, Any]:
