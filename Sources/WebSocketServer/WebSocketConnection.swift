@@ -44,9 +44,11 @@ public final class WebSocketConnection {
     /// The agreed permessage-deflate parameters, behind one reference: nil (a word) while uncompressed.
     var compressionParameters: CompressionParameters?
     var tls: TLSConnection?
-    /// Where the connection is in its life, with that phase's data. Changed with `enter(_:)`, which gives back the
-    /// handshake slot once the handshake is over; a phase's data is updated in place.
-    var phase: Phase
+    /// The bytes of an unfinished request head or frame.
+    var pending: [UInt8] = []
+    /// Output, its storage attached while bytes are queued and for as long as the connection keeps writing. Its
+    /// last word holds one byte; the flags below start in the rest of it.
+    var outbound = OutboundQueue()
     /// Whether the connection came in over TLS.
     public let isSecure: Bool
     /// Whether the write queue is under its high watermark.
@@ -60,6 +62,10 @@ public final class WebSocketConnection {
     /// Whether anything was written since the last sweep; a connection that wrote nothing gives back the write
     /// queue's reusable buffers, so idle connections hold none.
     var wroteSinceSweep = false
+    /// Where the connection is in its life, with that phase's data. Changed with `enter(_:)`, which gives back the
+    /// handshake slot once the handshake is over; a phase's data is updated in place.
+    var phase: Phase
+    /// In the byte after the phase's tag.
     var isWatchingWritability = false
     let fd: Int32
     /// The connection's place in its server loop's list.
@@ -67,11 +73,6 @@ public final class WebSocketConnection {
     /// The size of the frame whose header arrived without all of its payload (0 when not known), a hint for the
     /// capacity of `pending`: four bytes, cut to `UInt32.max`.
     var expectedFrameSize: UInt32 = 0
-    /// The bytes of an unfinished request head or frame.
-    var pending: [UInt8] = []
-
-    /// Output, its storage attached while bytes are queued and for as long as the connection keeps writing.
-    var outbound = OutboundQueue()
 
     init(fd: Int32, remoteAddress: SocketAddress?, tls: TLSConnection?, server: ServerLoop) {
         self.fd = fd
