@@ -17,7 +17,8 @@ enum CtlCommand {
           event ROOM EVENT-OPTION        publish a room event: --recording, --audio-mode, --speaker or --no-speaker
           action ROOM ACTION             a moderator action: mute, mute_all, lower_hand, lower_all_hands, ask_unmute,
                                          spotlight, unspotlight, remove, ban, unban, promote, demote, end_session,
-                                         lock, unlock, floor, open_floor, stop_share, hand_floor
+                                         lock, unlock, floor, open_floor, stop_share, hand_floor,
+                                         require_admission, open_admission, admit, admit_all, deny, deny_all
           permissions ROOM UID SETTING...
                                          set a participant's permissions: unmute=, share=, meetings=, hidden= with
                                          true or false
@@ -28,6 +29,8 @@ enum CtlCommand {
           unlock ROOM                    unlock the room (the action unlock)
           attendance ROOM                who attended the room's current or last call, with their totals (a page in
                                          join order: --after ORDER, --limit N)
+          waiting ROOM                   who waits in the room's waiting room, in the order they arrived (a page:
+                                         --after POSITION, --limit N); answer with action admit or deny
           disconnect UID                 close every connection of a user (close code 4009); they may reconnect
 
         OPTIONS:
@@ -48,8 +51,8 @@ enum CtlCommand {
           --duration-ms MS     action mute --hard: lift the restriction after this long
           --reason TEXT        action, lock, unlock, disconnect: a reason recorded with the action or sent in the
                                close frame
-          --after ORDER        attendance: the page after this join-order cursor (the `next` of the page before)
-          --limit N            attendance: at most N participants (1 to 1000, default 100); action floor: how
+          --after ORDER        attendance, waiting: the page after this cursor (the `next` of the page before)
+          --limit N            attendance, waiting: at most N entries (1 to 1000, default 100); action floor: how
                                many may present at once (1 to 16, default 1)
           --if-seq SEQ         permissions, attributes, metadata: refused with ERR_CONFLICT (HTTP 409) if they
                                changed after sequence number SEQ
@@ -238,7 +241,7 @@ enum CtlCommand {
                 ("permissions", .object(JSONObject(uniqueKeysWithValues: values))), ("ifSeq", ifSeq),
             ])
             return .success(("POST", "/v1/api/rooms/\(segment(arguments[0]))/events", body))
-        case ("attendance", 1):
+        case ("attendance", 1), ("waiting", 1):
             var parameters: [String] = []
             for name in ["after", "limit"] {
                 guard let text = options["--\(name)"] else { continue }
@@ -246,7 +249,7 @@ enum CtlCommand {
                 parameters.append("\(name)=\(number)")
             }
             let query = parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&")
-            return .success(("GET", "/v1/api/rooms/\(segment(arguments[0]))/attendance\(query)", nil))
+            return .success(("GET", "/v1/api/rooms/\(segment(arguments[0]))/\(command)\(query)", nil))
         case ("disconnect", 1):
             let body = object([("reason", options["--reason"].map { .string($0) })])
             return .success(("POST", "/v1/api/users/\(segment(arguments[0]))/disconnect", body))

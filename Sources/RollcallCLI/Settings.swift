@@ -131,6 +131,13 @@ enum Settings {
             "rooms.max_subscriptions_per_user",
             "one user's subscriptions in one room (ERR_TOO_MANY_SUBSCRIPTIONS beyond)",
             \.rooms.maximumSubscriptionsPerUserPerRoom, 1...10_000),
+        integer64(
+            "rooms.waiting_max_ms",
+            "the longest a user waits in a waiting room before its join is refused (ERR_WAIT_EXPIRED) (ms)",
+            \.rooms.maximumWaitMilliseconds, 1000...86_400_000),
+        integer(
+            "rooms.waiting_max_users", "users one room's waiting room holds (ERR_WAITING_ROOM_FULL beyond)",
+            \.rooms.maximumWaitingPerRoom, 1...100_000),
         integer(
             "rooms.history_max_events", "events kept per room for history and resume",
             \.rooms.history.maximumEntries, 0...10_000_000),

@@ -23,7 +23,9 @@ enum TokenCommand {
           --role ROLE          role in the --room rooms: admin, moderator, participant, viewer or bot (default participant)
           --group GROUP        a group the user is a member of (repeatable)
           --caps LIST          bot capabilities, comma-separated (mute, remove, ban, promote, pin, end, lock, floor,
-                               record, speaker, attributes, metadata, permissions, attendance)
+                               admit, record, speaker, attributes, metadata, permissions, attendance)
+          --admission RULE     at the --room rooms' waiting room: wait (even when it is off) or bypass (even when
+                               it is on)
           --attr KEY=VALUE     a participant attribute the token vouches for (repeatable)
           --ttl SECONDS        lifetime (default 3600)
           --config PATH        configuration file the signing key comes from (as for serve)
@@ -41,6 +43,7 @@ enum TokenCommand {
         var caps: [String] = []
         var attributes: [String: String] = [:]
         var ttl: Int64 = 3600
+        var admission: TokenAdmission?
         var configurationArguments: [String] = []
         var index = 0
         func value() -> String? {
@@ -63,6 +66,11 @@ enum TokenCommand {
                     return CommandRunner.fail("--attr needs KEY=VALUE")
                 }
                 attributes[String(pair[0])] = String(pair[1])
+            case "--admission":
+                guard let rule = TokenAdmission(rawValue: value() ?? "") else {
+                    return CommandRunner.fail("--admission must be wait or bypass")
+                }
+                admission = rule
             case "--ttl":
                 guard let text = value(), let seconds = Int64(text), seconds > 0 else {
                     return CommandRunner.fail("--ttl needs a positive number of seconds")
@@ -98,6 +106,7 @@ enum TokenCommand {
                 groups: groups,
                 capabilities: caps,
                 attributes: attributes,
+                admission: admission.map { rule in Dictionary(uniqueKeysWithValues: rooms.map { ($0, rule) }) } ?? [:],
                 issuedAt: now,
                 issuer: configuration.auth.issuer,
                 audience: configuration.auth.audience.map { [$0] } ?? []

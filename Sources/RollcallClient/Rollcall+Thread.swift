@@ -177,6 +177,18 @@ extension Rollcall {
             if let id, self.complete(id, .failure(error)) { return }
             self.lock.withLock { self.state.refused(error) }
             self.errorBroadcaster.publish(error)
+        case .waiting:
+            // The join waits in the room's waiting room: it stays open until the answer, however long the room
+            // lets it wait, and the room hears of its position.
+            guard let id, let room = message["room"]?.stringValue else { return }
+            let subscription = self.lock.withLock { () -> RoomSubscription? in
+                if var request = self.pending[id] {
+                    request.deadline = .infinity
+                    self.pending[id] = request
+                }
+                return self.subscriptions[room]
+            }
+            subscription?.waiting(position: Int(message["position"]?.intValue ?? 0))
         case .unsubscribed:
             // Taken out of the room (another connection holds the device now): forgotten first, so no reconnect
             // joins it again.

@@ -40,5 +40,11 @@ public enum RollcallEventName: String, Hashable, Sendable, CaseIterable {
     case roomFloorChanged = "room.floor_changed"
     case roomFloorRequested = "room.floor_requested"
     case roomFloorRequestWithdrawn = "room.floor_request_withdrawn"
+    case roomAdmissionChanged = "room.admission_changed"
+    /// The waiting room's entries: webhooks get them, subscribers never do.
+    case waitingEntered = "waiting.entered"
+    case waitingAdmitted = "waiting.admitted"
+    case waitingDenied = "waiting.denied"
+    case waitingLeft = "waiting.left"
     case meetingMessage = "meeting.message"
 }

@@ -30,6 +30,8 @@ public final class RollcallRoomModel {
     public private(set) var lastEvent: RollcallEvent?
     /// Whether the connection dropped and the roster waits for the subscription to resume.
     public private(set) var isReconnecting = false
+    /// Where the join waits in the room's waiting room (from 1), while it waits; nil once the roster arrived.
+    public private(set) var waitingPosition: Int?
     /// Whether the subscription ended (left, refused on rejoin, or the client closed), and why when it failed.
     public private(set) var hasEnded = false
     /// Why the subscription ended, when an error ended it.
@@ -69,6 +71,7 @@ public final class RollcallRoomModel {
         let rights = self.subscription.rights
         if rights != self.rights { self.rights = rights }
         if sequence != self.rosterSequence { self.rosterSequence = sequence }
+        if roster != nil, self.waitingPosition != nil { self.waitingPosition = nil }
     }
 
     /// Takes over a change that is not the roster's.
@@ -77,6 +80,7 @@ public final class RollcallRoomModel {
         case .eventReceived(let event): self.lastEvent = event
         case .connectionLost: if !self.isReconnecting { self.isReconnecting = true }
         case .resumed: if self.isReconnecting { self.isReconnecting = false }
+        case .waiting(let position): self.waitingPosition = position
         case .unsubscribed(let reason):
             self.unsubscribeReason = reason
         case .ended(let error):

@@ -26,6 +26,12 @@ public enum RollcallServerErrorCode: String, Hashable, Sendable, CaseIterable {
     case conflict = "ERR_CONFLICT"
     /// The room lets one participant present at a time (the presenter floor) and someone else is presenting.
     case floorTaken = "ERR_FLOOR_TAKEN"
+    /// A moderator turned the join away from the room's waiting room; the message carries the reason.
+    case admissionDenied = "ERR_ADMISSION_DENIED"
+    /// The join waited in the waiting room as long as the room lets anyone wait; join again to wait again.
+    case waitExpired = "ERR_WAIT_EXPIRED"
+    /// The room's waiting room holds as many as it may.
+    case waitingRoomFull = "ERR_WAITING_ROOM_FULL"
     /// The server API's resource does not take that method.
     case methodNotAllowed = "ERR_METHOD_NOT_ALLOWED"
     /// The connection is in as many rooms as it may be.

@@ -12,4 +12,6 @@ public enum RollcallServerMessageType: String, Hashable, Sendable, CaseIterable 
     case pong
     case unsubscribed
     case signal
+    /// A join waits in the room's waiting room, with its position.
+    case waiting
 }

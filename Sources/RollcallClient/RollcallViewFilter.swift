@@ -22,4 +22,6 @@ public enum RollcallViewFilter: String, Hashable, Sendable, CaseIterable {
     case left
     /// Participants whose name matches the view's `query`.
     case search
+    /// Who waits in the waiting room, in arrival order (for those who may admit).
+    case waiting
 }

@@ -13,6 +13,9 @@ public enum RoomChange: Hashable, Sendable {
     case roomUpdated
     /// A room event arrived.
     case eventReceived(RollcallEvent)
+    /// The join waits in the room's waiting room at `position` (from 1); it completes once a moderator admits it
+    /// (the roster arrives) or fails with `ERR_ADMISSION_DENIED` or `ERR_WAIT_EXPIRED`.
+    case waiting(position: Int)
     /// The connection dropped; the roster is stale until the subscription is resumed.
     case connectionLost
     /// The subscription was rejoined after a reconnect: `recovered` tells whether every missed patch and event

@@ -18,7 +18,7 @@ final class RoomModelRelay: @unchecked Sendable {
                 self.scheduleRefresh(box)
             case .driftDetected:
                 break
-            case .eventReceived, .connectionLost, .resumed, .unsubscribed, .ended:
+            case .eventReceived, .connectionLost, .resumed, .unsubscribed, .ended, .waiting:
                 self.scheduleRefresh(box)
                 Self.onMainActor { box.model?.take(change) }
             }

@@ -1,4 +1,11 @@
 extension RoomSubscription {
+    /// The join waits in the room's waiting room: publishes `.waiting(position:)`, and `waitingPosition` says where.
+    func waiting(position: Int) {
+        guard self.isActive else { return }
+        self.lock.withLock { self.currentWaitingPosition = position }
+        self.broadcaster.publish(.waiting(position: position))
+    }
+
     /// The gateway took the subscription out of its room: publishes `.unsubscribed(reason)`, then ends the
     /// subscription (`.ended` with an error whose `unsubscribeReason` is the reason). The client has already
     /// forgotten it, so a reconnect does not join the room again.

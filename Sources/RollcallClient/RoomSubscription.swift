@@ -27,6 +27,8 @@ public final class RoomSubscription: @unchecked Sendable {
     var mirror: RoomMirror
     private var ended = false
     private var currentRights: RollcallRights?
+    /// Where the join waits in the waiting room, until its roster arrives.
+    var currentWaitingPosition: Int?
     let broadcaster = Broadcaster<RoomChange>()
     /// The ephemeral signals of the room (`RoomSubscription+Signals.swift`).
     let signalBroadcaster = Broadcaster<RollcallSignal>()
@@ -61,6 +63,18 @@ public final class RoomSubscription: @unchecked Sendable {
 
     /// The room entry of the roster (`callType`, `recording`, `activeSpeaker`, `participantCount`, …).
     public var roomState: JSONObject { self.lock.withLock { self.mirror.store?.roomState ?? JSONObject() } }
+
+    /// Where the join waits in the room's waiting room (from 1), while it waits; nil once admitted (or when it
+    /// never waited).
+    public var waitingPosition: Int? {
+        self.lock.withLock { self.mirror.store == nil ? self.currentWaitingPosition : nil }
+    }
+    /// Whether the room has its waiting room on (the room entry's `admission`): a join into the call by a user who
+    /// may not bypass it waits for a moderator.
+    public var requiresAdmission: Bool { self.roomState["admission"]?.boolValue ?? false }
+    /// How many wait in the waiting room (the room entry's `waiting`); who waits is in the `waiting` view, for
+    /// those who may admit.
+    public var waitingCount: Int { self.roomState["waiting"]?.intValue.map { Int($0) } ?? 0 }
 
     /// Whether the room is locked (the room entry's `locked`): new joins into the call are refused with
     /// `ERR_ROOM_LOCKED`, but for those whose rights say `bypassesLock`.

@@ -15,6 +15,8 @@ enum APIRoute: Sendable {
     /// Who attended a room's current or last call, with their totals, paged in join order
     /// (`GET rooms/ROOM/attendance`).
     case attendance(String)
+    /// Who waits in a room's waiting room, a page in arrival order (`GET rooms/ROOM/waiting`).
+    case waiting(String)
     /// Moderator actions, newest first, paged by time (`GET audit`).
     case audit
 
@@ -50,6 +52,7 @@ enum APIRoute: Sendable {
             case "actions": (route, wanted) = (.moderate(components[1]), "POST")
             case "history": (route, wanted) = (.history(components[1]), "GET")
             case "attendance": (route, wanted) = (.attendance(components[1]), "GET")
+            case "waiting": (route, wanted) = (.waiting(components[1]), "GET")
             default: return notFound
             }
         case 3 where components[0] == "users" && components[2] == "disconnect":
@@ -73,7 +76,7 @@ enum APIRoute: Sendable {
     var pathID: String? {
         switch self {
         case .getRoom(let id), .publishMeeting(let id), .publishEvent(let id), .moderate(let id), .history(let id),
-            .attendance(let id), .disconnect(let id):
+            .attendance(let id), .waiting(let id), .disconnect(let id):
             return id
         case .listRooms, .audit:
             return nil
@@ -90,7 +93,7 @@ enum APIRoute: Sendable {
     var needsBody: Bool {
         switch self {
         case .publishMeeting, .publishEvent, .moderate: return true
-        case .listRooms, .getRoom, .disconnect, .history, .attendance, .audit: return false
+        case .listRooms, .getRoom, .disconnect, .history, .attendance, .waiting, .audit: return false
         }
     }
 
@@ -105,7 +108,7 @@ enum APIRoute: Sendable {
     ) throws(GatewayError) {
         switch self {
         case .getRoom(let room), .publishMeeting(let room), .publishEvent(let room), .moderate(let room),
-            .attendance(let room):
+            .attendance(let room), .waiting(let room):
             // With a store, a room not used since the start is read back before the request sees it.
             try gateway.loadStoredRoom(room)
         default:
@@ -132,6 +135,15 @@ enum APIRoute: Sendable {
             let after = try query.integer("after").map { Int(clamping: $0) }
             let limit = try query.limit()
             gateway.apiAttendance(room, after: after, limit: limit) { result in
+                completion(
+                    result.flatMap { page in
+                        page.map { .success($0) } ?? .failure(GatewayError(.notFound, "no room '\(room)'"))
+                    })
+            }
+        case .waiting(let room):
+            let after = try query.integer("after").map { Int(clamping: $0) }
+            let limit = try query.limit()
+            gateway.apiWaiting(room, after: after, limit: limit) { result in
                 completion(
                     result.flatMap { page in
                         page.map { .success($0) } ?? .failure(GatewayError(.notFound, "no room '\(room)'"))

@@ -82,7 +82,7 @@ extension APIRoute {
     var room: String? {
         switch self {
         case .getRoom(let room), .publishMeeting(let room), .publishEvent(let room), .moderate(let room),
-            .history(let room), .attendance(let room):
+            .history(let room), .attendance(let room), .waiting(let room):
             return room
         case .listRooms, .disconnect, .audit:
             return nil

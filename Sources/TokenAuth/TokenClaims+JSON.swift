@@ -6,7 +6,7 @@ extension TokenClaims {
     /// Required: `sub` (a non-empty string) and `exp` (an integer). Optional: `nbf` and `iat` (integers), `iss` and
     /// `name` (strings), `avatar` (an `https` or `http` URL), `aud` (a string or an array of strings), `rooms` (an
     /// object of non-empty room IDs to role names), `groups` and `caps` (arrays of non-empty strings), `attrs` (an
-    /// object of strings). `null` is not
+    /// object of strings), `admission` (an object of non-empty room IDs to `wait` or `bypass`). `null` is not
     /// accepted for any of them. Unknown claims are ignored. Times are not compared with the clock here.
     ///
     /// - Parameters:
@@ -42,6 +42,7 @@ extension TokenClaims {
             groups: try Self.stringArray(payload, "groups"),
             capabilities: try Self.stringArray(payload, "caps"),
             attributes: try Self.attributes(payload),
+            admission: try Self.admission(payload),
             notBefore: try Self.integer(payload, "nbf"),
             issuedAt: try Self.integer(payload, "iat"),
             issuer: try Self.string(payload, "iss"),
@@ -91,7 +92,27 @@ extension TokenClaims {
             let attributes = self.attributes.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) }
             members["attrs"] = .object(JSONObject(uniqueKeysWithValues: attributes))
         }
+        if !self.admission.isEmpty {
+            let rules = self.admission.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value.rawValue)) }
+            members["admission"] = .object(JSONObject(uniqueKeysWithValues: rules))
+        }
         return .object(members)
+    }
+
+    private static func admission(_ payload: JSONObject) throws(TokenError) -> [String: TokenAdmission] {
+        guard let value = payload["admission"] else { return [:] }
+        guard case .object(let members) = value else {
+            throw TokenError(.invalidClaims, "admission is not an object of room IDs to 'wait' or 'bypass'")
+        }
+        var rules: [String: TokenAdmission] = [:]
+        for member in members.entries {
+            guard !member.key.isEmpty else { throw TokenError(.invalidClaims, "admission has an empty room ID") }
+            guard case .string(let name) = member.value, let rule = TokenAdmission(rawValue: name) else {
+                throw TokenError(.invalidClaims, "admission has a value other than 'wait' or 'bypass'")
+            }
+            rules[member.key] = rule
+        }
+        return rules
     }
 
     private static func string(_ payload: JSONObject, _ claim: String) throws(TokenError) -> String? {

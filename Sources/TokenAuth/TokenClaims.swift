@@ -19,6 +19,9 @@ public struct TokenClaims: Sendable, Hashable {
     /// Participant attributes the backend vouches for (`attrs`, an object of strings): the participant's roster entry
     /// carries them, and the participant cannot change them.
     public var attributes: [String: String]
+    /// What the holder does at each room's waiting room (`admission`, an object of room IDs to `wait` or
+    /// `bypass`): wait even when it is off, or join without waiting when it is on.
+    public var admission: [String: TokenAdmission]
     /// The time from which the token is no longer valid (`exp`).
     public var expiresAt: Int64
     /// The time before which the token is not yet valid (`nbf`).
@@ -44,6 +47,8 @@ public struct TokenClaims: Sendable, Hashable {
     ///   - rooms: The role in each room the holder may join, by room ID.
     ///   - groups: The IDs of the groups the user is a member of.
     ///   - capabilities: What a bot token allows.
+    ///   - attributes: Participant attributes the backend vouches for.
+    ///   - admission: What the holder does at each room's waiting room.
     ///   - notBefore: The time before which the token is not yet valid.
     ///   - issuedAt: The time the token was issued.
     ///   - issuer: Who issued the token.
@@ -58,6 +63,7 @@ public struct TokenClaims: Sendable, Hashable {
         groups: [String] = [],
         capabilities: [String] = [],
         attributes: [String: String] = [:],
+        admission: [String: TokenAdmission] = [:],
         notBefore: Int64? = nil,
         issuedAt: Int64? = nil,
         issuer: String? = nil,
@@ -72,6 +78,7 @@ public struct TokenClaims: Sendable, Hashable {
         self.groups = groups
         self.capabilities = capabilities
         self.attributes = attributes
+        self.admission = admission
         self.notBefore = notBefore
         self.issuedAt = issuedAt
         self.issuer = issuer

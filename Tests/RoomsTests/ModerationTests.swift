@@ -227,6 +227,14 @@ import TokenAuth
             .unspotlight: .spotlight, .demote: .promote, .unban: .ban, .askUnmute: .mute, .unlock: .lock,
             .openFloor: .floor,
         ]
+        if action.capability == "admit", action != .requireAdmission {
+            // Admitting and denying need someone waiting: Dan, with the waiting room on.
+            let helper = try harness.connect("bot-door", rooms: ["r": .bot], caps: ["admit"])
+            try harness.join(helper, "r", as: "observer")
+            #expect(harness.request(helper, self.request(for: .requireAdmission)).first(type: "ack") != nil)
+            let dan = try harness.connect("u-dan", rooms: ["r": .participant])
+            #expect(harness.request(dan, ["type": "join", "room": "r"]).first(type: "waiting") != nil)
+        }
         if let first = setUp[action] {
             // Done by a bot that may (a request to unmute needs someone muted, which takes 'mute').
             let helper = try harness.connect("bot-helper", rooms: ["r": .bot], caps: [first.capability])
@@ -240,12 +248,13 @@ import TokenAuth
         let answer = harness.request(strong, request)
         #expect(answer.first(type: "ack")?["changed"] == true)
         #expect(harness.sequence("r") > before)
-        let events = answer.events
+        // Dan's join, which an admission lets go on, is his own.
+        let events = answer.events.filter { $0["event"] != "participant.joined" || $0["data"]?["uid"] != "u-dan" }
         #expect(events.isEmpty || events.allSatisfy { $0["actor"] == "bot-strong" })
     }
 
     func request(for action: ModeratorAction) -> JSONValue {
-        self.action(action.rawValue, target: action.needsTarget ? "u-bob" : nil)
+        self.action(action.rawValue, target: action.needsTargetWaiting ? "u-dan" : action.needsTarget ? "u-bob" : nil)
     }
 
     @Test(arguments: ["mute", "lower_hand", "spotlight", "unspotlight", "promote", "demote", "ban", "unban"])

@@ -109,6 +109,22 @@ enum PreviousWireEncoding {
             return ("room.floor_request_withdrawn", .object(JSONObject([("uid", .string(uid))])))
         case .roleChanged(let uid, let role):
             return ("participant.role_changed", withParticipant(uid, [("role", .string(role.rawValue))]))
+        case .admissionChanged(let isRequired):
+            return ("room.admission_changed", .object(JSONObject([("required", .bool(isRequired))])))
+        case .waitingEntered(let uid, _, _, _, _):
+            var fields: [(String, JSONValue)] = [("uid", .string(uid))]
+            if let entry = room.waiting.first(where: { $0.uid == uid }) {
+                fields.append(("entry", .object(entry.wireObject)))
+            }
+            return ("waiting.entered", .object(JSONObject(fields)))
+        case .waitingAdmitted(let uid):
+            return ("waiting.admitted", .object(JSONObject([("uid", .string(uid))])))
+        case .waitingDenied(let uid):
+            return ("waiting.denied", .object(JSONObject([("uid", .string(uid))])))
+        case .waitingLeft(let uid, let reason):
+            return (
+                "waiting.left", .object(JSONObject([("uid", .string(uid)), ("reason", .string(reason.rawValue))]))
+            )
         }
     }
 

@@ -91,6 +91,11 @@ import Testing
         #expect(reasons == LeaveReason.allCases.map(\.rawValue))
     }
 
+    @Test func theWaitingRoomLeaveReasonsAreThoseTheServersWaitingLeftCarry() throws {
+        let reasons = Self.strings(try Self.vectors()["waitingLeaveReasons"])
+        #expect(reasons == WaitingLeaveReason.allCases.map(\.rawValue))
+    }
+
     @Test func theViewFiltersAreTheServers() throws {
         let filters = Self.strings(try Self.vectors()["viewFilters"])
         #expect(filters == RosterViewSpec.Filter.allCases.map(\.rawValue))
@@ -154,6 +159,11 @@ enum EventSamples {
         .floorChanged(limit: 1),
         .floorRequested(uid: "u"),
         .floorRequestWithdrawn(uid: "u"),
+        .admissionChanged(isRequired: true),
+        .waitingEntered(uid: "u", name: "U", avatar: nil, role: .participant),
+        .waitingAdmitted(uid: "u"),
+        .waitingDenied(uid: "u"),
+        .waitingLeft(uid: "u", reason: .left),
     ]
 
     /// Every seed with each value that changes its name (leave reasons, flags on and off, promotions and
@@ -176,11 +186,15 @@ enum EventSamples {
             return [true, false].map { .banChanged(uid: uid, isBanned: $0) }
         case .lockChanged:
             return [true, false].map { .lockChanged(isLocked: $0) }
+        case .admissionChanged:
+            return [true, false].map { .admissionChanged(isRequired: $0) }
+        case .waitingLeft(let uid, _):
+            return WaitingLeaveReason.allCases.map { .waitingLeft(uid: uid, reason: $0) }
         case .participantJoined, .connectionLost, .participantConnectionClosed, .connectionRestored, .mediaIDChanged,
             .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .audioModeChanged, .cameraFacingChanged,
             .mutedByModerator, .hardMuted, .permissionsChanged, .unmuteRequested, .attributesChanged,
             .metadataChanged, .meetingMessage, .sessionEnded, .roleChanged, .floorChanged, .floorRequested,
-            .floorRequestWithdrawn:
+            .floorRequestWithdrawn, .waitingEntered, .waitingAdmitted, .waitingDenied:
             return [event]
         }
     }

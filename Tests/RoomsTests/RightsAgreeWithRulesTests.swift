@@ -46,7 +46,7 @@ import TokenAuth
             var fields: [(String, JSONValue)] = [
                 ("type", "action"), ("id", 1), ("room", "r"), ("action", .string(action.rawValue)),
             ]
-            if action.needsTarget { fields.append(("target", "u-target")) }
+            if action.needsTarget { fields.append(("target", action.needsTargetWaiting ? "u-waiting" : "u-target")) }
             return Right(
                 description: "action \(action.rawValue)",
                 granted: { $0["actions"]?.arrayValue?.contains(.string(action.rawValue)) == true },
@@ -72,7 +72,8 @@ import TokenAuth
         return rights
     }
 
-    /// A room with an admin watching and a participant to act on; then the actor joins. Returns the harness, the
+    /// A room with an admin watching, a participant to act on and a user in the waiting room (by its token's
+    /// claim, so the actor's own join does not wait); then the actor joins. Returns the harness, the
     /// actor's session and its join's `rights`.
     func join(_ actor: Actor, as kind: String) throws -> (RoomsNodeHarness, SessionID, JSONValue) {
         let harness = try RoomsNodeHarness()
@@ -80,6 +81,10 @@ import TokenAuth
         try harness.join(boss, "r", as: "observer")
         let target = try harness.connect("u-target", rooms: ["r": .participant])
         try harness.join(target, "r")
+        let waiting = try harness.connect("u-waiting", rooms: ["r": .participant], admission: ["r": .wait])
+        guard harness.request(waiting, ["type": "join", "room": "r"]).first(type: "waiting") != nil else {
+            throw HarnessError.unexpected("u-waiting does not wait")
+        }
         if actor == .promoted {
             _ = harness.request(boss, ["type": "action", "room": "r", "action": "promote", "target": "u-actor"])
         }

@@ -5,7 +5,8 @@ import TokenAuth
 
 /// The pure command step: who may change what, and which events a request causes, without a gateway or sockets.
 @Suite struct RoomCommandTests {
-    /// A room with a call in progress: an admin, a moderator, a participant (`u-bob`, hand raised) and a bot.
+    /// A room with a call in progress: an admin, a moderator, a participant (`u-bob`, hand raised) and a bot, with
+    /// `u-dan` in the waiting room.
     let state: RoomState
 
     init() {
@@ -21,6 +22,8 @@ import TokenAuth
         }
         apply(.participantJoined(uid: "b-bot", deviceID: "d", name: "bot", avatar: nil, role: .bot, callType: nil))
         apply(.flagChanged(uid: "u-bob", flag: .handRaised, value: true))
+        apply(.admissionChanged(isRequired: true))
+        apply(.waitingEntered(uid: "u-dan", name: "Dan", avatar: nil, role: .participant))
         self.state = state
     }
 
@@ -147,7 +150,8 @@ import TokenAuth
 
     @Test(arguments: ModeratorAction.allCases)
     func aBotActsOnlyThroughTheActionsCapability(_ action: ModeratorAction) throws {
-        let command = RoomCommand.moderate(action, target: action.needsTarget ? "u-bob" : nil, reason: nil)
+        let target = action.needsTargetWaiting ? "u-dan" : action.needsTarget ? "u-bob" : nil
+        let command = RoomCommand.moderate(action, target: target, reason: nil)
         let others = Set(ModeratorAction.allCases.map(\.capability)).subtracting([action.capability])
         #expect(throws: GatewayError.self) {
             try command.events(in: self.state, by: self.user("b-bot", .bot, caps: others.sorted()))
@@ -171,6 +175,10 @@ import TokenAuth
         let moderator = self.user("u-mod", .moderator)
         if action.needsTargetInCall {
             #expect(throws: GatewayError.notFound("'u-absent' is not in the call")) {
+                try command.events(in: self.state, by: moderator)
+            }
+        } else if action.needsTargetWaiting {
+            #expect(throws: GatewayError.notFound("'u-absent' is not in the waiting room")) {
                 try command.events(in: self.state, by: moderator)
             }
         } else {

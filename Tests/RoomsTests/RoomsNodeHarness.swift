@@ -68,6 +68,7 @@ final class RoomsNodeHarness {
         groups: [String] = [],
         caps: [String] = [],
         attributes: [String: String] = [:],
+        admission: [String: TokenAdmission] = [:],
         expiresIn: Int64 = 3600,
         notBeforeIn: Int64? = nil,
         audience: [String] = [],
@@ -81,6 +82,7 @@ final class RoomsNodeHarness {
             groups: groups,
             capabilities: caps,
             attributes: attributes,
+            admission: admission,
             notBefore: notBeforeIn.map { self.nowSeconds + $0 },
             audience: audience
         )
@@ -114,9 +116,14 @@ final class RoomsNodeHarness {
         name: String? = nil,
         rooms: [String: TokenRole] = [:],
         groups: [String] = [],
-        caps: [String] = []
+        caps: [String] = [],
+        attributes: [String: String] = [:],
+        admission: [String: TokenAdmission] = [:]
     ) throws -> SessionID {
-        let id = self.open(token: try self.token(uid, name: name, rooms: rooms, groups: groups, caps: caps))
+        let id = self.open(
+            token: try self.token(
+                uid, name: name, rooms: rooms, groups: groups, caps: caps, attributes: attributes,
+                admission: admission))
         let welcome = self.drain(id)
         guard welcome.count == 1, welcome[0]["type"] == "welcome" else {
             throw HarnessError.unexpected("no welcome for \(uid): \(welcome)")

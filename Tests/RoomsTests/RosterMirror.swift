@@ -21,11 +21,13 @@ final class RosterMirror {
         uid: String = "o-watch",
         room: String = "r",
         view: JSONValue = ["filter": "all"],
-        events: String = "all"
+        events: String = "all",
+        role: TokenRole = .viewer,
+        caps: [String] = []
     ) throws {
         self.harness = harness
         self.room = room
-        self.session = try harness.connect(uid, rooms: [room: .viewer])
+        self.session = try harness.connect(uid, rooms: [room: role], caps: caps)
         harness.send(
             self.session,
             [

@@ -30,6 +30,11 @@ import TokenAuth
             try self.harness.join(self.bob, "r")
             self.watchingHost = try self.harness.connect("u-host", rooms: ["r": .moderator])
             try self.harness.join(self.watchingHost, "r", as: "observer")
+            // Dan waits in the waiting room (his token says so), for admitting and denying.
+            let dan = try self.harness.connect("u-dan", rooms: ["r": .participant], admission: ["r": .wait])
+            guard self.harness.request(dan, ["type": "join", "room": "r"]).first(type: "waiting") != nil else {
+                throw HarnessError.unexpected("u-dan does not wait")
+            }
         }
 
         /// A session of `uid` joined (or watching) with the given token.
@@ -265,7 +270,8 @@ import TokenAuth
         var fields: [(String, JSONValue)] = [
             ("type", "action"), ("id", 1), ("room", "r"), ("action", .string(action.rawValue)),
         ]
-        if action.needsTarget { fields.append(("target", "u-bob")) }
+        let target = action.needsTargetWaiting ? "u-dan" : "u-bob"
+        if action.needsTarget { fields.append(("target", .string(target))) }
         let request = JSONValue.object(JSONObject(uniqueKeysWithValues: fields))
         for allowed in ["watching host", "promoted", "bot", "server API"] {
             let room = try Room()
@@ -281,7 +287,7 @@ import TokenAuth
                 #expect(room.answer(bot, request) == "ack", "\(action) by \(allowed)")
             default:
                 var body = JSONObject(uniqueKeysWithValues: [("action", JSONValue.string(action.rawValue))])
-                if action.needsTarget { body["target"] = "u-bob" }
+                if action.needsTarget { body["target"] = .string(target) }
                 let outcome = room.serverAPI {
                     try room.harness.gateway.apiModerate(
                         room: "r", body: .object(body), actor: "api:test", completion: $0)

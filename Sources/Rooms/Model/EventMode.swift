@@ -9,6 +9,7 @@ public enum EventMode: String, Hashable, Sendable {
 
     /// Whether an event goes to a subscriber in this mode. Meeting messages go to everyone.
     func includes(_ event: RoomEvent) -> Bool {
+        if event.isForOperatorsOnly { return false }
         switch self {
         case .all: return true
         case .none:

@@ -51,7 +51,8 @@ extension RoomEvent {
             .recordingChanged, .audioModeChanged, .cameraFacingChanged, .operatorChanged, .banChanged,
             .mutedByModerator, .meetingMessage, .attributesChanged, .metadataChanged, .permissionsChanged,
             .unmuteRequested, .hardMuted, .roleChanged, .lockChanged, .floorChanged, .floorRequested,
-            .floorRequestWithdrawn:
+            .floorRequestWithdrawn, .admissionChanged, .waitingEntered, .waitingAdmitted, .waitingDenied,
+            .waitingLeft:
             return .none
         }
     }
@@ -61,12 +62,13 @@ extension RoomEvent {
     var isUrgent: Bool {
         switch self {
         case .participantLeft, .mutedByModerator, .banChanged, .operatorChanged, .sessionEnded, .permissionsChanged,
-            .hardMuted, .roleChanged, .lockChanged, .floorChanged:
+            .hardMuted, .roleChanged, .lockChanged, .floorChanged, .admissionChanged:
             return true
         case .participantJoined, .connectionLost, .participantConnectionClosed, .connectionRestored, .flagChanged,
             .mediaIDChanged, .activeSpeakerChanged, .speakerStopped, .activeSpeakerShown, .recordingChanged,
             .audioModeChanged, .cameraFacingChanged, .meetingMessage, .attributesChanged, .metadataChanged,
-            .unmuteRequested, .floorRequested, .floorRequestWithdrawn:
+            .unmuteRequested, .floorRequested, .floorRequestWithdrawn, .waitingEntered, .waitingAdmitted,
+            .waitingDenied, .waitingLeft:
             return false
         }
     }
@@ -77,8 +79,11 @@ extension RoomEvent {
         switch self {
         case .meetingMessage, .mutedByModerator, .operatorChanged, .banChanged, .sessionEnded, .recordingChanged,
             .permissionsChanged, .unmuteRequested, .hardMuted, .roleChanged, .lockChanged, .floorChanged,
-            .floorRequested, .floorRequestWithdrawn:
+            .floorRequested, .floorRequestWithdrawn, .admissionChanged:
             return true
+        case .waitingEntered, .waitingAdmitted, .waitingDenied, .waitingLeft:
+            // Never sent to subscribers (`isForOperatorsOnly`).
+            return false
         case .participantLeft(_, _, let reason):
             return reason == .removed || reason == .banned || reason == .accessRevoked
         case .flagChanged(_, let flag, _):
@@ -104,7 +109,9 @@ extension RoomEvent {
             .floorRequestWithdrawn(let uid):
             return uid
         case .activeSpeakerChanged(nil), .activeSpeakerShown, .recordingChanged, .meetingMessage, .sessionEnded,
-            .metadataChanged, .lockChanged, .floorChanged:
+            .metadataChanged, .lockChanged, .floorChanged, .admissionChanged, .waitingEntered, .waitingAdmitted,
+            .waitingDenied, .waitingLeft:
+            // Waiting users are in no list; the events about them go to no subscriber (`isForOperatorsOnly`).
             // The shown speaker is never a hidden participant (`RoomState.shownSpeakerCandidate`).
             return nil
         }
@@ -138,10 +145,36 @@ extension RoomEvent {
             .roleChanged(let uid, _), .activeSpeakerChanged(let uid?):
             // A report that someone speaks moves their `lastSpokeAt` (the `recent_speaking` order).
             return uid
+        case .waitingEntered(let uid, _, _, _, _), .waitingAdmitted(let uid), .waitingDenied(let uid),
+            .waitingLeft(let uid, _):
+            // The entry of the `waiting` view.
+            return uid
         case .activeSpeakerChanged(nil), .speakerStopped, .activeSpeakerShown, .recordingChanged, .meetingMessage,
             .sessionEnded, .metadataChanged, .unmuteRequested, .lockChanged, .floorChanged, .floorRequested,
-            .floorRequestWithdrawn:
+            .floorRequestWithdrawn, .admissionChanged:
             return nil
+        }
+    }
+
+    /// Whether the event is about the waiting room's queue: who waits is for those who may admit them, so these
+    /// events go to no subscriber as events (nor in a resume or the history); the `waiting` view, the `waiting`
+    /// query and webhooks carry them.
+    var isForOperatorsOnly: Bool {
+        switch self {
+        case .waitingEntered, .waitingAdmitted, .waitingDenied, .waitingLeft: return true
+        default: return false
+        }
+    }
+
+    /// Whether the event may answer or move a join waiting in the waiting room: the waiting room's own events, a
+    /// join (another device of the user got in), a ban, the end of the session.
+    var concernsWaitingRoom: Bool {
+        switch self {
+        case .waitingEntered, .waitingAdmitted, .waitingDenied, .waitingLeft, .participantJoined, .banChanged(_, true),
+            .sessionEnded:
+            return true
+        default:
+            return false
         }
     }
 

@@ -79,6 +79,18 @@ public enum RoomEvent: Hashable, Sendable {
     case floorRequested(uid: String)
     /// A participant left the floor's queue without presenting.
     case floorRequestWithdrawn(uid: String)
+    /// The waiting room was turned on (a join into the call by a user who may not bypass it waits for a moderator
+    /// to admit it) or off.
+    case admissionChanged(isRequired: Bool)
+    /// A user arrived in the waiting room, with what its token says of it.
+    case waitingEntered(
+        uid: String, name: String, avatar: String?, role: ParticipantRole, attributes: [String: String] = [:])
+    /// A moderator let a waiting user in: its join goes on into the call.
+    case waitingAdmitted(uid: String)
+    /// A moderator turned a waiting user away.
+    case waitingDenied(uid: String)
+    /// A waiting user left the waiting room without an answer.
+    case waitingLeft(uid: String, reason: WaitingLeaveReason)
     /// A group meeting message (persisted in the history, replayable).
     case meetingMessage(MeetingMessage)
     /// The session was ended for everyone.

@@ -13,6 +13,10 @@ struct RoomRecord: Equatable {
     var isRecording: Bool
     /// Whether the room is locked; the entry carries `locked` only while it is.
     var isLocked: Bool
+    /// Whether the waiting room is on; the entry carries `admission` only while it is.
+    var requiresAdmission: Bool
+    /// How many wait in the waiting room; the entry carries `waiting` only while someone does.
+    var waitingCount: Int
     /// The presenter floor's limit; the entry carries `floor` only while one is set.
     var presenterLimit: Int?
     /// Who waits to present, while the floor queues; the entry carries `floorQueue` only then.
@@ -32,6 +36,8 @@ struct RoomRecord: Equatable {
         self.initiator = state.initiator
         self.isRecording = state.isRecording
         self.isLocked = state.isLocked
+        self.requiresAdmission = state.requiresAdmission
+        self.waitingCount = state.waiting.count
         self.presenterLimit = state.presenterLimit
         self.floorQueue = state.floorQueues ? state.floorQueue : nil
         self.activeSpeaker = speaker
@@ -49,12 +55,14 @@ struct RoomRecord: Equatable {
         if let initiator = self.initiator { object["initiator"] = .string(initiator) }
         object["recording"] = .bool(self.isRecording)
         if self.isLocked { object["locked"] = .bool(true) }
+        if self.requiresAdmission { object["admission"] = .bool(true) }
         if let limit = self.presenterLimit { object["floor"] = .int(Int64(limit)) }
         if let queue = self.floorQueue { object["floorQueue"] = Self.strings(queue) }
         if let speaker = self.activeSpeaker { object["activeSpeaker"] = .string(speaker) }
         if !self.metadata.isEmpty { object["metadata"] = ServerMessages.strings(self.metadata) }
         object["capacity"] = .int(Int64(self.capacity))
         object["participantCount"] = .int(Int64(self.participantCount))
+        if self.waitingCount > 0 { object["waiting"] = .int(Int64(self.waitingCount)) }
         if let meeting = self.activeMeeting { object["activeMeeting"] = .object(Self.meetingEntry(meeting)) }
         return object
     }
@@ -75,16 +83,19 @@ struct RoomRecord: Equatable {
         if old.startedAt != nil && self.startedAt == nil { patch["startedAt"] = .null }
         if old.initiator != nil && self.initiator == nil { patch["initiator"] = .null }
         if old.isLocked && !self.isLocked { patch["locked"] = .null }
+        if old.requiresAdmission && !self.requiresAdmission { patch["admission"] = .null }
         if old.presenterLimit != nil && self.presenterLimit == nil { patch["floor"] = .null }
         if old.floorQueue != nil && self.floorQueue == nil { patch["floorQueue"] = .null }
         if old.activeSpeaker != nil && self.activeSpeaker == nil { patch["activeSpeaker"] = .null }
         if !old.metadata.isEmpty && self.metadata.isEmpty { patch["metadata"] = .null }
+        if old.waitingCount > 0 && self.waitingCount == 0 { patch["waiting"] = .null }
         if old.activeMeeting != nil && self.activeMeeting == nil { patch["activeMeeting"] = .null }
         if self.callType != old.callType { patch["callType"] = .string(self.callType) }
         if let startedAt = self.startedAt, startedAt != old.startedAt { patch["startedAt"] = .int(startedAt) }
         if let initiator = self.initiator, initiator != old.initiator { patch["initiator"] = .string(initiator) }
         if self.isRecording != old.isRecording { patch["recording"] = .bool(self.isRecording) }
         if self.isLocked && !old.isLocked { patch["locked"] = .bool(true) }
+        if self.requiresAdmission && !old.requiresAdmission { patch["admission"] = .bool(true) }
         if let limit = self.presenterLimit, limit != old.presenterLimit { patch["floor"] = .int(Int64(limit)) }
         if let queue = self.floorQueue, queue != old.floorQueue { patch["floorQueue"] = Self.strings(queue) }
         if let speaker = self.activeSpeaker, speaker != old.activeSpeaker { patch["activeSpeaker"] = .string(speaker) }
@@ -102,6 +113,9 @@ struct RoomRecord: Equatable {
         if self.capacity != old.capacity { patch["capacity"] = .int(Int64(self.capacity)) }
         if self.participantCount != old.participantCount {
             patch["participantCount"] = .int(Int64(self.participantCount))
+        }
+        if self.waitingCount > 0 && self.waitingCount != old.waitingCount {
+            patch["waiting"] = .int(Int64(self.waitingCount))
         }
         if let meeting = self.activeMeeting, meeting != old.activeMeeting {
             if let before = old.activeMeeting {
@@ -152,6 +166,10 @@ struct RoomRecord: Equatable {
             output.append(UInt8(ascii: "}"))
         }
         if let speaker = self.activeSpeaker { Self.string(Keys.activeSpeaker, speaker, into: &output) }
+        if self.requiresAdmission {
+            output.append(contentsOf: Keys.admission)
+            output.append(contentsOf: Keys.trueBytes)
+        }
         Self.string(Keys.callType, self.callType, into: &output)
         output.append(contentsOf: Keys.capacity)
         JSONWriter.appendInteger(Int64(self.capacity), to: &output)
@@ -180,6 +198,10 @@ struct RoomRecord: Equatable {
             output.append(contentsOf: Keys.startedAt)
             JSONWriter.appendInteger(startedAt, to: &output)
         }
+        if self.waitingCount > 0 {
+            output.append(contentsOf: Keys.waiting)
+            JSONWriter.appendInteger(Int64(self.waitingCount), to: &output)
+        }
         output[start] = UInt8(ascii: "{")
         output.append(UInt8(ascii: "}"))
     }
@@ -199,6 +221,7 @@ struct RoomRecord: Equatable {
         static let active = encoded("active")
         static let activeMeeting = encoded("activeMeeting")
         static let activeSpeaker = encoded("activeSpeaker")
+        static let admission = encoded("admission")
         static let callType = encoded("callType")
         static let capacity = encoded("capacity")
         static let floor = encoded("floor")
@@ -212,6 +235,7 @@ struct RoomRecord: Equatable {
         static let sessionId = encoded("sessionId")
         static let startedAt = encoded("startedAt")
         static let text = encoded("text")
+        static let waiting = encoded("waiting")
         static let trueBytes = Array("true".utf8)
         static let falseBytes = Array("false".utf8)
     }

@@ -14,6 +14,16 @@ struct RosterRecord: Equatable {
         case member(Participant, isOperator: Bool)
         /// The banned view's entry: the uid, and the name while the participant is in the room.
         case banned(name: String?)
+        /// The waiting view's entry: who waits, since when.
+        case waiting(WaitingEntry)
+    }
+
+    /// Which form a view's entries take (`RosterViewSpec.Filter.entryForm`); each has its own cache of rendered
+    /// entries and checksum hashes in a round of patches.
+    enum FormKind: Int, Hashable, CaseIterable {
+        case member
+        case banned
+        case waiting
     }
 
     /// The participant's uid (the entry's key in the view).
@@ -26,10 +36,13 @@ struct RosterRecord: Equatable {
         self.form = form
     }
 
-    /// The entry of `uid` in `state` (in the banned view, the uid and name only), as `RosterView.entry` builds it.
-    init(_ uid: String, in state: RoomState, banned: Bool) {
+    /// The entry of `uid` in `state` (in the banned view, the uid and name only; in the waiting view, the waiting
+    /// room's entry), as `RosterView.entry` builds it.
+    init(_ uid: String, in state: RoomState, form: FormKind) {
         self.uid = uid
-        if !banned, let participant = state.participants[uid] {
+        if form == .waiting, let entry = state.waiting.first(where: { $0.uid == uid }) {
+            self.form = .waiting(entry)
+        } else if form == .member, let participant = state.participants[uid] {
             self.form = .member(participant, isOperator: state.isOperator(uid))
         } else {
             self.form = .banned(name: state.participants[uid]?.name)
@@ -47,6 +60,8 @@ struct RosterRecord: Equatable {
             object["banned"] = .bool(true)
             if let name { object["name"] = .string(name) }
             return object
+        case .waiting(let entry):
+            return entry.wireObject
         }
     }
 
@@ -56,6 +71,8 @@ struct RosterRecord: Equatable {
         guard lhs.uid == rhs.uid else { return false }
         switch (lhs.form, rhs.form) {
         case (.banned(let left), .banned(let right)):
+            return left == right
+        case (.waiting(let left), .waiting(let right)):
             return left == right
         case (.member(let left, let leftOperator), .member(let right, let rightOperator)):
             return leftOperator == rightOperator && Self.sameRosterFields(left, right)

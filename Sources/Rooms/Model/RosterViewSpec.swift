@@ -20,6 +20,17 @@ public struct RosterViewSpec: Hashable, Sendable, CustomStringConvertible {
         case left
         /// Everyone in the call whose name matches `query` (the same as `all` with a `query`).
         case search
+        /// Who waits in the waiting room, in the order they arrived (`RoomActor.mayAdmit` only).
+        case waiting
+
+        /// The form of the view's entries.
+        var entryForm: RosterRecord.FormKind {
+            switch self {
+            case .banned: return .banned
+            case .waiting: return .waiting
+            default: return .member
+            }
+        }
     }
 
     /// How `query` matches names (always case-insensitive).
@@ -101,7 +112,7 @@ public struct RosterViewSpec: Hashable, Sendable, CustomStringConvertible {
         case .muted: return participant.audioMuted
         case .moderatorMuted: return participant.audioMuted && participant.mutedByModerator
         case .restricted: return !participant.permissions.mayUnmute
-        case .banned: return false
+        case .banned, .waiting: return false
         case .raisedHands: return participant.handRaised
         case .presenters: return participant.presenting
         case .speakers: return participant.uid == speaker

@@ -1,6 +1,30 @@
+import JSONCoding
+import TokenAuth
+
 /// One room as the gateway keeps it: the reduced state, the log, the subscribers, the roster views, and what
 /// changed since the last flush of patches.
 final class HostedRoom {
+    /// A join that waits in the waiting room on this gateway: what it needs to go on once admitted.
+    struct WaitingJoin {
+        var session: SessionID
+        var claims: TokenClaims
+        var deviceID: String
+        var callType: String?
+        var view: RosterViewSpec
+        var events: EventMode
+        var resume: ClientMessage.Resume?
+        var requestID: JSONValue?
+        /// The position the client was last told.
+        var position: Int
+    }
+
+    /// How a wait ended without admission.
+    enum WaitingOutcome: Hashable {
+        case denied(reason: String?)
+        case expired
+        case left
+    }
+
     /// How far the room has come with its log. With a log that answers inline every room is `ready` from the start.
     enum Phase {
         /// The log has not loaded it yet: requests for it, and acknowledgements, wait (`backlog`).
@@ -76,6 +100,18 @@ final class HostedRoom {
     /// Per participant, the newest dropped entry only it could receive (`restrictedEvents`): a resume of its own
     /// connections from before it counts as missing a dropped entry, whatever its event mode.
     var droppedRestricted: [String: UInt64] = [:]
+    /// The joins on this gateway that wait in the room's waiting room, in the order they came.
+    var waitingJoins: [WaitingJoin] = []
+    /// Why a user left the waiting room without being admitted (denied, with the moderator's reason, or expired),
+    /// for the answer to its waiting joins here; cleared once they are answered.
+    var waitingOutcomes: [String: WaitingOutcome] = [:]
+    /// Whether an applied entry may have answered or moved a waiting join here (`RoomsNode.answerWaitingJoins`).
+    var waitingJoinsNeedAnswers = false
+    /// In a single process, when each waiting user that no connection here holds was first seen so (after a
+    /// restart): it leaves the waiting room once the reconnect grace period has passed.
+    var unheldWaitingSince: [String: Int64] = [:]
+    /// Whether this node proposed the end of waits that ran out and waits for the answer.
+    var waitExpiryProposed = false
     /// Roster views by spec; the whole-roster view always exists.
     var channels: [RosterViewSpec: ViewChannel] = [:]
     /// What changed since the last flush.

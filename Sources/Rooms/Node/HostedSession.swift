@@ -22,6 +22,8 @@ final class HostedSession {
     var unwritableSince: Int64?
     /// Rooms whose patches were skipped while not writable: a fresh snapshot replaces them.
     var needsResync: Set<String> = []
+    /// Rooms whose waiting room this connection waits in (`HostedRoom.waitingJoins`).
+    var waitingIn: Set<String> = []
     /// Authentications tried so far (on open and with `auth`), numbering each for `SessionAuthority`.
     var authenticationAttempts = 0
 

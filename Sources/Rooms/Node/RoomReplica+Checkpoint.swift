@@ -25,6 +25,9 @@ extension RoomReplica {
                 ("floor", state.presenterLimit.map { .int(Int64($0)) } ?? .null),
                 ("floorQueues", .bool(state.floorQueues)),
                 ("floorQueue", .array(state.floorQueue.map { .string($0) })),
+                ("admission", .bool(state.requiresAdmission)),
+                ("waiting", .array(state.waiting.map { .object($0.wireObject) })),
+                ("admitted", .array(state.admitted.sorted().map { .string($0) })),
                 ("activeMeeting", state.activeMeeting.map { RoomEvent.meetingMessage($0).wireValue } ?? .null),
                 ("heldSpeaker", optional(self.heldSpeaker)), ("heldSince", .int(self.heldSince)),
                 ("speakerDue", optional(self.speakerDue)), ("pendingSpeaker", optional(self.pendingSpeaker)),
@@ -49,6 +52,11 @@ extension RoomReplica {
         state.floorQueues = fields.bool("floorQueues")
         state.floorQueue = value["floorQueue"]?.arrayValue?.compactMap(\.stringValue) ?? []
         state.metadataSequence = UInt64(max(0, value["metadataSeq"]?.intValue ?? 0))
+        state.requiresAdmission = fields.bool("admission")
+        state.waiting = try (value["waiting"]?.arrayValue ?? []).map { item throws(RoomLogWireError) in
+            try WaitingEntry(wireObject: item)
+        }
+        state.admitted = Set((value["admitted"]?.arrayValue ?? []).compactMap(\.stringValue))
         for item in value["participants"]?.arrayValue ?? [] {
             let participant = try Participant(checkpoint: item)
             state.participants[participant.uid] = participant

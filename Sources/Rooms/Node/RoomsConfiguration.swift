@@ -19,6 +19,12 @@ public struct RoomsConfiguration: Sendable {
     /// Subscriptions (joined or watching, over any connections) one user may have in one room; more are refused with
     /// `ERR_TOO_MANY_SUBSCRIPTIONS`. One token cannot fill `maximumSubscribersPerRoom` and lock everyone else out.
     public var maximumSubscriptionsPerUserPerRoom: Int = 4
+    /// The longest a user waits in a room's waiting room, in milliseconds from its arrival; its join is then
+    /// answered with `ERR_WAIT_EXPIRED`.
+    public var maximumWaitMilliseconds: Int64 = 900_000
+    /// Users one room's waiting room holds at once; a join that would wait beyond them is refused with
+    /// `ERR_WAITING_ROOM_FULL`.
+    public var maximumWaitingPerRoom: Int = 500
     /// History kept per room.
     public var history = HistoryRetention()
     /// Longest id (room, group, device, session) in characters.

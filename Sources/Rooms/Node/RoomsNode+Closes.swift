@@ -22,6 +22,8 @@ extension RoomsNode {
                 self.closeSession(session, code: close.code, reason: close.reason)
             }
         }
+        // The joins waiting here that the entries answered (admitted, denied, expired) or moved.
+        if room.waitingJoinsNeedAnswers { self.answerWaitingJoins(room) }
     }
 
     func closeParticipantSessions(

@@ -78,7 +78,7 @@ extension RoomsNode {
     /// Whether a room has a deadline of its own pending.
     static func hasDeadlines(_ room: HostedRoom) -> Bool {
         !room.lostDevices.isEmpty || room.replica.speakerDue != nil || room.replica.switchUnannounced
-            || room.flushDue != nil || room.restrictionsEnd != nil
+            || room.flushDue != nil || room.restrictionsEnd != nil || !room.state.waiting.isEmpty
     }
 
     /// Lists a room among those `tick()` looks at every time, if it has a deadline pending.
@@ -113,6 +113,7 @@ extension RoomsNode {
             }
         }
         self.logShownSpeaker(of: room, now: now)
+        self.endOverdueWaits(of: room, now: now)
         if let end = room.restrictionsEnd, end <= now, !room.restrictionLiftProposed {
             // Timed hard mutes that ran out are lifted through the log, once, whichever node proposes it first.
             let lifts = room.state.joinOrder.compactMap { uid -> ProposedEvent? in
@@ -165,12 +166,14 @@ extension RoomsNode {
         // A room nobody is in or watching is forgotten once its history has aged out (bounded memory for
         // servers that see many one-off rooms); it starts afresh if someone comes back.
         let lastActivity = room.log.entries.last?.time ?? room.createdAt
-        if !room.subscribers.isEmpty || !room.lostDevices.isEmpty || self.groupSessions[roomID] != nil {
+        if !room.subscribers.isEmpty || !room.lostDevices.isEmpty || self.groupSessions[roomID] != nil
+            || !room.waitingJoins.isEmpty
+        {
             room.lastLocalUse = now
         }
         guard
             room.subscribers.isEmpty && room.lostDevices.isEmpty && room.backlog.isEmpty
-                && room.sequenceWaiters.isEmpty
+                && room.sequenceWaiters.isEmpty && room.waitingJoins.isEmpty && room.state.waiting.isEmpty
         else { return }
         if self.logTraits.hasOtherWriters {
             // The room lives in the shared log: this gateway forgets it when nobody here has used it for the

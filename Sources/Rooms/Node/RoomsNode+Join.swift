@@ -42,12 +42,22 @@ extension RoomsNode {
         let uid = claims.subject
         // A banned user neither joins nor watches: the room's events are not theirs to see.
         if room.state.banned.contains(uid) { throw .banned }
-        // A locked room takes no one new into the call but those who may lock it; who is in (another device, a
-        // device coming back) and those who watch are not held back.
-        if kind == .participant, room.state.isLocked, room.state.participants[uid]?.isJoined != true,
-            !RoomActor(claims: claims, role: role).bypassesLock(in: room.state)
-        {
-            throw .roomLocked
+        try Self.checkMayOpen(view, as: RoomActor(claims: claims, role: role), in: room.state)
+        // A locked room takes no one new into the call but those who may lock it, and a room with its waiting room
+        // on lets them wait for a moderator (`RoomActor.admission`); who is in (another device, a device coming
+        // back) and those who watch are not held back.
+        if kind == .participant {
+            switch RoomActor(claims: claims, role: role).admission(in: room.state, claim: claims.admission[roomID]) {
+            case .enters:
+                break
+            case .refusedLocked:
+                throw .roomLocked
+            case .waits:
+                try self.wait(
+                    session, claims: claims, role: role, room: room, deviceID: deviceID, callType: callType,
+                    view: view, events: events, resume: resume, requestID: requestID)
+                return
+            }
         }
         if session.subscriptions[roomID] == nil, room.subscribers.count >= self.configuration.maximumSubscribersPerRoom
         {
@@ -180,6 +190,13 @@ extension RoomsNode {
             resync: false)
     }
 
+    /// Refuses a view the actor may not see: the `waiting` view is for those who may admit.
+    static func checkMayOpen(_ view: RosterViewSpec, as actor: RoomActor, in state: RoomState) throws(GatewayError) {
+        if view.filter == .waiting, !actor.mayAdmit(in: state) {
+            throw .forbidden("the waiting view is for moderators and bots with 'admit'")
+        }
+    }
+
     func checkCapacity(_ room: HostedRoom, role: ParticipantRole) throws(GatewayError) {
         let joined = room.state.participants.values.filter(\.isJoined)
         if role.countsAgainstCapacity {
@@ -194,6 +211,14 @@ extension RoomsNode {
     func leave(
         _ session: HostedSession, claims: TokenClaims, roomID: String, requestID: JSONValue?
     ) throws(GatewayError) {
+        if session.subscriptions[roomID] == nil, let room = self.rooms[roomID],
+            room.waitingJoins.contains(where: { $0.session == session.id })
+        {
+            // Leaving the waiting room: the join that waited is over.
+            self.endWaits(of: session.id, in: room)
+            self.ack(session, requestID, room: room, changed: true)
+            return
+        }
         guard let subscription = session.subscriptions[roomID], let room = self.rooms[roomID] else {
             throw .notInRoom
         }

@@ -140,6 +140,7 @@ extension RoomsNode {
         default:
             break
         }
+        if event.concernsWaitingRoom { self.noteWaitingRoomEffects(of: entry, in: room) }
         self.publisher.applied(event, in: room, startedCall: startsCall, shownSpeakerChanges: shownSpeakerChanges)
         if !room.sequenceWaiters.isEmpty {
             let sequence = room.state.sequence

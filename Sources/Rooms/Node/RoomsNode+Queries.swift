@@ -89,6 +89,13 @@ extension RoomsNode {
             let replica = self.rooms[roomID]?.replica ?? RoomReplica(state: state)
             name = "attendance"
             fields = replica.attendancePage(after: after, limit: limit, asOf: self.clock())
+        case .waiting(let roomID, let after, let limit):
+            let state = try requireAccess(roomID)
+            guard RoomActor(claims: claims, role: self.role(of: claims, in: roomID)).mayAdmit(in: state) else {
+                throw .forbidden("only moderators and bots with 'admit' see the waiting room")
+            }
+            name = "waiting"
+            fields = state.waitingPage(after: after, limit: limit)
         }
         self.reply(session, ServerMessages.result(id: requestID, query: name, fields))
     }

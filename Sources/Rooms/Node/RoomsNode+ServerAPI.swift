@@ -43,6 +43,23 @@ extension RoomsNode {
         }
     }
 
+    /// A page of a room's waiting room (`RoomState.waitingPage`), or nil when the room does not exist. In a
+    /// cluster the room is loaded from the shared log first.
+    ///
+    /// - Parameters:
+    ///   - id: the room.
+    ///   - after: the position of the last entry of the page before; nil for the first page.
+    ///   - limit: at most this many entries.
+    ///   - completion: the page, nil when the room does not exist, or the error.
+    public func apiWaiting(
+        _ id: String, after: Int?, limit: Int, completion: @escaping (Result<JSONValue?, GatewayError>) -> Void
+    ) {
+        self.readExistingRoom(id, completion: completion) { room in
+            guard room.state.sequence > 0 else { return nil }
+            return .object(JSONObject(room.state.waitingPage(after: after, limit: limit)))
+        }
+    }
+
     /// Answers with `read` of the room once it is idle (in a cluster, loaded from the shared log first), or nil
     /// when this node knows no such room and no other node writes rooms; `read` gives nil for a room that does not
     /// exist after all.

@@ -233,6 +233,10 @@ public final class RoomsNode {
             guard let room = self.rooms[roomID] else { continue }
             self.publisher.unsubscribe(id, from: subscription.view, in: room)
         }
+        for roomID in session.waitingIn.sorted() {
+            guard let room = self.rooms[roomID] else { continue }
+            self.endWaits(of: id, in: room)
+        }
     }
 
     /// The connection's write queue crossed its high watermark (false) or drained below the low one (true).
@@ -323,6 +327,8 @@ public final class RoomsNode {
             guard var subscription = session.subscriptions[roomID], let room = self.rooms[roomID] else {
                 throw .notInRoom
             }
+            try Self.checkMayOpen(
+                view, as: RoomActor(claims: claims, role: self.role(of: claims, in: roomID)), in: room.state)
             self.publisher.move(session.id, from: subscription.view, to: view, in: room)
             if subscription.view != view {
                 subscription.view = view

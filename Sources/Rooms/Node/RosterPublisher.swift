@@ -241,7 +241,7 @@ final class RosterPublisher {
         let state = room.state
         var records: [String: RosterRecord] = [:]
         for uid in RosterView.members(state, spec: spec, speaker: room.heldSpeaker) {
-            records[uid] = RosterRecord(uid, in: state, banned: spec.filter == .banned)
+            records[uid] = RosterRecord(uid, in: state, form: spec.filter.entryForm)
         }
         let channel = ViewChannel(
             spec: spec,
@@ -259,10 +259,11 @@ final class RosterPublisher {
         guard room.hasPendingChanges else { return }
         let state = room.state
         var entries: [String: RosterRecord] = [:]
-        var bannedEntries: [String: RosterRecord] = [:]
-        // Checksum hashes of changed entries, computed once for all views (the banned form has its own).
+        // Checksum hashes of changed entries, computed once for all views; the banned and waiting forms have their
+        // own entries and hashes.
         var hashes: [String: UInt64] = [:]
-        var bannedHashes: [String: UInt64] = [:]
+        var otherFormEntries: [RosterRecord.FormKind: [String: RosterRecord]] = [:]
+        var otherFormHashes: [RosterRecord.FormKind: [String: UInt64]] = [:]
         let roomEntry = RoomRecord(state, speaker: room.heldSpeaker, capacity: self.configuration.roomCapacity)
         for spec in room.channels.keys.sorted(by: { $0.description < $1.description }) {
             let channel = room.channels[spec]!
@@ -272,26 +273,33 @@ final class RosterPublisher {
             if room.everythingDirty {
                 candidates.formUnion(state.participants.keys)
                 candidates.formUnion(state.banned)
+                for entry in state.waiting { candidates.insert(entry.uid) }
             }
             for uid in channel.records.keys where !memberSet.contains(uid) { candidates.insert(uid) }
             for uid in members where channel.records.index(forKey: uid) == nil { candidates.insert(uid) }
-            let isBannedView = spec.filter == .banned
+            let form = spec.filter.entryForm
             var participantsPatch = JSONObject()
             for uid in candidates.sorted(by: CanonicalJSON.keyPrecedes) {
                 var record: RosterRecord?
                 if memberSet.contains(uid) {
-                    if let cached = isBannedView ? bannedEntries[uid] : entries[uid] {
+                    if let cached = form == .member ? entries[uid] : otherFormEntries[form]?[uid] {
                         record = cached
                     } else {
-                        let rendered = RosterRecord(uid, in: state, banned: isBannedView)
-                        if isBannedView { bannedEntries[uid] = rendered } else { entries[uid] = rendered }
+                        let rendered = RosterRecord(uid, in: state, form: form)
+                        if form == .member {
+                            entries[uid] = rendered
+                        } else {
+                            otherFormEntries[form, default: [:]][uid] = rendered
+                        }
                         record = rendered
                     }
                 }
-                let change =
-                    isBannedView
-                    ? channel.update(uid, to: record, hashes: &bannedHashes)
-                    : channel.update(uid, to: record, hashes: &hashes)
+                let change: JSONValue?
+                if form == .member {
+                    change = channel.update(uid, to: record, hashes: &hashes)
+                } else {
+                    change = channel.update(uid, to: record, hashes: &otherFormHashes[form, default: [:]])
+                }
                 if let change { participantsPatch[uid] = change }
             }
             var patch = JSONObject()

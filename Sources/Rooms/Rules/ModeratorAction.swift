@@ -27,6 +27,16 @@ enum ModeratorAction: String, Hashable, CaseIterable {
     /// Stops every screen share but the target's, so the target may present under the floor (and puts the target
     /// first in the floor's queue when the room queues).
     case handFloor = "hand_floor"
+    /// Turns the waiting room on: a join into the call by a user who may not bypass it waits until admitted.
+    case requireAdmission = "require_admission"
+    /// Turns the waiting room off, letting in everyone waiting.
+    case openAdmission = "open_admission"
+    /// Lets the waiting target into the call.
+    case admit
+    case admitAll = "admit_all"
+    /// Turns the waiting target away (`ERR_ADMISSION_DENIED` to its join).
+    case deny
+    case denyAll = "deny_all"
 
     /// The most participants a presenter floor lets present at once (`floor` with `limit`).
     static let maximumFloorLimit = 16
@@ -42,6 +52,7 @@ enum ModeratorAction: String, Hashable, CaseIterable {
         case .endSession: return "end"
         case .lock, .unlock: return "lock"
         case .floor, .openFloor, .stopShare, .handFloor: return "floor"
+        case .requireAdmission, .openAdmission, .admit, .admitAll, .deny, .denyAll: return "admit"
         }
     }
 
@@ -49,9 +60,11 @@ enum ModeratorAction: String, Hashable, CaseIterable {
     var needsTarget: Bool {
         switch self {
         case .mute, .remove, .ban, .unban, .promote, .demote, .spotlight, .unspotlight, .lowerHand, .askUnmute,
-            .stopShare, .handFloor:
+            .stopShare, .handFloor, .admit, .deny:
             return true
-        case .muteAll, .lowerAllHands, .endSession, .lock, .unlock, .floor, .openFloor: return false
+        case .muteAll, .lowerAllHands, .endSession, .lock, .unlock, .floor, .openFloor, .requireAdmission,
+            .openAdmission, .admitAll, .denyAll:
+            return false
         }
     }
 
@@ -61,7 +74,7 @@ enum ModeratorAction: String, Hashable, CaseIterable {
         switch self {
         case .mute, .remove, .spotlight, .unspotlight, .lowerHand, .askUnmute, .stopShare, .handFloor: return true
         case .ban, .unban, .promote, .demote, .muteAll, .lowerAllHands, .endSession, .lock, .unlock, .floor,
-            .openFloor:
+            .openFloor, .requireAdmission, .openAdmission, .admit, .admitAll, .deny, .denyAll:
             return false
         }
     }
@@ -71,10 +84,14 @@ enum ModeratorAction: String, Hashable, CaseIterable {
         switch self {
         case .remove, .ban, .demote: return true
         case .mute, .muteAll, .unban, .promote, .spotlight, .unspotlight, .lowerHand, .lowerAllHands, .askUnmute,
-            .endSession, .lock, .unlock, .floor, .openFloor, .stopShare, .handFloor:
+            .endSession, .lock, .unlock, .floor, .openFloor, .stopShare, .handFloor, .requireAdmission, .openAdmission,
+            .admit, .admitAll, .deny, .denyAll:
             return false
         }
     }
+
+    /// Whether the target must wait in the waiting room (`ERR_NOT_FOUND` otherwise).
+    var needsTargetWaiting: Bool { self == .admit || self == .deny }
 
     /// The events the action causes in `state` (none when it would change nothing), its target checked.
     ///
@@ -157,6 +174,19 @@ enum ModeratorAction: String, Hashable, CaseIterable {
             let others = state.floorQueue.filter { $0 != target }
             return stops + others.map { .floorRequestWithdrawn(uid: $0) } + [.floorRequested(uid: target)]
                 + others.map { .floorRequested(uid: $0) }
+        case .requireAdmission:
+            return state.requiresAdmission ? [] : [.admissionChanged(isRequired: true)]
+        case .openAdmission:
+            // Turning the waiting room off lets in whoever waits, in the order they arrived.
+            return (state.requiresAdmission ? [.admissionChanged(isRequired: false)] : [])
+                + state.waiting.map { .waitingAdmitted(uid: $0.uid) }
+        case .admit, .deny:
+            guard let target, state.waitingPosition(of: target) != nil else { return [] }
+            return [self == .admit ? .waitingAdmitted(uid: target) : .waitingDenied(uid: target)]
+        case .admitAll:
+            return state.waiting.map { .waitingAdmitted(uid: $0.uid) }
+        case .denyAll:
+            return state.waiting.map { .waitingDenied(uid: $0.uid) }
         case .endSession:
             // Everyone in the call leaves with the reason `session_ended`, then the session ends.
             let joined = state.joinedParticipants

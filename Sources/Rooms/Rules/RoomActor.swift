@@ -68,6 +68,31 @@ struct RoomActor {
         self.mayTake(.lock, in: state)
     }
 
+    /// Whether the actor may see and answer the waiting room (the `waiting` view and query, `admit` and `deny`):
+    /// an operator, a bot with `admit`, the server API.
+    func mayAdmit(in state: RoomState) -> Bool {
+        self.isServerAPI || self.mayTake(.admit, in: state)
+    }
+
+    /// What happens to the actor's join into the call: it enters, waits in the waiting room, or is refused because
+    /// the room is locked.
+    ///
+    /// Who is in the call (another device) enters. A locked room sends those who may not lock it to the waiting
+    /// room when the room has one on (or their token says `wait`), else refuses them; a user a moderator admitted
+    /// in this call enters both. The waiting room holds everyone else but bots, those who may admit, and tokens
+    /// that say `bypass` for the room.
+    ///
+    /// - Parameters:
+    ///   - state: the room as it is.
+    ///   - claim: what the actor's token says of this room's waiting room (`admission`), if anything.
+    func admission(in state: RoomState, claim: TokenAdmission?) -> JoinAdmission {
+        if state.participants[self.uid]?.isJoined == true || state.admitted.contains(self.uid) { return .enters }
+        let waitingRoomIsOn = state.requiresAdmission || claim == .wait
+        if state.isLocked && !self.bypassesLock(in: state) { return waitingRoomIsOn ? .waits : .refusedLocked }
+        let bypasses = self.isBot || self.mayAdmit(in: state) || claim == .bypass
+        return waitingRoomIsOn && !bypasses ? .waits : .enters
+    }
+
     /// Whether the actor may read the room's attendance (the `attendance` query): an operator, a bot with
     /// `attendance`, the server API.
     func mayReadAttendance(in state: RoomState) -> Bool {
@@ -109,4 +134,14 @@ struct RoomActor {
 
     /// Whether the actor counts as an admin (only an admin may remove, ban or demote an admin).
     var isAdmin: Bool { self.isServerAPI || self.role == .admin }
+}
+
+/// What becomes of a join into the call (`RoomActor.admission`).
+enum JoinAdmission: Hashable {
+    /// The join goes on into the call.
+    case enters
+    /// The user waits in the waiting room until a moderator admits or denies it.
+    case waits
+    /// The room is locked and has no waiting room: `ERR_ROOM_LOCKED`.
+    case refusedLocked
 }

@@ -211,6 +211,9 @@ enum RoomCommand: Hashable {
             if let target, action.needsTargetInCall, participant?.isJoined != true {
                 throw .notFound("'\(target)' is not in the call")
             }
+            if let target, action.needsTargetWaiting, state.waitingPosition(of: target) == nil {
+                throw .notFound("'\(target)' is not in the waiting room")
+            }
             if action.protectsAdmins || hardMute != nil, participant?.role == .admin, !actor.isAdmin {
                 throw .forbidden("only an admin can \(action.rawValue) an admin")
             }

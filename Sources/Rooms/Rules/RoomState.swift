@@ -35,6 +35,14 @@ public struct RoomState: Hashable, Sendable {
     public var floorQueues: Bool
     /// Who waits to present, in the order they asked: the first may start once fewer than the limit present.
     public var floorQueue: [String]
+    /// Whether the room has its waiting room on: a join into the call by a user who may not bypass it waits in
+    /// `waiting` until a moderator admits it. It stays until turned off, across the end of a session.
+    public var requiresAdmission: Bool
+    /// Who waits to be let into the call, in the order they arrived.
+    public var waiting: [WaitingEntry]
+    /// Users a moderator let in during the current call: they join (again) without waiting until the call ends or
+    /// they are removed.
+    public var admitted: Set<String>
     /// The current meeting announced to the group, if one is active.
     public var activeMeeting: MeetingMessage?
     /// The sequence number of the last applied event.
@@ -53,6 +61,9 @@ public struct RoomState: Hashable, Sendable {
         self.presenterLimit = nil
         self.floorQueues = false
         self.floorQueue = []
+        self.requiresAdmission = false
+        self.waiting = []
+        self.admitted = []
         self.participants = [:]
         self.joinOrder = []
         self.operators = []
@@ -151,6 +162,7 @@ public struct RoomState: Hashable, Sendable {
             participant.devices.append(ParticipantDevice(deviceID: deviceID, joinedAt: now))
             if self.participants[uid] == nil { self.joinOrder.append(uid) }
             self.participants[uid] = participant
+            if !self.waiting.isEmpty { self.waiting.removeAll { $0.uid == uid } }
             if self.startedAt == nil {
                 self.startedAt = now
                 self.initiator = uid
@@ -169,6 +181,8 @@ public struct RoomState: Hashable, Sendable {
                 participant.clearFlagsOnLeave()
                 self.speakers.removeAll { $0 == uid }
             }
+            // Removed or banned: let in again only by a moderator.
+            if reason == .removed || reason == .banned { self.admitted.remove(uid) }
             self.participants[uid] = participant
             self.endCallIfEmpty()
         case .connectionLost(let uid, let deviceID), .connectionRestored(let uid, let deviceID),
@@ -218,7 +232,13 @@ public struct RoomState: Hashable, Sendable {
         case .operatorChanged(let uid, let isOperator):
             if isOperator { self.operators.insert(uid) } else { self.operators.remove(uid) }
         case .banChanged(let uid, let isBanned):
-            if isBanned { self.banned.insert(uid) } else { self.banned.remove(uid) }
+            if isBanned {
+                self.banned.insert(uid)
+                self.admitted.remove(uid)
+                self.waiting.removeAll { $0.uid == uid }
+            } else {
+                self.banned.remove(uid)
+            }
         case .mutedByModerator(let uid):
             guard var participant = self.participants[uid] else { return }
             participant.account(until: now)
@@ -260,6 +280,17 @@ public struct RoomState: Hashable, Sendable {
             if !self.floorQueue.contains(uid) { self.floorQueue.append(uid) }
         case .floorRequestWithdrawn(let uid):
             self.floorQueue.removeAll { $0 == uid }
+        case .admissionChanged(let isRequired):
+            self.requiresAdmission = isRequired
+        case .waitingEntered(let uid, let name, let avatar, let role, let attributes):
+            guard !self.waiting.contains(where: { $0.uid == uid }) else { return }
+            self.waiting.append(
+                WaitingEntry(uid: uid, name: name, avatar: avatar, role: role, attributes: attributes, since: now))
+        case .waitingAdmitted(let uid):
+            self.waiting.removeAll { $0.uid == uid }
+            self.admitted.insert(uid)
+        case .waitingDenied(let uid), .waitingLeft(let uid, _):
+            self.waiting.removeAll { $0.uid == uid }
         case .meetingMessage(let message):
             if message.isActive {
                 self.activeMeeting = message
@@ -281,6 +312,7 @@ public struct RoomState: Hashable, Sendable {
             self.activeMeeting = nil
             self.startedAt = nil
             self.initiator = nil
+            self.admitted = []
         }
     }
 
@@ -301,5 +333,11 @@ public struct RoomState: Hashable, Sendable {
         self.speakers = []
         self.isRecording = false
         self.activeMeeting = nil
+        self.admitted = []
+    }
+
+    /// Where `uid` waits in the waiting room, from 1; nil when it does not.
+    public func waitingPosition(of uid: String) -> Int? {
+        self.waiting.firstIndex { $0.uid == uid }.map { $0 + 1 }
     }
 }

@@ -14,7 +14,7 @@ struct RosterView: Equatable {
     static func render(_ state: RoomState, spec: RosterViewSpec, speaker: String?, capacity: Int) -> RosterView {
         var participants: [String: JSONObject] = [:]
         for uid in Self.members(state, spec: spec, speaker: speaker) {
-            participants[uid] = Self.entry(uid, in: state, banned: spec.filter == .banned)
+            participants[uid] = Self.entry(uid, in: state, form: spec.filter.entryForm)
         }
         return RosterView(room: Self.roomEntry(state, speaker: speaker, capacity: capacity), participants: participants)
     }
@@ -24,6 +24,13 @@ struct RosterView: Equatable {
         var uids: [String]
         if spec.filter == .banned {
             uids = state.listedBanned
+        } else if spec.filter == .waiting {
+            // Arrival order; a `query` narrows it by name.
+            uids = state.waiting.filter { entry in
+                guard let query = spec.query, !query.isEmpty else { return true }
+                let name = entry.name.lowercased()
+                return spec.match == .prefix ? name.hasPrefix(query) : name.contains(query)
+            }.map(\.uid)
         } else {
             uids = []
             for uid in state.joinOrder {
@@ -70,9 +77,11 @@ struct RosterView: Equatable {
             }.map(\.uid)
     }
 
-    /// One participant's entry; in the banned view, the uid and name only.
-    static func entry(_ uid: String, in state: RoomState, banned: Bool = false) -> JSONObject {
-        guard !banned, let participant = state.participants[uid] else {
+    /// One participant's entry; in the banned view, the uid and name only; in the waiting view, the waiting
+    /// room's entry.
+    static func entry(_ uid: String, in state: RoomState, form: RosterRecord.FormKind = .member) -> JSONObject {
+        if form == .waiting, let entry = state.waiting.first(where: { $0.uid == uid }) { return entry.wireObject }
+        guard form == .member, let participant = state.participants[uid] else {
             var object = JSONObject()
             object["uid"] = .string(uid)
             object["banned"] = .bool(true)
@@ -90,6 +99,8 @@ struct RosterView: Equatable {
         object["recording"] = .bool(state.isRecording)
         // Only while locked: an unlocked room's entry is as it always was.
         if state.isLocked { object["locked"] = .bool(true) }
+        // Only while the waiting room is on, and while someone waits (how many; who is in the `waiting` view).
+        if state.requiresAdmission { object["admission"] = .bool(true) }
         if let limit = state.presenterLimit { object["floor"] = .int(Int64(limit)) }
         // Only while the floor queues: who waits to present, in order.
         if state.floorQueues { object["floorQueue"] = .array(state.floorQueue.map { .string($0) }) }
@@ -97,6 +108,7 @@ struct RosterView: Equatable {
         if !state.metadata.isEmpty { object["metadata"] = ServerMessages.strings(state.metadata) }
         object["capacity"] = .int(Int64(capacity))
         object["participantCount"] = .int(Int64(state.listedCount))
+        if !state.waiting.isEmpty { object["waiting"] = .int(Int64(state.waiting.count)) }
         if let meeting = state.activeMeeting, case .object(var entry) = ServerMessages.meeting(meeting) {
             // A view holds no nulls: a null in a merge patch removes the member, so it could not be sent.
             if meeting.text == nil { entry["text"] = nil }

@@ -19,6 +19,8 @@ enum ClientMessage: Hashable {
         case history(room: String, after: UInt64, limit: Int)
         /// Moderators only: who attended the current (or last) call and for how long, a page in join order.
         case attendance(room: String, after: Int?, limit: Int)
+        /// Those who may admit only: who waits in the waiting room, a page in the order they arrived.
+        case waiting(room: String, after: Int?, limit: Int)
     }
 
     case authenticate(token: String)
@@ -58,7 +60,7 @@ extension ClientMessage {
             return [room]
         case .query(.activeMeeting(let room)), .query(.members(let room, _)), .query(.operators(let room)),
             .query(.muted(let room)), .query(.banned(let room)), .query(.history(let room, _, _)),
-            .query(.attendance(let room, _, _)):
+            .query(.attendance(let room, _, _)), .query(.waiting(let room, _, _)):
             return [room]
         }
     }

@@ -179,6 +179,11 @@ struct ClientMessageDecoder {
                 let after = try fields.optionalInt("after", range: -1...Int(Int32.max))
                 let limit = try fields.optionalInt("limit", range: 1...1000) ?? 100
                 message = .query(.attendance(room: room, after: after, limit: limit))
+            case "waiting":
+                let room = try fields.requiredID("room")
+                let after = try fields.optionalInt("after", range: 0...Int(Int32.max))
+                let limit = try fields.optionalInt("limit", range: 1...1000) ?? 100
+                message = .query(.waiting(room: room, after: after, limit: limit))
             default:
                 throw .badRequest("unknown query '\(what.prefix(32))'")
             }

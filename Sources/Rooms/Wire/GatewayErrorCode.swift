@@ -18,6 +18,9 @@ public enum GatewayErrorCode: String, Hashable, Sendable, CaseIterable {
     case notFound = "ERR_NOT_FOUND"
     case conflict = "ERR_CONFLICT"
     case floorTaken = "ERR_FLOOR_TAKEN"
+    case admissionDenied = "ERR_ADMISSION_DENIED"
+    case waitExpired = "ERR_WAIT_EXPIRED"
+    case waitingRoomFull = "ERR_WAITING_ROOM_FULL"
     case methodNotAllowed = "ERR_METHOD_NOT_ALLOWED"
     case tooManyRooms = "ERR_TOO_MANY_ROOMS"
     case roomFull = "ERR_ROOM_FULL"
@@ -36,8 +39,8 @@ public enum GatewayErrorCode: String, Hashable, Sendable, CaseIterable {
         public let message: String
     }
 
-    /// The table: 400 malformed, 401 not authenticated, 403 not allowed (a lock too), 404 not there, 405 wrong
-    /// method, 409 the request does not fit the connection's state or names a stale version, 413 past a size limit,
+    /// The table: 400 malformed, 401 not authenticated, 403 not allowed (a lock, a denied admission too), 404 not there, 405 wrong
+    /// method, 408 a wait for admission ran out, 409 the request does not fit the connection's state or names a stale version, 413 past a size limit,
     /// 429 past a count or rate limit (the call's seats, the room's subscribers, the user's connections, signals per
     /// second), 503 try again.
     public var definition: Definition {
@@ -57,6 +60,11 @@ public enum GatewayErrorCode: String, Hashable, Sendable, CaseIterable {
                 httpStatus: 409, message: "it changed after the version you named (ifSeq); read it and try again")
         case .floorTaken:
             Definition(httpStatus: 409, message: "someone else is presenting and the room lets one present at a time")
+        case .admissionDenied: Definition(httpStatus: 403, message: "a moderator did not let you into the call")
+        case .waitExpired:
+            Definition(httpStatus: 408, message: "nobody let you into the call in time; join again to wait again")
+        case .waitingRoomFull:
+            Definition(httpStatus: 429, message: "the waiting room holds as many as it can; try again later")
         case .methodNotAllowed: Definition(httpStatus: 405, message: "this resource does not take that method")
         case .tooManyRooms: Definition(httpStatus: 429, message: "this connection is in too many rooms")
         case .roomFull: Definition(httpStatus: 429, message: "the room has as many subscribers as it can take")

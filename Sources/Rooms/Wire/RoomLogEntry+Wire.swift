@@ -121,6 +121,21 @@ extension RoomEvent {
             return object("floor_request", [("uid", .string(uid))])
         case .floorRequestWithdrawn(let uid):
             return object("floor_withdraw", [("uid", .string(uid))])
+        case .admissionChanged(let isRequired):
+            return object("admission", [("value", .bool(isRequired))])
+        case .waitingEntered(let uid, let name, let avatar, let role, let attributes):
+            var fields: [(String, JSONValue)] = [
+                ("uid", .string(uid)), ("name", .string(name)), ("avatar", optional(avatar)),
+                ("role", .string(role.rawValue)),
+            ]
+            if !attributes.isEmpty { fields.append(("attrs", ServerMessages.strings(attributes))) }
+            return object("waiting", fields)
+        case .waitingAdmitted(let uid):
+            return object("admitted", [("uid", .string(uid))])
+        case .waitingDenied(let uid):
+            return object("denied", [("uid", .string(uid))])
+        case .waitingLeft(let uid, let reason):
+            return object("waiting_left", [("uid", .string(uid)), ("reason", .string(reason.rawValue))])
         }
     }
 
@@ -139,6 +154,14 @@ extension RoomEvent {
             return flag
         }
         func optional(_ key: String) -> String? { value[key]?.stringValue }
+        /// The token's attributes a join or an arrival carries (`attrs`), none when absent.
+        func attributes() -> [String: String] {
+            var attributes: [String: String] = [:]
+            for (key, item) in value["attrs"]?.objectValue?.entries ?? [] {
+                if let text = item.stringValue { attributes[key] = text }
+            }
+            return attributes
+        }
         func changes() throws(RoomLogWireError) -> [String: String?] {
             guard let object = value["changes"]?.objectValue else {
                 throw RoomLogWireError("event '\(type)' without 'changes'")
@@ -152,13 +175,9 @@ extension RoomEvent {
             guard let role = ParticipantRole(rawValue: try string("role")) else {
                 throw RoomLogWireError("unknown role")
             }
-            var attributes: [String: String] = [:]
-            for (key, item) in value["attrs"]?.objectValue?.entries ?? [] {
-                if let text = item.stringValue { attributes[key] = text }
-            }
             self = .participantJoined(
                 uid: try string("uid"), deviceID: try string("device"), name: try string("name"),
-                avatar: optional("avatar"), role: role, callType: optional("callType"), attributes: attributes,
+                avatar: optional("avatar"), role: role, callType: optional("callType"), attributes: attributes(),
                 hidden: value["hidden"]?.boolValue ?? false)
         case "attrs": self = .attributesChanged(uid: try string("uid"), changes: try changes())
         case "metadata": self = .metadataChanged(changes: try changes())
@@ -212,6 +231,21 @@ extension RoomEvent {
                 limit: value["limit"]?.intValue.map { Int($0) }, queues: value["queue"]?.boolValue ?? false)
         case "floor_request": self = .floorRequested(uid: try string("uid"))
         case "floor_withdraw": self = .floorRequestWithdrawn(uid: try string("uid"))
+        case "admission": self = .admissionChanged(isRequired: try bool("value"))
+        case "waiting":
+            guard let role = ParticipantRole(rawValue: try string("role")) else {
+                throw RoomLogWireError("unknown role")
+            }
+            self = .waitingEntered(
+                uid: try string("uid"), name: try string("name"), avatar: optional("avatar"), role: role,
+                attributes: attributes())
+        case "admitted": self = .waitingAdmitted(uid: try string("uid"))
+        case "denied": self = .waitingDenied(uid: try string("uid"))
+        case "waiting_left":
+            guard let reason = WaitingLeaveReason(rawValue: try string("reason")) else {
+                throw RoomLogWireError("unknown waiting room leave reason")
+            }
+            self = .waitingLeft(uid: try string("uid"), reason: reason)
         default: throw RoomLogWireError("unknown event type '\(type)'")
         }
     }

@@ -16,6 +16,11 @@ extension RosterRecord {
 
     /// Appends the entry's canonical JSON (`CanonicalJSON.write(.object(object))`) to `output`.
     func writeCanonical(into output: inout [UInt8]) {
+        if case .waiting = self.form {
+            // A view for moderators only, with few entries: written the general way.
+            CanonicalJSON.write(.object(self.object), into: &output)
+            return
+        }
         // Every member is written after a comma; the first one's comma becomes the opening brace.
         let start = output.count
         switch self.form {
@@ -26,6 +31,8 @@ extension RosterRecord {
             Self.string(Keys.uid, self.uid, into: &output)
         case .member(let participant, let isOperator):
             Self.writeCanonical(participant, isOperator: isOperator, into: &output)
+        case .waiting:
+            break
         }
         output[start] = UInt8(ascii: "{")
         output.append(UInt8(ascii: "}"))

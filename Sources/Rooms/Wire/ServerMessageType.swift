@@ -12,4 +12,6 @@ public enum ServerMessageType: String, Hashable, Sendable, CaseIterable {
     case pong
     case unsubscribed
     case signal
+    /// A join waits in the room's waiting room: its position, until the join's answer (an ack or an error).
+    case waiting
 }

@@ -61,6 +61,11 @@ extension ServerMessages {
         case .floorChanged: return "room.floor_changed"
         case .floorRequested: return "room.floor_requested"
         case .floorRequestWithdrawn: return "room.floor_request_withdrawn"
+        case .admissionChanged: return "room.admission_changed"
+        case .waitingEntered: return "waiting.entered"
+        case .waitingAdmitted: return "waiting.admitted"
+        case .waitingDenied: return "waiting.denied"
+        case .waitingLeft: return "waiting.left"
         }
     }
 
@@ -107,8 +112,19 @@ extension ServerMessages {
         case .floorChanged(let limit, let queues):
             writer.member("limit", limit.map { .int(Int64($0)) } ?? .null)
             writer.member("queue", bool: queues)
-        case .floorRequested(let uid), .floorRequestWithdrawn(let uid):
+        case .floorRequested(let uid), .floorRequestWithdrawn(let uid), .waitingAdmitted(let uid),
+            .waitingDenied(let uid):
             writer.member(EventKeys.uid, string: uid)
+        case .admissionChanged(let isRequired):
+            writer.member("required", bool: isRequired)
+        case .waitingEntered(let uid, _, _, _, _):
+            writer.member(EventKeys.uid, string: uid)
+            if let entry = room.waiting.first(where: { $0.uid == uid }) {
+                writer.member("entry", .object(entry.wireObject))
+            }
+        case .waitingLeft(let uid, let reason):
+            writer.member(EventKeys.uid, string: uid)
+            writer.member("reason", string: reason.rawValue)
         case .audioModeChanged(let uid, let mode):
             writer.member(EventKeys.uid, string: uid)
             writer.member("audioMode", string: mode)

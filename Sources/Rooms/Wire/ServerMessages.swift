@@ -47,6 +47,8 @@ enum ServerMessages {
                 ("initiator", state.initiator.map { .string($0) } ?? .null),
                 ("recording", .bool(state.isRecording)),
                 ("locked", .bool(state.isLocked)),
+                ("admission", .bool(state.requiresAdmission)),
+                ("waiting", .int(Int64(state.waiting.count))),
                 ("activeSpeaker", state.shownSpeakerCandidate.map { .string($0) } ?? .null),
                 ("capacity", .int(Int64(capacity))),
                 ("operators", .array(state.listedOperators.map { .string($0) })),
@@ -124,6 +126,18 @@ enum ServerMessages {
                 ("type", .string(ServerMessageType.unsubscribed.rawValue)), ("room", .string(room)),
                 ("reason", .string(reason.rawValue)),
             ]))
+    }
+
+    /// `{"type":"waiting", ...}`: the join `id` waits in the room's waiting room, at `position` (from 1), since
+    /// `since`, until `expiresAt` at the latest (milliseconds); sent again when the position changes.
+    static func waiting(id: JSONValue?, room: String, position: Int, since: Int64, expiresAt: Int64) -> JSONValue {
+        var members: [(String, JSONValue)] = [("type", .string(ServerMessageType.waiting.rawValue))]
+        if let id { members.append(("id", id)) }
+        members += [
+            ("room", .string(room)), ("position", .int(Int64(position))), ("waitingSince", .int(since)),
+            ("expiresAt", .int(expiresAt)),
+        ]
+        return .object(JSONObject(members))
     }
 
     /// `{"type":"result", ...}`: the answer to a query, its members after `query`.
