@@ -8,15 +8,15 @@ export declare const CLIENT_MESSAGE_TYPES: readonly ["auth", "join", "view", "le
 /** A message type a client sends. */
 export declare type ClientMessageType = (typeof CLIENT_MESSAGE_TYPES)[number];
 /** The `type` of every message the gateway sends. */
-export declare const SERVER_MESSAGE_TYPES: readonly ["welcome", "snapshot", "patch", "event", "resumed", "ack", "result", "error", "pong", "unsubscribed", "signal"];
+export declare const SERVER_MESSAGE_TYPES: readonly ["welcome", "snapshot", "patch", "event", "resumed", "ack", "result", "error", "pong", "unsubscribed", "signal", "waiting"];
 /** A message type the gateway sends. */
 export declare type ServerMessageType = (typeof SERVER_MESSAGE_TYPES)[number];
 /** Every event name (docs/PROTOCOL.md, "event"). */
-export declare const EVENT_NAMES: readonly ["participant.joined", "participant.left", "participant.audio_muted", "participant.audio_unmuted", "participant.video_paused", "participant.video_resumed", "participant.screen_share_started", "participant.screen_share_stopped", "participant.hand_raised", "participant.hand_lowered", "participant.pinned", "participant.unpinned", "participant.media_id_changed", "participant.active_speaker_changed", "participant.speaker_stopped", "participant.active_speaker_shown", "participant.attributes_changed", "participant.role_changed", "session.connection_lost", "session.connection_closed", "session.connection_restored", "session.timed_out", "session.ended", "media.recording_started", "media.recording_stopped", "media.audio_mode_changed", "media.camera_facing_changed", "moderation.muted", "moderation.promoted", "moderation.demoted", "moderation.banned", "moderation.unbanned", "moderation.permissions_changed", "moderation.unmute_requested", "room.metadata_changed", "room.locked", "room.unlocked", "room.floor_changed", "room.floor_requested", "room.floor_request_withdrawn", "meeting.message"];
+export declare const EVENT_NAMES: readonly ["participant.joined", "participant.left", "participant.audio_muted", "participant.audio_unmuted", "participant.video_paused", "participant.video_resumed", "participant.screen_share_started", "participant.screen_share_stopped", "participant.hand_raised", "participant.hand_lowered", "participant.pinned", "participant.unpinned", "participant.media_id_changed", "participant.active_speaker_changed", "participant.speaker_stopped", "participant.active_speaker_shown", "participant.attributes_changed", "participant.role_changed", "session.connection_lost", "session.connection_closed", "session.connection_restored", "session.timed_out", "session.ended", "media.recording_started", "media.recording_stopped", "media.audio_mode_changed", "media.camera_facing_changed", "moderation.muted", "moderation.promoted", "moderation.demoted", "moderation.banned", "moderation.unbanned", "moderation.permissions_changed", "moderation.unmute_requested", "room.metadata_changed", "room.locked", "room.unlocked", "room.floor_changed", "room.floor_requested", "room.floor_request_withdrawn", "room.admission_changed", "waiting.entered", "waiting.admitted", "waiting.denied", "waiting.left", "meeting.message"];
 /** An event name. */
 export declare type RoomEventName = (typeof EVENT_NAMES)[number];
 /** Every error code the gateway answers with (docs/PROTOCOL.md, "ack, result, error, welcome, pong"). */
-export declare const SERVER_ERROR_CODES: readonly ["ERR_BAD_REQUEST", "ERR_UNAUTHORIZED", "ERR_TOKEN_EXPIRED", "ERR_NOT_GROUP_MEMBER", "ERR_CALL_FULL", "ERR_BANNED", "ERR_ROOM_LOCKED", "ERR_FORBIDDEN", "ERR_NOT_IN_ROOM", "ERR_NOT_FOUND", "ERR_CONFLICT", "ERR_FLOOR_TAKEN", "ERR_METHOD_NOT_ALLOWED", "ERR_TOO_MANY_ROOMS", "ERR_ROOM_FULL", "ERR_TOO_MANY_CONNECTIONS", "ERR_TOO_MANY_SUBSCRIPTIONS", "ERR_TOO_LARGE", "ERR_RATE_LIMITED", "ERR_UNAVAILABLE", "ERR_BUSY"];
+export declare const SERVER_ERROR_CODES: readonly ["ERR_BAD_REQUEST", "ERR_UNAUTHORIZED", "ERR_TOKEN_EXPIRED", "ERR_NOT_GROUP_MEMBER", "ERR_CALL_FULL", "ERR_BANNED", "ERR_ROOM_LOCKED", "ERR_FORBIDDEN", "ERR_NOT_IN_ROOM", "ERR_NOT_FOUND", "ERR_CONFLICT", "ERR_FLOOR_TAKEN", "ERR_ADMISSION_DENIED", "ERR_WAIT_EXPIRED", "ERR_WAITING_ROOM_FULL", "ERR_METHOD_NOT_ALLOWED", "ERR_TOO_MANY_ROOMS", "ERR_ROOM_FULL", "ERR_TOO_MANY_CONNECTIONS", "ERR_TOO_MANY_SUBSCRIPTIONS", "ERR_TOO_LARGE", "ERR_RATE_LIMITED", "ERR_UNAVAILABLE", "ERR_BUSY"];
 /** An error code the gateway answers with. */
 export declare type ServerErrorCode = (typeof SERVER_ERROR_CODES)[number];
 /** The gateway's close codes (docs/PROTOCOL.md, "Close codes"). */
@@ -86,6 +86,6 @@ export declare type ParticipantStateFlag = {
     [Flag in ParticipantFlag]: (typeof PARTICIPANT_FLAGS)[Flag]["setByParticipant"] extends true ? Flag : never;
 }[ParticipantFlag];
 /** The roster view filters (docs/PROTOCOL.md, "Roster views"). */
-export declare const VIEW_FILTERS: readonly ["all", "operators", "muted", "moderator_muted", "restricted", "banned", "raised_hands", "presenters", "speakers", "left", "search"];
+export declare const VIEW_FILTERS: readonly ["all", "operators", "muted", "moderator_muted", "restricted", "banned", "raised_hands", "presenters", "speakers", "left", "search", "waiting"];
 /** A roster view filter. */
 export declare type ViewFilter = (typeof VIEW_FILTERS)[number];

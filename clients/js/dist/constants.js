@@ -34,6 +34,7 @@ export const SERVER_MESSAGE_TYPES = [
     "pong",
     "unsubscribed",
     "signal",
+    "waiting",
 ];
 /** Every event name (docs/PROTOCOL.md, "event"). */
 export const EVENT_NAMES = [
@@ -77,6 +78,11 @@ export const EVENT_NAMES = [
     "room.floor_changed",
     "room.floor_requested",
     "room.floor_request_withdrawn",
+    "room.admission_changed",
+    "waiting.entered",
+    "waiting.admitted",
+    "waiting.denied",
+    "waiting.left",
     "meeting.message",
 ];
 /** Every error code the gateway answers with (docs/PROTOCOL.md, "ack, result, error, welcome, pong"). */
@@ -93,6 +99,9 @@ export const SERVER_ERROR_CODES = [
     "ERR_NOT_FOUND",
     "ERR_CONFLICT",
     "ERR_FLOOR_TAKEN",
+    "ERR_ADMISSION_DENIED",
+    "ERR_WAIT_EXPIRED",
+    "ERR_WAITING_ROOM_FULL",
     "ERR_METHOD_NOT_ALLOWED",
     "ERR_TOO_MANY_ROOMS",
     "ERR_ROOM_FULL",
@@ -172,4 +181,5 @@ export const VIEW_FILTERS = [
     "speakers",
     "left",
     "search",
+    "waiting",
 ];

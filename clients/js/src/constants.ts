@@ -39,6 +39,7 @@ export const SERVER_MESSAGE_TYPES = [
     "pong",
     "unsubscribed",
     "signal",
+    "waiting",
 ] as const;
 
 /** A message type the gateway sends. */
@@ -86,6 +87,11 @@ export const EVENT_NAMES = [
     "room.floor_changed",
     "room.floor_requested",
     "room.floor_request_withdrawn",
+    "room.admission_changed",
+    "waiting.entered",
+    "waiting.admitted",
+    "waiting.denied",
+    "waiting.left",
     "meeting.message",
 ] as const;
 
@@ -106,6 +112,9 @@ export const SERVER_ERROR_CODES = [
     "ERR_NOT_FOUND",
     "ERR_CONFLICT",
     "ERR_FLOOR_TAKEN",
+    "ERR_ADMISSION_DENIED",
+    "ERR_WAIT_EXPIRED",
+    "ERR_WAITING_ROOM_FULL",
     "ERR_METHOD_NOT_ALLOWED",
     "ERR_TOO_MANY_ROOMS",
     "ERR_ROOM_FULL",
@@ -204,6 +213,7 @@ export const VIEW_FILTERS = [
     "speakers",
     "left",
     "search",
+    "waiting",
 ] as const;
 
 /** A roster view filter. */

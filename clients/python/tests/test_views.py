@@ -8,7 +8,7 @@ from rollcall import View, ViewFilter, ViewSort
 def test_every_documented_filter_has_a_helper() -> None:
     helpers = {
         View.all(), View.operators(), View.muted(), View.moderator_muted(), View.restricted(), View.banned(),
-        View.raised_hands(), View.presenters(), View.speakers(), View.left(), View.search("a"),
+        View.raised_hands(), View.presenters(), View.speakers(), View.left(), View.search("a"), View.waiting(),
     }
     assert {view.filter for view in helpers} == set(get_args(ViewFilter))
 

@@ -10,6 +10,7 @@ from .checksum import canonical_json, roster_checksum
 from .client import Client
 from .connection import AuthMode, Connection
 from .errors import (
+    AdmissionDeniedError,
     BadRequestError,
     BannedError,
     BusyError,
@@ -41,6 +42,8 @@ from .errors import (
     UnauthorizedError,
     UnavailableError,
     UnsubscribedError,
+    WaitExpiredError,
+    WaitingRoomFullError,
     server_error,
 )
 from .events import (
@@ -103,6 +106,7 @@ __all__ = [
     "UNSUBSCRIBE_REASONS",
     "VIEW_FILTERS",
     "Ack",
+    "AdmissionDeniedError",
     "AsyncServerAPI",
     "AuthMode",
     "BadRequestError",
@@ -177,6 +181,8 @@ __all__ = [
     "View",
     "ViewFilter",
     "ViewSort",
+    "WaitExpiredError",
+    "WaitingRoomFullError",
     "apply_merge_patch",
     "canonical_json",
     "merge_patch_diff",

@@ -120,6 +120,29 @@ class FloorTakenError(ServerError):
     HTTP_STATUS = 409
 
 
+class AdmissionDeniedError(ServerError):
+    """`ERR_ADMISSION_DENIED`: a moderator turned the join away from the room's waiting room; the message carries
+    the reason. Joining again waits again."""
+
+    CODE = "ERR_ADMISSION_DENIED"
+    HTTP_STATUS = 403
+
+
+class WaitExpiredError(ServerError):
+    """`ERR_WAIT_EXPIRED`: the join waited in the waiting room as long as the room lets anyone wait; join again to
+    wait again."""
+
+    CODE = "ERR_WAIT_EXPIRED"
+    HTTP_STATUS = 408
+
+
+class WaitingRoomFullError(ServerError):
+    """`ERR_WAITING_ROOM_FULL`: the room's waiting room holds as many as it may; try again later."""
+
+    CODE = "ERR_WAITING_ROOM_FULL"
+    HTTP_STATUS = 429
+
+
 class MethodNotAllowedError(ServerError):
     """`ERR_METHOD_NOT_ALLOWED`: the server API's resource does not take that method."""
 
@@ -200,6 +223,9 @@ _BY_CODE: dict[str, type[ServerError]] = {
         NotFoundError,
         ConflictError,
         FloorTakenError,
+        AdmissionDeniedError,
+        WaitExpiredError,
+        WaitingRoomFullError,
         MethodNotAllowedError,
         TooManyRoomsError,
         RoomFullError,

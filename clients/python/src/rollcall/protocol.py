@@ -31,7 +31,8 @@ ClientMessageType = Literal[
 CLIENT_MESSAGE_TYPES: tuple[str, ...] = get_args(ClientMessageType)
 
 ServerMessageType = Literal[
-    "welcome", "snapshot", "patch", "event", "resumed", "ack", "result", "error", "pong", "unsubscribed", "signal"
+    "welcome", "snapshot", "patch", "event", "resumed", "ack", "result", "error", "pong", "unsubscribed", "signal",
+    "waiting"
 ]
 """The `type` of a message the gateway sends."""
 
@@ -78,6 +79,11 @@ EventName = Literal[
     "room.floor_changed",
     "room.floor_requested",
     "room.floor_request_withdrawn",
+    "room.admission_changed",
+    "waiting.entered",
+    "waiting.admitted",
+    "waiting.denied",
+    "waiting.left",
     "meeting.message",
 ]
 """The name of a room event (docs/PROTOCOL.md, "event")."""
@@ -110,6 +116,7 @@ ViewFilter = Literal[
     "speakers",
     "left",
     "search",
+    "waiting",
 ]
 """A roster view filter (docs/PROTOCOL.md, "Roster views")."""
 

@@ -93,6 +93,11 @@ class View:
         return cls("banned")
 
     @classmethod
+    def waiting(cls) -> View:
+        """Who waits in the waiting room, in arrival order (for moderators and bots with `admit`)."""
+        return cls("waiting")
+
+    @classmethod
     def raised_hands(cls) -> View:
         """Participants with a hand raised."""
         return cls("raised_hands")
