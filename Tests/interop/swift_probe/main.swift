@@ -28,6 +28,7 @@ final class Tally: @unchecked Sendable {
         case .participantAdded, .participantUpdated, .participantRemoved, .roomUpdated: kind = "changes"
         case .eventReceived: kind = "events"
         case .connectionLost, .resumed, .unsubscribed, .ended: kind = "connection"
+        case .waiting: kind = "waiting"
         }
         self.lock.withLock { self.counts[kind, default: 0] += 1 }
     }
