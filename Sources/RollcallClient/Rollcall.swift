@@ -160,19 +160,24 @@ public final class Rollcall: @unchecked Sendable {
     ///   - view: the roster view to mirror; default the whole roster.
     ///   - events: the events to receive besides patches; default all.
     ///   - callType: `audio` or `video`, taken from the join that starts the call.
+    ///   - onWaiting: told the join's position (from 1) each time it changes while the join waits in the room's
+    ///     waiting room; the join returns once a moderator admits it.
     /// - Returns: the subscription.
-    /// - Throws: `RollcallError`: `ERR_NOT_GROUP_MEMBER`, `ERR_BANNED`, `ERR_CALL_FULL`, `ERR_TOO_MANY_ROOMS`, …
+    /// - Throws: `RollcallError`: `ERR_NOT_GROUP_MEMBER`, `ERR_BANNED`, `ERR_CALL_FULL`, `ERR_TOO_MANY_ROOMS`,
+    ///   `ERR_ADMISSION_DENIED`, `ERR_WAIT_EXPIRED`, …
     public func join(
         room: String,
         as kind: RollcallJoinKind = .participant,
         view: RollcallView = .all,
         events: RollcallEventMode = .all,
-        callType: String? = nil
+        callType: String? = nil,
+        onWaiting: (@Sendable (_ position: Int) -> Void)? = nil
     ) async throws(RollcallError) -> RoomSubscription {
         let subscription = RoomSubscription(
             client: self, room: room, kind: kind, device: self.configuration.device, view: view, events: events,
             callType: callType
         )
+        subscription.waitingHandler = onWaiting
         let taken = self.lock.withLock {
             guard self.subscriptions[room] == nil else { return true }
             self.subscriptions[room] = subscription

@@ -168,6 +168,71 @@ extension RoomSubscription {
         try await self.perform(action: "unlock", reason: reason)
     }
 
+    /// Turns the room's waiting room on (moderators, bots with `admit`): a join into the call by a user who may not
+    /// bypass it waits until admitted.
+    @discardableResult
+    public func requireAdmission() async throws(RollcallError) -> RollcallAcknowledgement {
+        try await self.perform(action: "require_admission")
+    }
+
+    /// Turns the room's waiting room off, letting in everyone waiting.
+    @discardableResult
+    public func openAdmission() async throws(RollcallError) -> RollcallAcknowledgement {
+        try await self.perform(action: "open_admission")
+    }
+
+    /// Lets a waiting user into the call: its join goes on (moderators, bots with `admit`).
+    ///
+    /// - Parameters:
+    ///   - uid: the waiting user; `ERR_NOT_FOUND` when it does not wait.
+    @discardableResult
+    public func admit(_ uid: String) async throws(RollcallError) -> RollcallAcknowledgement {
+        try await self.perform(action: "admit", target: uid)
+    }
+
+    /// Lets everyone waiting into the call.
+    @discardableResult
+    public func admitAll() async throws(RollcallError) -> RollcallAcknowledgement {
+        try await self.perform(action: "admit_all")
+    }
+
+    /// Turns a waiting user away: its join fails with `ERR_ADMISSION_DENIED`, carrying `reason`.
+    ///
+    /// - Parameters:
+    ///   - uid: the waiting user; `ERR_NOT_FOUND` when it does not wait.
+    ///   - reason: sent to the user and recorded with the action.
+    @discardableResult
+    public func deny(_ uid: String, reason: String? = nil) async throws(RollcallError) -> RollcallAcknowledgement {
+        try await self.perform(action: "deny", target: uid, reason: reason)
+    }
+
+    /// Turns everyone waiting away.
+    @discardableResult
+    public func denyAll(reason: String? = nil) async throws(RollcallError) -> RollcallAcknowledgement {
+        try await self.perform(action: "deny_all", reason: reason)
+    }
+
+    /// Who waits in the waiting room, a page in arrival order (moderators, bots with `admit`).
+    ///
+    /// - Parameters:
+    ///   - after: the `next` of the page before (a position from 1); nil for the first page.
+    ///   - limit: at most this many entries (1 to 1000).
+    /// - Returns: the entries and the position to ask after for the next page (nil on the last).
+    public func waiting(
+        after: Int? = nil, limit: Int = 100
+    ) async throws(RollcallError)
+        -> (entries: [RollcallWaitingEntry], next: Int?)
+    {
+        guard let client = self.client else { throw RollcallError(.notConnected) }
+        var parameters = JSONObject()
+        parameters["room"] = .string(self.room)
+        parameters["limit"] = .int(Int64(limit))
+        if let after { parameters["after"] = .int(Int64(after)) }
+        let result = try await client.query("waiting", parameters)
+        let entries = (result["waiting"]?.arrayValue ?? []).compactMap(RollcallWaitingEntry.init(json:))
+        return (entries, result["next"]?.intValue.map { Int($0) })
+    }
+
     /// Hard-mutes a participant (moderators, bots with `mute`): muted, and unable to unmute itself for `duration`
     /// seconds, or until `ask_unmute` or a permission change gives the right back (nil).
     ///
@@ -227,8 +292,9 @@ extension RoomSubscription {
     }
 
     /// Performs a moderator action (`mute`, `mute_all`, `lower_hand`, `spotlight`, `unspotlight`, `promote`,
-    /// `demote`, `remove`, `ban`, `unban`, `end_session`, `lock`, `unlock`, and the presenter floor's `floor`,
-    /// `open_floor`, `stop_share` and `hand_floor`).
+    /// `demote`, `remove`, `ban`, `unban`, `end_session`, `lock`, `unlock`, the presenter floor's `floor`,
+    /// `open_floor`, `stop_share` and `hand_floor`, and the waiting room's `require_admission`, `open_admission`,
+    /// `admit`, `admit_all`, `deny` and `deny_all`).
     ///
     /// - Parameters:
     ///   - action: the action's name.

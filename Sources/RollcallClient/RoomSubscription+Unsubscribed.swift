@@ -2,7 +2,11 @@ extension RoomSubscription {
     /// The join waits in the room's waiting room: publishes `.waiting(position:)`, and `waitingPosition` says where.
     func waiting(position: Int) {
         guard self.isActive else { return }
-        self.lock.withLock { self.currentWaitingPosition = position }
+        let handler = self.lock.withLock { () -> (@Sendable (Int) -> Void)? in
+            self.currentWaitingPosition = position
+            return self.waitingHandler
+        }
+        handler?(position)
         self.broadcaster.publish(.waiting(position: position))
     }
 

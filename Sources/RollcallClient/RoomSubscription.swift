@@ -29,6 +29,9 @@ public final class RoomSubscription: @unchecked Sendable {
     private var currentRights: RollcallRights?
     /// Where the join waits in the waiting room, until its roster arrives.
     var currentWaitingPosition: Int?
+    /// Told each position of a first join that waits (`Rollcall.join(room:...onWaiting:)`), before the app holds
+    /// the subscription.
+    var waitingHandler: (@Sendable (Int) -> Void)?
     let broadcaster = Broadcaster<RoomChange>()
     /// The ephemeral signals of the room (`RoomSubscription+Signals.swift`).
     let signalBroadcaster = Broadcaster<RollcallSignal>()

@@ -62,4 +62,52 @@ final class RollcallControlsLiveTests: XCTestCase {
         }
         for client in [alice, bob, carol] { await client.close() }
     }
+
+    func testAWaitingJoinIsToldItsPlaceAndReturnsOnceAdmittedOrFailsWhenDenied() async throws {
+        let gateway = try LiveGateway()
+        defer { gateway.stop() }
+        let alice = try gateway.client("alice", rooms: [self.room: .moderator])
+        let carol = try gateway.client("carol", groups: [self.room])
+        let dave = try gateway.client("dave", groups: [self.room])
+        for client in [alice, carol, dave] { try await client.connect() }
+        let aliceRoom = try await alice.join(room: self.room)
+        XCTAssertEqual(aliceRoom.rights?.actions.contains("admit"), true)
+        try await aliceRoom.requireAdmission()
+        let positions = Positions()
+        let room = self.room
+        let carolJoin = Task { try await carol.join(room: room, onWaiting: { positions.add($0) }) }
+        let waits = await eventually { positions.last == 1 }
+        XCTAssertTrue(waits, "Carol was told she waits first")
+        let listed = try await aliceRoom.waiting()
+        XCTAssertEqual(listed.entries.map(\.uid), ["carol"])
+        XCTAssertNil(listed.next)
+        let counted = await eventually { aliceRoom.waitingCount == 1 && aliceRoom.requiresAdmission }
+        XCTAssertTrue(counted, "Alice's roster counts who waits")
+        try await aliceRoom.admit("carol")
+        let carolRoom = try await carolJoin.value
+        XCTAssertNotNil(carolRoom.participant("carol"))
+        XCTAssertNil(carolRoom.waitingPosition)
+
+        let daveJoin = Task { try await dave.join(room: room) }
+        let daveWaits = await eventually { aliceRoom.waitingCount == 1 }
+        XCTAssertTrue(daveWaits)
+        try await aliceRoom.deny("dave", reason: "not on the list")
+        do {
+            _ = try await daveJoin.value
+            XCTFail("a denied join got in")
+        } catch let error as RollcallError {
+            XCTAssertEqual(error.serverErrorCode, .admissionDenied)
+        }
+        for client in [alice, carol, dave] { await client.close() }
+    }
+}
+
+/// The positions a waiting join was told, from the client's thread.
+private final class Positions: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Int] = []
+
+    func add(_ position: Int) { self.lock.withLock { self.values.append(position) } }
+
+    var last: Int? { self.lock.withLock { self.values.last } }
 }
