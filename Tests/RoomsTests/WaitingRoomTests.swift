@@ -276,6 +276,18 @@ import TokenAuth
         #expect(room.state.waiting.isEmpty)
     }
 
+    @Test func aConnectionWaitsInNoMoreRoomsThanItMayBeIn() throws {
+        let harness = try RoomsNodeHarness { $0.maximumRoomsPerSession = 2 }
+        let rooms = ["r1", "r2", "r3"]
+        let guest = try harness.connect(
+            "u-guest", rooms: Dictionary(uniqueKeysWithValues: rooms.map { ($0, TokenRole.participant) }),
+            admission: Dictionary(uniqueKeysWithValues: rooms.map { ($0, TokenAdmission.wait) }))
+        #expect(harness.request(guest, ["type": "join", "room": "r1"]).first(type: "waiting") != nil)
+        #expect(harness.request(guest, ["type": "join", "room": "r2"]).first(type: "waiting") != nil)
+        #expect(harness.request(guest, ["type": "join", "room": "r3"]).errorCodes == ["ERR_TOO_MANY_ROOMS"])
+        #expect(harness.gateway.roomState("r3")?.waiting.isEmpty ?? true)
+    }
+
     @Test func theWaitingRoomSurvivesARestartWithTheStoreAndAWaiterComingBackKeepsItsPlace() throws {
         let clock = ManualClock()
         let store = InMemoryRoomStore()

@@ -26,6 +26,10 @@ extension RoomsNode {
         if room.waitingJoins.contains(where: { $0.session == session.id }) {
             throw .badRequest("already waiting to be let into this room's call")
         }
+        // A wait holds a place like a room joined: a connection waits in as many rooms as it may be in.
+        if session.waitingIn.count + self.roomsJoined(by: session) >= self.configuration.maximumRoomsPerSession {
+            throw .tooManyRooms
+        }
         var proposed: [ProposedEvent] = []
         if room.state.waitingPosition(of: uid) == nil {
             guard room.state.waiting.count < self.configuration.maximumWaitingPerRoom else {
@@ -119,8 +123,9 @@ extension RoomsNode {
         for join in admitted {
             guard let session = self.sessions[join.session] else { continue }
             do throws(GatewayError) {
+                // With the token the connection holds now: one refreshed while it waited may no longer name the room.
                 try self.join(
-                    session, claims: join.claims, roomID: state.id, kind: .participant, deviceID: join.deviceID,
+                    session, claims: session.claims ?? join.claims, roomID: state.id, kind: .participant, deviceID: join.deviceID,
                     callType: join.callType, view: join.view, events: join.events, resume: join.resume,
                     requestID: join.requestID)
             } catch {
