@@ -125,9 +125,9 @@ extension RoomsNode {
             do throws(GatewayError) {
                 // With the token the connection holds now: one refreshed while it waited may no longer name the room.
                 try self.join(
-                    session, claims: session.claims ?? join.claims, roomID: state.id, kind: .participant, deviceID: join.deviceID,
-                    callType: join.callType, view: join.view, events: join.events, resume: join.resume,
-                    requestID: join.requestID)
+                    session, claims: session.claims ?? join.claims, roomID: state.id, kind: .participant,
+                    deviceID: join.deviceID, callType: join.callType, view: join.view, events: join.events,
+                    resume: join.resume, requestID: join.requestID)
             } catch {
                 self.reply(session, ServerMessages.error(id: join.requestID, error))
             }
