@@ -226,16 +226,27 @@ import TokenAuth
             room.harness.gateway.roomLog("r")?.entries.last?.event == .waitingLeft(uid: "u-carol", reason: .expired))
     }
 
-    @Test func aWaiterWhoLeavesOrDropsLeavesTheWaitingRoom() throws {
+    @Test func aWaiterWhoLeavesGoesAtOnceAndOneWhoDropsKeepsItsPlaceForTheGracePeriod() throws {
         let room = try Room()
         let (carol, _) = try room.arrive("u-carol")
         let (dave, _) = try room.arrive("u-dave")
+        let (erin, _) = try room.arrive("u-erin")
         let left = room.harness.request(carol, ["type": "leave", "id": 2, "room": "r"])
         #expect(left.first(type: "ack") != nil)
-        #expect(room.state.waiting.map(\.uid) == ["u-dave"])
+        #expect(room.state.waiting.map(\.uid) == ["u-dave", "u-erin"])
+        // Dave's connection drops and he comes back within the grace period: still first.
         room.harness.close(dave, cleanly: false)
-        #expect(room.state.waiting.isEmpty)
-        #expect(room.harness.gateway.roomLog("r")?.entries.last?.event == .waitingLeft(uid: "u-dave", reason: .left))
+        room.harness.advance(milliseconds: 5_000)
+        #expect(room.state.waiting.map(\.uid) == ["u-dave", "u-erin"])
+        let back = try room.harness.connect("u-dave", name: "U-DAVE", rooms: ["r": .participant])
+        #expect(
+            room.harness.request(back, ["type": "join", "id": "join", "room": "r"]).first(type: "waiting")?[
+                "position"] == 1)
+        // Erin drops and does not come back: she leaves once the grace period has passed.
+        room.harness.close(erin, cleanly: true)
+        room.harness.advance(milliseconds: RoomsConfiguration().reconnectGraceMilliseconds + 1_000)
+        #expect(room.state.waiting.map(\.uid) == ["u-dave"])
+        #expect(room.harness.gateway.roomLog("r")?.entries.last?.event == .waitingLeft(uid: "u-erin", reason: .left))
     }
 
     @Test func theWaitingViewListsWhoWaitsInOrderWithNameAttributesAndArrivalAndFollowsThemByPatches() throws {

@@ -215,7 +215,7 @@ extension RoomsNode {
             room.waitingJoins.contains(where: { $0.session == session.id })
         {
             // Leaving the waiting room: the join that waited is over.
-            self.endWaits(of: session.id, in: room)
+            self.endWaits(of: session.id, in: room, leaving: true)
             self.ack(session, requestID, room: room, changed: true)
             return
         }

@@ -51,7 +51,7 @@ extension RoomsNode {
                 return
             }
             guard self.sessions[session.id] != nil else {
-                self.leaveWaitingRoomIfUnheld(uid, in: room)
+                if self.logTraits.hasOtherWriters { self.leaveWaitingRoomIfUnheld(uid, in: room) }
                 return
             }
             room.waitingJoins.append(
@@ -145,13 +145,25 @@ extension RoomsNode {
         if !room.waitingJoins.isEmpty { room.waitingJoinsNeedAnswers = true }
     }
 
-    /// A connection that waited in the room went (closed, or left the room): its joins are dropped, and when no
-    /// other connection here waits for the same user, the user leaves the waiting room.
-    func endWaits(of session: SessionID, in room: HostedRoom) {
+    /// A connection that waited in the room went: its join is dropped, and when no other connection here waits
+    /// for the same user, the user leaves the waiting room: at once when it left the room (`leave`), or when its
+    /// connection closed in a cluster; in a single process a closed connection's place is kept for the reconnect
+    /// grace period, so a client that comes back and joins again keeps it (`endOverdueWaits`).
+    ///
+    /// - Parameters:
+    ///   - session: the connection.
+    ///   - room: the room it waited in.
+    ///   - leaving: whether the client asked to leave (rather than its connection closing).
+    func endWaits(of session: SessionID, in room: HostedRoom, leaving: Bool) {
         guard let index = room.waitingJoins.firstIndex(where: { $0.session == session }) else { return }
         let uid = room.waitingJoins.remove(at: index).claims.subject
         self.sessions[session]?.waitingIn.remove(room.state.id)
-        self.leaveWaitingRoomIfUnheld(uid, in: room)
+        if leaving || self.logTraits.hasOtherWriters {
+            self.leaveWaitingRoomIfUnheld(uid, in: room)
+        } else if !room.waitingJoins.contains(where: { $0.claims.subject == uid }) {
+            room.unheldWaitingSince[uid] = self.clock()
+            self.watchDeadlines(of: room)
+        }
     }
 
     /// Logs that `uid` left the waiting room, when it waits and no connection here waits for it.

@@ -235,7 +235,7 @@ public final class RoomsNode {
         }
         for roomID in session.waitingIn.sorted() {
             guard let room = self.rooms[roomID] else { continue }
-            self.endWaits(of: id, in: room)
+            self.endWaits(of: id, in: room, leaving: false)
         }
     }
 
