@@ -349,7 +349,8 @@ def parse() -> argparse.Namespace:
     credentials.add_argument("--key", help="kid:secret of auth.keys, to sign the bot's own token")
     parser.add_argument("--hand-minutes", type=float, default=5.0, help="how long a hand may stay up")
     parser.add_argument("--capacity", type=int, help="seats to count against (default: the room's)")
-    parser.add_argument("--check-seconds", type=float, default=5.0, help="how often hands, capacity and the waiting room are checked")
+    parser.add_argument("--check-seconds", type=float, default=5.0,
+                        help="how often hands, capacity and the waiting room are checked")
     parser.add_argument("--exit-after", type=float, help="stop after this many seconds")
     waiting = parser.add_argument_group("the waiting room (the bot needs the admit capability)")
     waiting.add_argument("--require-admission", action="store_true", help="turn the waiting room on when joining")
