@@ -382,6 +382,9 @@ def payload_of(token):
          {"auth.issuer": "backend", "auth.audience": "rollcall"}),
         (["--uid", "carol", "--group", "standup", "--attr", "title=CTO", "--attr", "badge=guest=yes"],
          {"groups": ["standup"], "attributes": {"title": "CTO", "badge": "guest=yes"}}, {}),
+        (["--uid", "guest", "--room", "webinar", "--room", "briefing", "--admission", "wait", "--attr", "company=acme"],
+         {"rooms": ["webinar", "briefing"], "attributes": {"company": "acme"},
+          "admission": {"webinar": "wait", "briefing": "wait"}}, {}),
     ],
 )
 def test_tokens_from_rollcall_token_and_from_python_are_the_same_bytes(arguments, python, settings):

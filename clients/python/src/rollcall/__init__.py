@@ -48,6 +48,7 @@ from .errors import (
 )
 from .events import (
     Ack,
+    Admitted,
     ConnectionLost,
     DriftDetected,
     Ended,
@@ -62,6 +63,7 @@ from .events import (
     Signal,
     SnapshotReplaced,
     Unsubscribed,
+    Waiting,
 )
 from .merge_patch import apply_merge_patch, merge_patch_diff
 from .mirror import Rejoin, RoomMirror
@@ -93,6 +95,7 @@ from .session import Status
 from .tokens import TokenClaims, TokenKey, mint_token, sign_claims, verify_token
 from .tokensource import TokenProvider
 from .views import EventMode, JoinAs, View, ViewSort
+from .waiting_room import WaitingEntry, WaitingPage
 
 __all__ = [
     "CLIENT_MESSAGE_TYPES",
@@ -107,6 +110,7 @@ __all__ = [
     "VIEW_FILTERS",
     "Ack",
     "AdmissionDeniedError",
+    "Admitted",
     "AsyncServerAPI",
     "AuthMode",
     "BadRequestError",
@@ -182,6 +186,9 @@ __all__ = [
     "ViewFilter",
     "ViewSort",
     "WaitExpiredError",
+    "Waiting",
+    "WaitingEntry",
+    "WaitingPage",
     "WaitingRoomFullError",
     "apply_merge_patch",
     "canonical_json",

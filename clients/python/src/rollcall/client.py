@@ -7,8 +7,8 @@ from types import TracebackType
 from typing import Any
 
 from .connection import AuthMode
-from .errors import ConnectionClosed, RollcallError, ServerError
-from .events import Ack, Event
+from .errors import ConnectionClosed, NotConnected, RollcallError, ServerError
+from .events import Ack, Event, Waiting
 from .listeners import Stream
 from .mirror import RoomMirror
 from .reconnect import ReconnectPolicy
@@ -181,6 +181,13 @@ class Client:
         """Calls `callback` with errors the gateway sent without a request (such as `ERR_TOKEN_EXPIRED`)."""
         return self._session.server_errors.add(callback)
 
+    def on_waiting(self, callback: Callable[[Waiting], object]) -> Callable[[], None]:
+        """Calls `callback` with every `Waiting` of any room's join: the gateway holds it in the room's waiting
+        room (`position`, from 1), first when it arrives and again whenever the position changes. The room, in
+        `rooms` while its join is pending, has `waiting_position` until it is let in; returns a function that
+        removes the callback."""
+        return self._session.waits.add(callback)
+
     # MARK: Rooms
 
     async def join(
@@ -192,10 +199,18 @@ class Client:
         events: EventMode = "all",
         call_type: str | None = None,
         device: str | None = None,
+        on_waiting: Callable[[Waiting], object] | None = None,
     ) -> Room:
         """Joins a room's call (or watches it) and returns once its first snapshot is applied.
 
         A bot token joins as the bot role (on the reserved seats) with `join_as="participant"`.
+
+        While the room's waiting room is on (docs/PROTOCOL.md, "Waiting room") the gateway may hold the join until a
+        moderator answers: the join then waits past the request timeout, as long as the room lets anyone wait.
+        `on_waiting` (and `Client.on_waiting`) hears each `Waiting` with the position; `rooms[room]` is the room
+        meanwhile, with its `waiting_position`. Once admitted the join returns as any other; when the connection
+        drops meanwhile, the reconnect sends the join again, which waits again. Cancelling the join (or `leave()` on
+        `rooms[room]`) leaves the waiting room.
 
         Args:
             room: the room id (a group's room is the group id).
@@ -204,19 +219,35 @@ class Client:
             events: `all` (default), `notable` or `none`.
             call_type: `audio` or `video`, taken from the join that starts the call.
             device: the device id; default the client's.
+            on_waiting: called with every `Waiting` while the join waits in the waiting room.
 
         Raises:
             NotGroupMemberError, BannedError, CallFullError, TooManyRoomsError, RoomFullError: refused.
+            AdmissionDeniedError: a moderator turned the waiting join away (`reason` is theirs).
+            WaitExpiredError: the join waited as long as the room lets anyone wait.
+            WaitingRoomFullError: the waiting room holds as many as it may.
         """
         mirror = RoomMirror(
             room, join_as=join_as, device=device or self.device, view=view, events=events, call_type=call_type
         )
         subscription = self._session.add_room(mirror)
+        if on_waiting is not None:
+            subscription.on_waiting(on_waiting)
         try:
-            await subscription._join()
+            try:
+                await subscription._join()
+            except (ConnectionClosed, NotConnected):
+                if subscription.waiting_position is None or self._session.status == "closed":
+                    raise
+                # The connection dropped while the join waited: the reconnect sends it again (the session rejoins
+                # every room it has), and it waits again.
+                await subscription._until_joined()
         except BaseException as error:
+            abandoned = subscription.waiting_position is not None and not isinstance(error, ServerError)
             self._session.forget(subscription)
             subscription._end(error if isinstance(error, RollcallError) else None)
+            if abandoned:
+                self._session.spawn(self._session.leave_quietly(room))
             raise
         return subscription
 

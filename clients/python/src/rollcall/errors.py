@@ -127,6 +127,13 @@ class AdmissionDeniedError(ServerError):
     CODE = "ERR_ADMISSION_DENIED"
     HTTP_STATUS = 403
 
+    @property
+    def reason(self) -> str | None:
+        """The reason the moderator gave, from the message (`a moderator did not let you in: REASON`); None when
+        they gave none."""
+        _, colon, reason = self.message.partition(": ")
+        return reason if colon and reason else None
+
 
 class WaitExpiredError(ServerError):
     """`ERR_WAIT_EXPIRED`: the join waited in the waiting room as long as the room lets anyone wait; join again to

@@ -127,6 +127,57 @@ class Signal:
 
 
 @dataclass(frozen=True)
+class Waiting:
+    """The join waits in the room's waiting room (docs/PROTOCOL.md, "Waiting room"): the gateway held it back with
+    a `waiting` message, sent again whenever the position changes. The join stays open until a moderator lets the
+    user in (`Admitted`, then the snapshot) or turns it away (the join raises AdmissionDeniedError), or the wait runs
+    out (WaitExpiredError).
+
+    Attributes:
+        room: the room.
+        position: the place in the queue, from 1, in arrival order.
+        waiting_since: when the user arrived, milliseconds since the epoch (the gateway's clock).
+        expires_at: when the wait ends at the latest, milliseconds since the epoch (the gateway's clock).
+    """
+
+    room: str
+    position: int
+    waiting_since: int = 0
+    expires_at: int = 0
+
+    @property
+    def max_wait(self) -> float | None:
+        """Seconds the room lets anyone wait, counted from arrival (`expires_at - waiting_since`); None when the
+        message did not say."""
+        if self.expires_at <= 0 or self.waiting_since <= 0:
+            return None
+        return max(0, self.expires_at - self.waiting_since) / 1000
+
+    @classmethod
+    def from_message(cls, message: Mapping[str, Any]) -> Waiting | None:
+        """Reads a `waiting` message; None when it lacks a room or a position.
+
+        Args:
+            message: the parsed message.
+        """
+        room, position = message.get("room"), message.get("position")
+        if not isinstance(room, str) or not isinstance(position, int) or isinstance(position, bool):
+            return None
+        since, expires = message.get("waitingSince"), message.get("expiresAt")
+        return cls(
+            room=room,
+            position=position,
+            waiting_since=since if isinstance(since, int) else 0,
+            expires_at=expires if isinstance(expires, int) else 0,
+        )
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """The join that waited in the waiting room was let in; its snapshot follows (`SnapshotReplaced`)."""
+
+
+@dataclass(frozen=True)
 class SnapshotReplaced:
     """A snapshot replaced the roster: the first one, a resync after backpressure (`resync`), a fresh one after
     drift, or the answer to a resume that could not be served (`recovered` False)."""
@@ -207,7 +258,9 @@ class Ended:
 
 
 RoomChange = (
-    SnapshotReplaced
+    Waiting
+    | Admitted
+    | SnapshotReplaced
     | ParticipantAdded
     | ParticipantUpdated
     | ParticipantRemoved

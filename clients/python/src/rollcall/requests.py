@@ -16,13 +16,15 @@ class _Pending:
     room: str | None
     completes_on_roster: bool
     ack: dict[str, Any] | None = field(default=None)
+    held_until: float | None = field(default=None)
 
 
 class PendingRequests:
     """Matches answers (`ack`, `result`, `pong`, `welcome`, `error`) to the requests that carry their id.
 
     A join or view completes when the room's roster arrives (its `snapshot`, or `resumed` after a resume) after the
-    `ack`, so the caller finds the roster in place; the future then holds the `ack`.
+    `ack`, so the caller finds the roster in place; the future then holds the `ack`. A join the gateway holds in the
+    room's waiting room (`waiting`) is held past the request timeout (`hold`).
     """
 
     def __init__(self) -> None:
@@ -50,6 +52,41 @@ class PendingRequests:
             request_id: its id.
         """
         self._pending.pop(request_id, None)
+
+    def hold(self, request_id: object, until: float) -> bool:
+        """Lets a join wait past the request timeout, until `until` (the loop's clock): the gateway holds it in the
+        waiting room. False when no request has that id.
+
+        Args:
+            request_id: the `id` of the `waiting` message.
+            until: the time the request may wait until; a later `hold` replaces it.
+        """
+        if not isinstance(request_id, int) or isinstance(request_id, bool) or request_id not in self._pending:
+            return False
+        self._pending[request_id].held_until = until
+        return True
+
+    def held_until(self, request_id: int) -> float | None:
+        """Until when a request may wait past its timeout; None when the gateway did not hold it.
+
+        Args:
+            request_id: its id.
+        """
+        pending = self._pending.get(request_id)
+        return pending.held_until if pending is not None else None
+
+    def fail_room(self, room: str, error: RollcallError) -> None:
+        """Fails the joins and views of a room still waiting for its roster (the room was left while they waited).
+
+        Args:
+            room: the room.
+            error: the error each raises.
+        """
+        for request_id, pending in list(self._pending.items()):
+            if pending.room == room and pending.completes_on_roster:
+                del self._pending[request_id]
+                if not pending.future.done():
+                    pending.future.set_exception(error)
 
     def answer(self, message: Mapping[str, Any]) -> bool:
         """Completes the request a message answers; False when the message answers none.

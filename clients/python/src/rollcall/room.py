@@ -7,13 +7,28 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from .errors import ConnectionClosed, NotConnected, RequestTimeout, RollcallError, UnsubscribedError
-from .events import Ack, ConnectionLost, Ended, Event, EventReceived, RoomChange, Signal, Unsubscribed
+from .events import (
+    Ack,
+    Admitted,
+    ConnectionLost,
+    Ended,
+    Event,
+    EventReceived,
+    RoomChange,
+    Signal,
+    Unsubscribed,
+    Waiting,
+)
 from .listeners import Broadcaster, Stream
 from .mirror import Rejoin, RoomMirror
 from .participant import Participant
 from .protocol import STATE_FIELDS
 from .roster import RosterStore
 from .views import EventMode, JoinAs, View
+from .waiting_room import WaitingEntry, WaitingPage
+
+MAXIMUM_WAITING_PAGES = 1000
+"""Pages `Room.waiting()` reads at most (a waiting room holds `rooms.waiting_max_users`, 500 by default)."""
 
 
 class RoomLink(Protocol):
@@ -54,8 +69,12 @@ class Room:
         self._mirror = mirror
         self._changes: Broadcaster[RoomChange] = Broadcaster()
         self._signals: Broadcaster[Signal] = Broadcaster()
+        self._waits: Broadcaster[Waiting] = Broadcaster()
         self._active = True
         self._rights: dict[str, Any] = {}
+        self._wait: Waiting | None = None
+        self._end_error: RollcallError | None = None
+        self._joined: list[asyncio.Future[None]] = []
 
     # MARK: State
 
@@ -140,6 +159,18 @@ class Room:
         """Whether the room still receives changes (False after `leave`, a refused rejoin, or the client's close)."""
         return self._active
 
+    @property
+    def waiting_position(self) -> int | None:
+        """The join's place in the room's waiting room (from 1) while the gateway holds it there; None when it does
+        not wait (never did, or once admitted, denied or gone)."""
+        return self._wait.position if self._wait is not None else None
+
+    @property
+    def waiting_status(self) -> Waiting | None:
+        """The last `waiting` the gateway sent for the join while it waits (position, arrival, expiry); None when
+        it does not wait."""
+        return self._wait
+
     # MARK: Changes
 
     def on_change(self, callback: Callable[[RoomChange], object]) -> Callable[[], None]:
@@ -180,6 +211,19 @@ class Room:
             A function that removes the callback.
         """
         return self._signals.add(callback)
+
+    def on_waiting(self, callback: Callable[[Waiting], object]) -> Callable[[], None]:
+        """Calls `callback` with every `Waiting` of the room's join from now on: when the gateway holds it in the
+        waiting room, and whenever its position changes. `Admitted` (a room change) follows when the user is let
+        in; a denial or the end of the wait is raised by the join.
+
+        Args:
+            callback: the function.
+
+        Returns:
+            A function that removes the callback.
+        """
+        return self._waits.add(callback)
 
     def signals(self) -> Stream[Signal]:
         """An async iterator of every signal from now on; it ends when the room ends."""
@@ -344,8 +388,10 @@ class Room:
 
         Args:
             action: `mute`, `mute_all`, `ask_unmute`, `lower_hand`, `lower_all_hands`, `spotlight`,
-                `unspotlight`, `promote`, `demote`, `remove`, `ban`, `unban`, `end_session`, `lock` or `unlock`.
-            target: the uid it applies to; None for `mute_all`, `lower_all_hands`, `end_session`, `lock`, `unlock`.
+                `unspotlight`, `promote`, `demote`, `remove`, `ban`, `unban`, `end_session`, `lock`, `unlock`,
+                `require_admission`, `open_admission`, `admit`, `admit_all`, `deny` or `deny_all`.
+            target: the uid it applies to; None for `mute_all`, `lower_all_hands`, `end_session`, `lock`, `unlock`,
+                `require_admission`, `open_admission`, `admit_all`, `deny_all`.
             reason: shown with the event.
 
         Raises:
@@ -445,10 +491,107 @@ class Room:
         queue = self.room_state.get("floorQueue")
         return [uid for uid in queue if isinstance(uid, str)] if isinstance(queue, list) else []
 
+    # MARK: The waiting room
+
+    async def require_admission(self, reason: str | None = None) -> Ack:
+        """Turns the room's waiting room on (moderators, bots with `admit`): from now on a join into the call by a
+        user not in it waits until admitted or denied; who is in stays."""
+        return await self.action("require_admission", None, reason)
+
+    async def open_admission(self, reason: str | None = None) -> Ack:
+        """Turns the waiting room off and lets everyone waiting in, in arrival order."""
+        return await self.action("open_admission", None, reason)
+
+    async def admit(self, uid: str, reason: str | None = None) -> Ack:
+        """Lets a waiting user into the call: their join goes on (its ack, then its snapshot).
+
+        Raises:
+            NotFoundError: the user does not wait.
+        """
+        return await self.action("admit", uid, reason)
+
+    async def admit_all(self, reason: str | None = None) -> Ack:
+        """Lets everyone waiting into the call, in arrival order."""
+        return await self.action("admit_all", None, reason)
+
+    async def deny(self, uid: str, reason: str | None = None) -> Ack:
+        """Turns a waiting user away: their join raises AdmissionDeniedError with `reason` in its message.
+
+        Raises:
+            NotFoundError: the user does not wait.
+        """
+        return await self.action("deny", uid, reason)
+
+    async def deny_all(self, reason: str | None = None) -> Ack:
+        """Turns everyone waiting away."""
+        return await self.action("deny_all", None, reason)
+
+    async def waiting_page(self, *, limit: int | None = None, after: int | None = None) -> WaitingPage:
+        """One page of who waits, in arrival order (the `waiting` query; moderators, bots with `admit`).
+
+        Args:
+            limit: entries at most, 1 to 1000 (the gateway's default 100).
+            after: the `next` of the page before (a position from 1); None from the first.
+
+        Raises:
+            ForbiddenError: the client may not admit.
+        """
+        parameters: dict[str, Any] = {}
+        if limit is not None:
+            parameters["limit"] = limit
+        if after is not None:
+            parameters["after"] = after
+        return WaitingPage.from_result(await self.query("waiting", **parameters))
+
+    async def waiting(self, *, page_limit: int = 500) -> list[WaitingEntry]:
+        """Everyone who waits, in arrival order, read a page at a time (the `waiting` query).
+
+        Args:
+            page_limit: entries per page, 1 to 1000.
+
+        Raises:
+            ForbiddenError: the client may not admit.
+        """
+        entries: list[WaitingEntry] = []
+        after: int | None = None
+        for _ in range(MAXIMUM_WAITING_PAGES):
+            page = await self.waiting_page(limit=page_limit, after=after)
+            entries.extend(page.entries)
+            if page.next is None or not page.entries:
+                break
+            after = page.next
+        return entries
+
+    @property
+    def waiting_entries(self) -> list[WaitingEntry]:
+        """Who waits, in arrival order, from the roster of a room mirrored with `View.waiting()`; empty for
+        another view (read `waiting()` or `waiting_count` there)."""
+        if self.view.filter != "waiting":
+            return []
+        participants = self.roster.get("participants")
+        entries = [
+            WaitingEntry.from_entry(entry, uid)
+            for uid, entry in (participants.items() if isinstance(participants, dict) else ())
+            if isinstance(entry, dict)
+        ]
+        return sorted(entries, key=lambda entry: (entry.waiting_since, entry.uid))
+
+    @property
+    def admission_required(self) -> bool:
+        """Whether the room's waiting room is on (the roster's room entry carries `admission` while it is)."""
+        return self.room_state.get("admission") is True
+
+    @property
+    def waiting_count(self) -> int:
+        """How many wait in the waiting room (the room entry's `waiting`; 0 when nobody does)."""
+        count = self.room_state.get("waiting")
+        return count if isinstance(count, int) and not isinstance(count, bool) else 0
+
     # MARK: Queries, views, leaving
 
     async def query(self, name: str, **parameters: Any) -> dict[str, Any]:
-        """Asks about this room: `members`, `operators`, `muted`, `banned` or `history` (`after`, `limit`).
+        """Asks about this room: `members`, `operators`, `muted`, `banned`, `history` (`after`, `limit`) or
+        `waiting` (`after`, `limit`; `waiting()` reads it into entries).
 
         Args:
             name: the query.
@@ -483,9 +626,32 @@ class Room:
 
     def _handle(self, message: Mapping[str, Any]) -> Rejoin | None:
         changes, rejoin = self._mirror.handle(message)
+        if self._wait is not None and message.get("type") in ("snapshot", "resumed"):
+            # The join that waited was let in: its roster arrives.
+            self._wait = None
+            self._publish(Admitted())
         for change in changes:
             self._publish(change)
         return rejoin
+
+    def _waited(self, update: Waiting) -> None:
+        """The gateway holds the room's join in the waiting room, at `update.position`."""
+        if not self._active:
+            return
+        self._wait = update
+        self._waits.publish(update)
+        self._publish(update)
+
+    async def _until_joined(self) -> None:
+        """Returns once the room has its first roster (a rejoin after a reconnect brought it); raises the room's
+        error when it ends first."""
+        if self._mirror.store is not None:
+            return
+        if not self._active:
+            raise self._end_error or RollcallError(f"room {self.room} ended before it was joined")
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._joined.append(waiter)
+        await waiter
 
     async def _join(self) -> None:
         ack = await self._link.request(
@@ -504,8 +670,18 @@ class Room:
                 self._mirror.join_message(resume=resume), room=self.room, completes_on_roster=True
             )
             self._keep_rights(ack)
-        except (ConnectionClosed, NotConnected, RequestTimeout):
+            waiters, self._joined = self._joined, []
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+        except (ConnectionClosed, NotConnected):
             return  # The next connection rejoins again.
+        except RequestTimeout as error:
+            if self._mirror.store is not None:
+                return  # The next connection rejoins again.
+            # A room never joined (its first join waited when the connection dropped) would wait for nothing.
+            self._link.forget(self)
+            self._end(error)
         except RollcallError as error:
             self._link.forget(self)
             self._end(error)
@@ -525,10 +701,17 @@ class Room:
     def _end(self, error: RollcallError | None) -> None:
         if not self._active:
             return
+        self._wait = None
+        self._end_error = error
         self._changes.publish(Ended(error))
         self._active = False
         self._changes.finish()
         self._signals.finish()
+        self._waits.finish()
+        waiters, self._joined = self._joined, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_exception(error or RollcallError(f"room {self.room} ended before it was joined"))
 
     def _publish(self, change: RoomChange) -> None:
         if self._active:

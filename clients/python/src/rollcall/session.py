@@ -24,7 +24,7 @@ from .errors import (
     ServerError,
     server_error,
 )
-from .events import Event
+from .events import Event, Waiting
 from .listeners import Broadcaster
 from .mirror import RoomMirror
 from .reconnect import ReconnectPolicy
@@ -77,6 +77,7 @@ class Session:
         self.status_changes: Broadcaster[Status] = Broadcaster()
         self.meetings: Broadcaster[Event] = Broadcaster()
         self.server_errors: Broadcaster[ServerError] = Broadcaster()
+        self.waits: Broadcaster[Waiting] = Broadcaster()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
         self._wake = asyncio.Event()
@@ -140,9 +141,19 @@ class Session:
         return room
 
     def forget(self, room: Room) -> None:
-        """Stops routing messages to the room and rejoining it; a no-op when the id is another room's now."""
+        """Stops routing messages to the room and rejoining it; a no-op when the id is another room's now.
+
+        A join of the room still waiting for its roster (held in the waiting room) fails: the room was left.
+        """
         if self.rooms.get(room.room) is room:
             del self.rooms[room.room]
+            self.requests.fail_room(room.room, RollcallError(f"left room {room.room} before the join completed"))
+
+    async def leave_quietly(self, room: str) -> None:
+        """Sends `leave` for a room whose join was given up while it waited in the waiting room, so the gateway
+        takes the user out of the queue; a failure is ignored (a closed connection ends the wait anyway)."""
+        with contextlib.suppress(RollcallError):
+            await self.request({"type": "leave", "room": room})
 
     @property
     def uid(self) -> str | None:
@@ -157,21 +168,32 @@ class Session:
     ) -> dict[str, Any]:
         """Sends a request with a new id and returns its answer.
 
+        A join the gateway holds in the room's waiting room (`waiting`) waits past the request timeout: as long as
+        the room lets anyone wait, then the request timeout more.
+
         Raises:
             NotConnected: no authenticated connection now.
             ServerError: the gateway answered with an error (its subclass for the code).
             ConnectionClosed: the connection closed before the answer.
-            RequestTimeout: no answer within the request timeout.
+            RequestTimeout: no answer within the request timeout (or, for a held join, after its wait).
         """
         connection = self.connection
         if connection is None or self.status != "connected":
             raise NotConnected(f"not connected ({self.status})")
         request_id, future = self.requests.add(room, completes_on_roster)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.request_timeout
         try:
             await connection.send({**message, "id": request_id})
-            return await asyncio.wait_for(future, self.request_timeout)
-        except asyncio.TimeoutError:
-            raise RequestTimeout(f"no answer to {message.get('type')} within {self.request_timeout} s") from None
+            while True:
+                # asyncio.wait leaves the future alone when it times out, so a held join keeps waiting on it.
+                await asyncio.wait((future,), timeout=max(0.0, deadline - loop.time()))
+                if future.done():
+                    return future.result()
+                held = self.requests.held_until(request_id)
+                if held is None or held <= loop.time():
+                    raise RequestTimeout(f"no answer to {message.get('type')} within {self.request_timeout} s")
+                deadline = held
         finally:
             self.requests.discard(request_id)
 
@@ -292,6 +314,9 @@ class Session:
             error = server_error(str(message.get("code") or "ERR_UNKNOWN"), str(message.get("message") or ""))
             self.server_errors.publish(error)
             return
+        if kind == "waiting":
+            self._waiting(message)
+            return
         if kind == "unsubscribed":
             # Taken out of the room (another connection holds the device now): forgotten first, so no reconnect
             # joins it again.
@@ -320,6 +345,21 @@ class Session:
             self.requests.roster_arrived(room.room)
         if rejoin is not None:
             self.spawn(room._rejoin(resume=rejoin.resume))
+
+    def _waiting(self, message: Mapping[str, Any]) -> None:
+        """A join held in a room's waiting room, or its new position: the request waits on (as long as the room
+        lets anyone wait, counted from now, then the request timeout), and the room and the listeners learn it."""
+        update = Waiting.from_message(message)
+        if update is None:
+            return
+        loop = asyncio.get_running_loop()
+        wait = update.max_wait
+        held = (wait if wait is not None else 3600.0) + self.request_timeout
+        self.requests.hold(message.get("id"), loop.time() + held)
+        room = self.rooms.get(update.room)
+        if room is not None:
+            room._waited(update)
+        self.waits.publish(update)
 
     async def _keep_token_fresh(self) -> None:
         """Asks the provider for a new token before the current one expires, and refreshes the session with it."""
@@ -360,4 +400,5 @@ class Session:
         self.status_changes.finish()
         self.meetings.finish()
         self.server_errors.finish()
+        self.waits.finish()
         self._closed.set()

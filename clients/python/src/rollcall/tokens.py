@@ -3,7 +3,7 @@
 A token minted here is byte for byte the one `rollcall token` prints for the same claims and key: the header is
 `{"alg":"HS256","typ":"JWT","kid":...}` (`kid` only when the key has an ID), the payload holds the claims in a fixed
 order (`iss`, `sub`, `aud`, `exp`, `nbf`, `iat`, `name`, `avatar`, `rooms` sorted by room id, `groups`, `caps`,
-`attrs` sorted by key),
+`attrs` sorted by key, `admission` sorted by room id),
 leaving out absent values and empty collections, in compact JSON with non-ASCII written as UTF-8.
 """
 
@@ -24,6 +24,10 @@ from .errors import TokenError
 
 ROLES = ("admin", "moderator", "participant", "viewer", "bot")
 """The roles a token can give in a room."""
+
+ADMISSION_RULES = ("wait", "bypass")
+"""What the `admission` claim can say of a room's waiting room: the holder waits even while it is off, or joins
+without waiting while it is on."""
 
 MINIMUM_SECRET_BYTES = 32
 MAXIMUM_SECRET_BYTES = 1024
@@ -86,6 +90,8 @@ class TokenClaims:
         issuer: `iss`.
         audience: `aud`; one string in the token is a one-element tuple here.
         kid: the key ID of the header, set by verification.
+        admission: what the holder does at each room's waiting room, by room id: `wait` (waits even while it is
+            off: a guest link) or `bypass` (joins without waiting while it is on).
     """
 
     subject: str
@@ -101,6 +107,7 @@ class TokenClaims:
     issuer: str | None = None
     audience: tuple[str, ...] = ()
     kid: str | None = None
+    admission: Mapping[str, str] = field(default_factory=dict)
 
     def payload(self) -> dict[str, Any]:
         """The claims as a payload object, in the signer's member order."""
@@ -129,6 +136,8 @@ class TokenClaims:
             members["caps"] = list(self.caps)
         if self.attributes:
             members["attrs"] = {key: self.attributes[key] for key in sorted(self.attributes)}
+        if self.admission:
+            members["admission"] = {room: self.admission[room] for room in sorted(self.admission)}
         return members
 
     @classmethod
@@ -173,6 +182,7 @@ class TokenClaims:
             issuer=_string(payload, "iss"),
             audience=_audience(payload),
             kid=kid,
+            admission=_admission(payload),
         )
 
 
@@ -193,6 +203,7 @@ def mint_token(
     not_before: int | None = None,
     issuer: str | None = None,
     audience: str | Sequence[str] | None = None,
+    admission: Mapping[str, str] | None = None,
 ) -> str:
     """Mints an HS256 token, as `rollcall token` does.
 
@@ -212,6 +223,8 @@ def mint_token(
         not_before: `nbf`.
         issuer: `iss`.
         audience: `aud`, one string or several.
+        admission: room id to `wait` or `bypass`, for the rooms' waiting rooms (as `rollcall token --room R
+            --admission RULE`).
 
     Returns:
         The compact serialization, `header.payload.signature`.
@@ -241,6 +254,7 @@ def mint_token(
         issued_at=now,
         issuer=issuer,
         audience=audiences,
+        admission=dict(admission or {}),
     )
     return sign_claims(key, claims)
 
@@ -466,6 +480,20 @@ def _rooms(payload: dict[str, Any]) -> dict[str, str]:
             raise TokenError("invalid_claims", f"rooms has an unknown role; the roles are {', '.join(ROLES)}")
         rooms[room] = role
     return rooms
+
+
+def _admission(payload: dict[str, Any]) -> dict[str, str]:
+    if "admission" not in payload:
+        return {}
+    value = payload["admission"]
+    if not isinstance(value, dict):
+        raise TokenError("invalid_claims", "admission is not an object of room IDs to 'wait' or 'bypass'")
+    for room, rule in value.items():
+        if not room:
+            raise TokenError("invalid_claims", "admission has an empty room ID")
+        if rule not in ADMISSION_RULES:
+            raise TokenError("invalid_claims", "admission has a value other than 'wait' or 'bypass'")
+    return dict(value)
 
 
 def _is_web_address(text: str) -> bool:
