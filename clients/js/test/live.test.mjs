@@ -190,6 +190,11 @@ describe("against a running gateway", () => {
         const page = await hostRoom.listWaiting();
         assert.deepEqual(page.waiting.map((entry) => [entry.uid, entry.name]), [["gus", "Gus"], ["hal", "Hal"]]);
         assert.equal(page.admissionRequired, true);
+        // The waiting view: the same entries as a live roster, in arrival order; for those who may admit only.
+        const desk = await connected(mint("desk", { rooms: ["lobby"], role: "moderator" }), { url: gateway.url });
+        const deskRoom = await desk.join("lobby", { as: "observer", view: { filter: "waiting" } });
+        assert.deepEqual(deskRoom.roster.getSnapshot().participants.map((entry) => entry.uid), ["gus", "hal"]);
+        await assert.rejects(gus.query("waiting", { room: "lobby" }), (error) => error.serverCode === "ERR_FORBIDDEN");
         // Gus's connection drops, which ends its wait (Hal moves up); the reconnect joins again and waits again,
         // behind Hal, and the first join is still open, past its request timeout.
         const since = gus.rooms.get("lobby").waiting.waitingSince;
@@ -207,6 +212,7 @@ describe("against a running gateway", () => {
         await assert.rejects(halJoin, (error) => error.serverCode === "ERR_ADMISSION_DENIED" && error.message.includes("invite only"));
         assert.equal(hal.rooms.size, 0);
         await eventually(() => hostRoom.waitingCount === 0, "nobody waiting");
+        await eventually(() => deskRoom.roster.getSnapshot().participants.length === 0, "the waiting view empty");
         await hostRoom.openAdmission();
         await eventually(() => !hostRoom.admissionRequired, "the waiting room off");
         assert.ok(await hal.join("lobby"));
