@@ -134,8 +134,8 @@ export class Rollcall {
         catch (error) {
             const failure = asRollcallError(error);
             if (subscription.active && subscription.waitingPosition !== null && failure.isConnectionFailure) {
-                // The connection dropped while the join waited in the waiting room: the reconnect joins again (the
-                // gateway keeps the place), and this join completes when that one is let in.
+                // The connection dropped while the join waited in the waiting room: the reconnect joins again, which
+                // waits again, and this join completes when that one is let in (or rejects when it is turned away).
                 await subscription.whenAdmitted();
                 return subscription;
             }
