@@ -21,7 +21,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from rollcall import ConnectionClosed
-from test_call_end_to_end import PROJECT_ROOT, ROOM, Client, mint, rollcall  # noqa: F401 (the fixture)
+from test_call_end_to_end import BINARY, CONFIG, PROJECT_ROOT, ROOM, Client, mint, rollcall  # noqa: F401 (the fixture)
 
 ARTIFACTS = PROJECT_ROOT / "test-artifacts"
 BROWSER_TIMEOUT = 20.0
@@ -126,6 +126,30 @@ def room_field(field, room=ROOM):
 def click(uid, action, room=ROOM):
     return (f"document.querySelector('section.room[data-room=\"{room}\"] tr[data-uid=\"{uid}\"] "
             f"button[data-action=\"{action}\"]').click()")
+
+
+def waiting_row(uid, room=ROOM):
+    return f"section.room[data-room=\"{room}\"] tr[data-waiting=\"{uid}\"]"
+
+
+def mint_guest(uid, name, groups, **attributes):
+    """A participant's token with attributes (`rollcall token --attr`), as a guest link's backend would mint it."""
+    arguments = [str(BINARY), "token", "--config", str(CONFIG), "--uid", uid, "--name", name]
+    for group in groups:
+        arguments += ["--group", group]
+    for key, value in attributes.items():
+        arguments += ["--attr", f"{key}={value}"]
+    result = subprocess.run(arguments, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=10, check=True)
+    return result.stdout.strip()
+
+
+async def answer_to(client, request_id, skip=("waiting",)):
+    """The next message answering `request_id`, past those of the types in `skip` (a wait's position updates)."""
+    for _ in range(50):
+        message = await client.recv()
+        if message.get("id") == request_id and message.get("type") not in skip:
+            return message
+    raise AssertionError(f"{client.name}: no answer to {request_id}")
 
 
 async def closed_with(client, code):
@@ -278,6 +302,97 @@ def test_dashboard_shows_every_room_live_and_survives_drops_and_restarts(rollcal
         browser.close()
 
 
+def test_dashboard_waiting_room_lists_who_waits_and_admits_or_denies(rollcall):
+    server = rollcall(**{"rooms.patch_window_ms": 20})
+    http = server.url.replace("ws://", "http://").rsplit("/v1/ws", 1)[0]
+    observer = mint("ops", name="Operator", rooms=[ROOM], role="admin")
+    panel = f"section.room[data-room=\"{ROOM}\"] [data-field=\"waiting-room\"]"
+    browser = Browser()
+
+    async def scenario():
+        try:
+            await browser.open(f"{http}/dashboard#token={observer}")
+            await browser.wait_for("document.getElementById('status').textContent", "connected as Operator",
+                                   "the dashboard's connection")
+            bob = await Client.connect("bob", server.url, mint("bob", name="Bob", groups=[ROOM]))
+            await bob.join(device="phone")
+            await browser.wait_for(cell("bob", "name"), "Bob", "Bob in the roster")
+            # An operator who may admit sees the waiting room, off at first, and turns it on.
+            await browser.wait_for(f"document.querySelector('{panel}').hidden", False, "the waiting room panel")
+            await browser.wait_for(f"document.querySelector('{panel}').dataset.admission", "off", "off at first")
+            await browser.evaluate(f"document.querySelector('{panel} button[data-action=\"admission\"]').click()")
+            await wait_until(browser, f"{room_field('answer')}.startsWith('require_admission: ok, changed')",
+                             "the answer to require_admission")
+            await browser.wait_for(f"document.querySelector('{panel}').dataset.admission", "on", "the waiting room on")
+
+            # Two guests join the call: both wait, in arrival order, and the page lists them.
+            carol = await Client.connect("carol", server.url,
+                                         mint_guest("carol", "Carol", [ROOM], company="Acme", ticket="VIP"))
+            carol_wait = await carol.request({"type": "join", "room": ROOM, "device": "web"})
+            assert carol_wait["type"] == "waiting" and carol_wait["position"] == 1, carol_wait
+            dave = await Client.connect("dave", server.url, mint_guest("dave", "Dave", [ROOM]))
+            dave_wait = await dave.request({"type": "join", "room": ROOM, "device": "web"})
+            assert dave_wait["type"] == "waiting" and dave_wait["position"] == 2, dave_wait
+            await browser.wait_for(f"document.querySelector('{panel}').dataset.waiting", "2", "two waiting")
+            await browser.wait_for(
+                f"[...document.querySelectorAll('{panel} tbody tr')].map((row) => row.dataset.waiting).join(',')",
+                "carol,dave", "who waits, in arrival order")
+            carol_row = waiting_row("carol")
+            await browser.wait_for(f"document.querySelector('{carol_row} td[data-field=\"name\"]').textContent",
+                                   "Carol", "Carol's name")
+            await browser.wait_for(
+                f"document.querySelector('{carol_row} td[data-field=\"attributes\"]').textContent",
+                "company: Acme, ticket: VIP", "Carol's attributes")
+            # How long each waits, counting up.
+            waited = f"document.querySelector('{carol_row} td[data-field=\"waited\"]').textContent"
+            await wait_until(browser, f"/^\\d+:\\d\\d$/.test({waited}) && {waited} !== '0:00'",
+                             "how long Carol waits")
+            assert await browser.evaluate(f"document.querySelector('{panel}').parentElement.querySelector("
+                                          "'[data-field=\"summary\"]').textContent.includes('2 waiting')")
+            await browser.screenshot(ARTIFACTS / "dashboard-waiting.png")
+
+            # Admit: Carol's join goes on, its ack then its snapshot, and she is in the roster.
+            await browser.evaluate(f"document.querySelector('{carol_row} button[data-action=\"admit\"]').click()")
+            ack = await answer_to(carol, carol_wait["id"])
+            assert ack["type"] == "ack", ack
+            snapshot = await carol.expect(type="snapshot", room=ROOM)
+            assert "carol" in snapshot["roster"]["participants"], snapshot
+            await wait_until(browser, f"{room_field('answer')}.startsWith('admit carol: ok, changed')",
+                             "the answer to admit")
+            await browser.wait_for(cell("carol", "name"), "Carol", "Carol in the roster")
+            await browser.wait_for(f"document.querySelector('{carol_row}') === null", True, "Carol's row gone")
+
+            # Deny, with a reason: Dave's join is refused with it.
+            await browser.evaluate(f"document.querySelector('{panel} input[data-field=\"deny-reason\"]').value = "
+                                   "'invite only'")
+            dave_row = waiting_row("dave")
+            await browser.evaluate(f"document.querySelector('{dave_row} button[data-action=\"deny\"]').click()")
+            refusal = await answer_to(dave, dave_wait["id"])
+            assert refusal["type"] == "error" and refusal["code"] == "ERR_ADMISSION_DENIED", refusal
+            assert "invite only" in refusal["message"], refusal
+            await browser.wait_for(f"document.querySelector('{panel}').dataset.waiting", "0", "nobody waiting")
+            await browser.wait_for(f"document.querySelector('{panel} tbody td.empty') !== null", True,
+                                   "the empty list")
+            assert await browser.evaluate(f"document.querySelector('section.room[data-room=\"{ROOM}\"] "
+                                          "tr[data-uid=\"dave\"]')") is None
+
+            # Turned off from the page, a join goes straight in.
+            await browser.evaluate(f"document.querySelector('{panel} button[data-action=\"admission\"]').click()")
+            await browser.wait_for(f"document.querySelector('{panel}').dataset.admission", "off", "the waiting room off")
+            await dave.join(device="web")
+            await browser.wait_for(cell("dave", "name"), "Dave", "Dave in the roster")
+            for client in (bob, carol, dave):
+                await client.close()
+        finally:
+            if browser.socket is not None:
+                await browser.socket.close()
+
+    try:
+        asyncio.run(asyncio.wait_for(scenario(), 60))
+    finally:
+        browser.close()
+
+
 def test_dashboard_refusals_are_shown_and_the_token_form_keeps_it_hidden(rollcall):
     server = rollcall(**{"rooms.patch_window_ms": 20})
     http = server.url.replace("ws://", "http://").rsplit("/v1/ws", 1)[0]
@@ -297,6 +412,9 @@ def test_dashboard_refusals_are_shown_and_the_token_form_keeps_it_hidden(rollcal
             bob = await Client.connect("bob", server.url, mint("bob", name="Bob", groups=[ROOM]))
             await bob.join(device="phone")
             await browser.wait_for(cell("bob", "name"), "Bob", "Bob in the roster")
+            # A viewer may not admit: no waiting room panel.
+            assert await browser.evaluate(f"document.querySelector('section.room[data-room=\"{ROOM}\"] "
+                                          "[data-field=\"waiting-room\"]').hidden") is True
             await browser.evaluate(click("bob", "mute"))
             await wait_until(browser, f"{room_field('answer')}.startsWith('mute bob: ERR_FORBIDDEN')",
                              "the refusal")

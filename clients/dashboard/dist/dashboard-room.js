@@ -1,5 +1,6 @@
 import { RollcallError } from "rollcall";
-import { clock, element } from "./dashboard-dom.js";
+import { clock, duration, element } from "./dashboard-dom.js";
+import { WaitingRoomPanel } from "./dashboard-waiting.js";
 const FLAGS = [
     ["muted", "Muted", (person) => person.audioMuted === true],
     ["video-off", "Video off", (person) => person.videoPaused === true],
@@ -23,20 +24,13 @@ const ATTENDANCE = [
     ["hands", "Hands", (record) => String(record.handsRaised)],
     ["left", "Left", (record) => (record.lastLeftAt === null ? "in the call" : clock(record.lastLeftAt))],
 ];
-/** A duration in milliseconds as `m:ss` (or `h:mm:ss`). */
-export function duration(milliseconds) {
-    const seconds = Math.floor(milliseconds / 1000);
-    const pad = (value) => String(value).padStart(2, "0");
-    const hours = Math.floor(seconds / 3600);
-    const minutes = Math.floor((seconds % 3600) / 60);
-    return hours > 0 ? `${hours}:${pad(minutes)}:${pad(seconds % 60)}` : `${minutes}:${pad(seconds % 60)}`;
-}
 /** Whether an event is a notice an operator wants to see: meeting messages, moderation, removals, the end. */
 export function isNotable(event) {
     return (event.event === "meeting.message" ||
         event.event.startsWith("moderation.") ||
         event.event === "session.ended" ||
         event.event.startsWith("media.recording") ||
+        event.event === "room.admission_changed" ||
         (event.event === "participant.left" && (event.data.reason === "removed" || event.data.reason === "banned")));
 }
 /** A one-line description of an event. */
@@ -75,7 +69,8 @@ export class RoomCard {
         readAttendance.addEventListener("click", () => void this.showAttendance());
         this.attendance.append(readAttendance);
         this.attendance.hidden = true;
-        this.element = element("section", { class: "room", "data-room": room, id: `room-${room}` }, element("h2", {}, room, " ", this.summary), element("div", { class: "room-meta" }, this.checksum, this.answer), element("table", { class: "roster" }, element("thead", {}, head), this.body), this.attendance, element("h3", {}, "Events"), this.events);
+        this.waiting = new WaitingRoomPanel(subscription, (label, request) => this.run(label, request));
+        this.element = element("section", { class: "room", "data-room": room, id: `room-${room}` }, element("h2", {}, room, " ", this.summary), element("div", { class: "room-meta" }, this.checksum, this.answer), element("table", { class: "roster" }, element("thead", {}, head), this.body), this.waiting.element, this.attendance, element("h3", {}, "Events"), this.events);
         subscription.roster.subscribe(() => this.queueRender());
         subscription.on("event", (event) => this.addEvent(event));
         subscription.on("drift", ({ detail }) => {
@@ -109,12 +104,17 @@ export class RoomCard {
             parts.push("recording");
         if (typeof state.activeSpeaker === "string")
             parts.push(`speaking: ${state.activeSpeaker}`);
+        if (state.admission === true)
+            parts.push("waiting room on");
+        if (typeof state.waiting === "number")
+            parts.push(`${state.waiting} waiting`);
         this.summary.textContent = `· ${parts.join(" · ")}`;
         this.checksum.textContent = `checksum ✓ ${snapshot.checksum}`;
         this.checksum.classList.remove("bad");
         this.checksum.dataset.checksum = snapshot.checksum;
         // Moderators and bots with `attendance` read it; nobody else sees the button.
         this.attendance.hidden = this.subscription.rights?.attendance !== true;
+        this.waiting.update(state);
         this.element.dataset.seq = String(snapshot.seq);
         const rows = snapshot.participants.map((person) => this.row(person, snapshot));
         this.body.replaceChildren(...rows);
@@ -137,17 +137,23 @@ export class RoomCard {
         return row;
     }
     async act(action, target) {
+        await this.run(`${action} ${target}`, () => this.subscription.moderate(action, target, "from the dashboard"));
+    }
+    /** Sends a request and shows the gateway's answer under the room's name; resolves with whether it was accepted. */
+    async run(label, request) {
         this.answer.className = "answer pending";
-        this.answer.textContent = `${action} ${target}…`;
+        this.answer.textContent = `${label}…`;
         try {
-            const ack = await this.subscription.moderate(action, target, "from the dashboard");
+            const ack = await request();
             this.answer.className = "answer ok";
-            this.answer.textContent = `${action} ${target}: ok, ${ack.changed ? "changed" : "nothing to change"}${ack.seq ? ` (seq ${ack.seq})` : ""}`;
+            this.answer.textContent = `${label}: ok, ${ack.changed ? "changed" : "nothing to change"}${ack.seq ? ` (seq ${ack.seq})` : ""}`;
+            return true;
         }
         catch (error) {
             this.answer.className = "answer refused";
             const text = error instanceof RollcallError && error.serverCode ? error.message : String(error);
-            this.answer.textContent = `${action} ${target}: ${text}`;
+            this.answer.textContent = `${label}: ${text}`;
+            return false;
         }
     }
     /** Reads the room's attendance (the first 100 in join order) and shows it as a table under the roster. */

@@ -1,4 +1,4 @@
-// A small helper to build elements.
+// Small helpers: building elements, and times and durations as text.
 
 /** Creates an element with attributes (`data-*` included) and children. */
 export function element<K extends keyof HTMLElementTagNameMap>(
@@ -22,4 +22,13 @@ export function byId<T extends HTMLElement>(id: string): T {
 /** A time of day, hours to seconds. */
 export function clock(milliseconds: number): string {
     return new Date(milliseconds || Date.now()).toLocaleTimeString([], { hour12: false });
+}
+
+/** A duration in milliseconds as `m:ss` (or `h:mm:ss`). */
+export function duration(milliseconds: number): string {
+    const seconds = Math.floor(milliseconds / 1000);
+    const pad = (value: number) => String(value).padStart(2, "0");
+    const hours = Math.floor(seconds / 3600);
+    const minutes = Math.floor((seconds % 3600) / 60);
+    return hours > 0 ? `${hours}:${pad(minutes)}:${pad(seconds % 60)}` : `${minutes}:${pad(seconds % 60)}`;
 }

@@ -1,6 +1,8 @@
-// One room on the dashboard: its live roster (checksum verified by the client's store), its recent events with
-// meeting messages and moderation marked, and the moderator actions with the gateway's answer.
+// One room on the dashboard: its live roster (checksum verified by the client's store), its waiting room for an
+// operator who may admit, its recent events with meeting messages and moderation marked, and the moderator actions
+// with the gateway's answer.
 import type {
+    Acknowledgement,
     AttendanceRecord,
     ModeratorAction,
     Participant,
@@ -9,7 +11,8 @@ import type {
     RosterSnapshot,
 } from "rollcall";
 import { RollcallError } from "rollcall";
-import { clock, element } from "./dashboard-dom.js";
+import { clock, duration, element } from "./dashboard-dom.js";
+import { WaitingRoomPanel } from "./dashboard-waiting.js";
 
 const FLAGS: readonly [string, string, (person: Participant, snapshot: RosterSnapshot) => boolean][] = [
     ["muted", "Muted", (person) => person.audioMuted === true],
@@ -38,15 +41,6 @@ const ATTENDANCE: readonly [string, string, (record: AttendanceRecord) => string
     ["left", "Left", (record) => (record.lastLeftAt === null ? "in the call" : clock(record.lastLeftAt))],
 ];
 
-/** A duration in milliseconds as `m:ss` (or `h:mm:ss`). */
-export function duration(milliseconds: number): string {
-    const seconds = Math.floor(milliseconds / 1000);
-    const pad = (value: number) => String(value).padStart(2, "0");
-    const hours = Math.floor(seconds / 3600);
-    const minutes = Math.floor((seconds % 3600) / 60);
-    return hours > 0 ? `${hours}:${pad(minutes)}:${pad(seconds % 60)}` : `${minutes}:${pad(seconds % 60)}`;
-}
-
 /** Whether an event is a notice an operator wants to see: meeting messages, moderation, removals, the end. */
 export function isNotable(event: RoomEvent): boolean {
     return (
@@ -54,6 +48,7 @@ export function isNotable(event: RoomEvent): boolean {
         event.event.startsWith("moderation.") ||
         event.event === "session.ended" ||
         event.event.startsWith("media.recording") ||
+        event.event === "room.admission_changed" ||
         (event.event === "participant.left" && (event.data.reason === "removed" || event.data.reason === "banned"))
     );
 }
@@ -81,6 +76,7 @@ export class RoomCard {
     private readonly events: HTMLOListElement;
     private readonly answer: HTMLOutputElement;
     private readonly attendance: HTMLElement;
+    private readonly waiting: WaitingRoomPanel;
     private renderQueued = false;
 
     /**
@@ -102,12 +98,14 @@ export class RoomCard {
         readAttendance.addEventListener("click", () => void this.showAttendance());
         this.attendance.append(readAttendance);
         this.attendance.hidden = true;
+        this.waiting = new WaitingRoomPanel(subscription, (label, request) => this.run(label, request));
         this.element = element(
             "section",
             { class: "room", "data-room": room, id: `room-${room}` },
             element("h2", {}, room, " ", this.summary),
             element("div", { class: "room-meta" }, this.checksum, this.answer),
             element("table", { class: "roster" }, element("thead", {}, head), this.body),
+            this.waiting.element,
             this.attendance,
             element("h3", {}, "Events"),
             this.events,
@@ -143,12 +141,15 @@ export class RoomCard {
         const parts = [`seq ${snapshot.seq}`, `${state.participantCount ?? snapshot.participants.length} in the call`];
         if (state.recording === true) parts.push("recording");
         if (typeof state.activeSpeaker === "string") parts.push(`speaking: ${state.activeSpeaker}`);
+        if (state.admission === true) parts.push("waiting room on");
+        if (typeof state.waiting === "number") parts.push(`${state.waiting} waiting`);
         this.summary.textContent = `· ${parts.join(" · ")}`;
         this.checksum.textContent = `checksum ✓ ${snapshot.checksum}`;
         this.checksum.classList.remove("bad");
         this.checksum.dataset.checksum = snapshot.checksum;
         // Moderators and bots with `attendance` read it; nobody else sees the button.
         this.attendance.hidden = this.subscription.rights?.attendance !== true;
+        this.waiting.update(state);
         this.element.dataset.seq = String(snapshot.seq);
         const rows = snapshot.participants.map((person) => this.row(person, snapshot));
         this.body.replaceChildren(...rows);
@@ -178,16 +179,23 @@ export class RoomCard {
     }
 
     private async act(action: ModeratorAction, target: string): Promise<void> {
+        await this.run(`${action} ${target}`, () => this.subscription.moderate(action, target, "from the dashboard"));
+    }
+
+    /** Sends a request and shows the gateway's answer under the room's name; resolves with whether it was accepted. */
+    private async run(label: string, request: () => Promise<Acknowledgement>): Promise<boolean> {
         this.answer.className = "answer pending";
-        this.answer.textContent = `${action} ${target}…`;
+        this.answer.textContent = `${label}…`;
         try {
-            const ack = await this.subscription.moderate(action, target, "from the dashboard");
+            const ack = await request();
             this.answer.className = "answer ok";
-            this.answer.textContent = `${action} ${target}: ok, ${ack.changed ? "changed" : "nothing to change"}${ack.seq ? ` (seq ${ack.seq})` : ""}`;
+            this.answer.textContent = `${label}: ok, ${ack.changed ? "changed" : "nothing to change"}${ack.seq ? ` (seq ${ack.seq})` : ""}`;
+            return true;
         } catch (error) {
             this.answer.className = "answer refused";
             const text = error instanceof RollcallError && error.serverCode ? error.message : String(error);
-            this.answer.textContent = `${action} ${target}: ${text}`;
+            this.answer.textContent = `${label}: ${text}`;
+            return false;
         }
     }
 

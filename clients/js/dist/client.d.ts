@@ -62,6 +62,10 @@ export declare class Rollcall {
     /**
      * Joins a room (or watches it as an observer); resolves once its first snapshot is applied.
      * Refusals reject with `ERR_NOT_GROUP_MEMBER`, `ERR_BANNED`, `ERR_CALL_FULL`, `ERR_TOO_MANY_ROOMS`, ...
+     * In a room whose waiting room is on, the join waits (without a timeout, and through reconnects) until a
+     * moderator admits it; meanwhile the subscription (`rooms.get(room)`, or `onWaiting`) tells its `waiting`
+     * listeners its position. Turned away, it rejects with `ERR_ADMISSION_DENIED`; a wait that ran out with
+     * `ERR_WAIT_EXPIRED`; `leave()` on the subscription ends the wait.
      * @param room the room id (a group's room is the group id).
      * @param options participant or observer, view, events, call type.
      */

@@ -60,9 +60,12 @@ export class Rollcall {
                 return client.currentIdentity?.uid;
             },
             forget: (subscription) => {
-                if (this.subscriptions.get(subscription.room) === subscription) {
-                    this.subscriptions.delete(subscription.room);
-                }
+                if (this.subscriptions.get(subscription.room) !== subscription)
+                    return;
+                this.subscriptions.delete(subscription.room);
+                // A join still open ends with it: the gateway answers nothing more to a wait that a leave ended.
+                const room = subscription.room;
+                this.requests.rejectRoom(room, new RollcallError("closed", `the subscription to ${room} ended before its join was answered`));
             },
         };
     }
@@ -112,6 +115,10 @@ export class Rollcall {
     /**
      * Joins a room (or watches it as an observer); resolves once its first snapshot is applied.
      * Refusals reject with `ERR_NOT_GROUP_MEMBER`, `ERR_BANNED`, `ERR_CALL_FULL`, `ERR_TOO_MANY_ROOMS`, ...
+     * In a room whose waiting room is on, the join waits (without a timeout, and through reconnects) until a
+     * moderator admits it; meanwhile the subscription (`rooms.get(room)`, or `onWaiting`) tells its `waiting`
+     * listeners its position. Turned away, it rejects with `ERR_ADMISSION_DENIED`; a wait that ran out with
+     * `ERR_WAIT_EXPIRED`; `leave()` on the subscription ends the wait.
      * @param room the room id (a group's room is the group id).
      * @param options participant or observer, view, events, call type.
      */
@@ -125,7 +132,14 @@ export class Rollcall {
             subscription.joined(answer);
         }
         catch (error) {
-            subscription.end(asRollcallError(error));
+            const failure = asRollcallError(error);
+            if (subscription.active && subscription.waitingPosition !== null && failure.isConnectionFailure) {
+                // The connection dropped while the join waited in the waiting room: the reconnect joins again, which
+                // waits again, and this join completes when that one is let in (or rejects when it is turned away).
+                await subscription.whenAdmitted();
+                return subscription;
+            }
+            subscription.end(failure);
             throw error;
         }
         return subscription;
@@ -418,6 +432,12 @@ export class Rollcall {
             case "pong":
                 if (id !== undefined)
                     this.requests.resolve(id, message);
+                break;
+            case "waiting":
+                // The join waits in the room's waiting room: it is held without a timeout until its answer comes.
+                if (id !== undefined && this.requests.hold(id) && typeof message.room === "string") {
+                    this.subscriptions.get(message.room)?.waited(message);
+                }
                 break;
             case "error": {
                 const code = typeof message.code === "string" ? message.code : "ERR_UNKNOWN";

@@ -22,9 +22,9 @@ export declare type EventMode = "all" | "notable" | "none";
 /** A participant's role in a room. */
 export declare type Role = "admin" | "moderator" | "participant" | "viewer" | "bot";
 /** The moderator actions (docs/PROTOCOL.md, "action"). */
-export declare type ModeratorAction = "mute" | "mute_all" | "lower_hand" | "lower_all_hands" | "ask_unmute" | "spotlight" | "unspotlight" | "promote" | "demote" | "remove" | "ban" | "unban" | "end_session" | "lock" | "unlock" | "floor" | "open_floor" | "stop_share" | "hand_floor";
+export declare type ModeratorAction = "mute" | "mute_all" | "lower_hand" | "lower_all_hands" | "ask_unmute" | "spotlight" | "unspotlight" | "promote" | "demote" | "remove" | "ban" | "unban" | "end_session" | "lock" | "unlock" | "floor" | "open_floor" | "stop_share" | "hand_floor" | "require_admission" | "open_admission" | "admit" | "admit_all" | "deny" | "deny_all";
 /** The queries the gateway answers (docs/PROTOCOL.md, "query"). */
-export declare type QueryName = "rooms" | "active_meeting" | "members" | "operators" | "muted" | "banned" | "history" | "attendance";
+export declare type QueryName = "rooms" | "active_meeting" | "members" | "operators" | "muted" | "banned" | "history" | "attendance" | "waiting";
 /**
  * One participant's entry in a roster view, as the gateway sends it; fields without a value are absent. Its boolean
  * flags are always present, one per `PARTICIPANT_FLAGS` entry: `audioMuted` (the microphone), `videoPaused` (the
@@ -97,6 +97,10 @@ export interface RoomState {
     readonly floor?: number;
     /** Present while the floor queues: who waits to present, in order (the first starts once a share stops). */
     readonly floorQueue?: readonly string[];
+    /** Present (true) while the waiting room is on: joins into the call wait until a moderator admits them. */
+    readonly admission?: boolean;
+    /** Present while anyone waits in the waiting room: how many. */
+    readonly waiting?: number;
     /** The active speaker as shown, by the room's speaker rule (so it does not flicker). */
     readonly activeSpeaker?: string;
     /** The room's seats. */
@@ -157,6 +161,51 @@ export interface RoomSignal {
     /** The uid it was for when sent to one participant (this user). */
     readonly to?: string;
 }
+/** Where a join waiting in the waiting room stands: the gateway's `waiting` answer, sent again when it changes. */
+export interface WaitingStatus {
+    /** The room. */
+    readonly room: string;
+    /** The place in the queue, from 1, in arrival order. */
+    readonly position: number;
+    /** When the wait began, in milliseconds since the epoch (a rejoin after a reconnect keeps it). */
+    readonly waitingSince: number;
+    /** When the wait ends at the latest (`ERR_WAIT_EXPIRED`), in milliseconds since the epoch. */
+    readonly expiresAt: number;
+}
+/** One user in a room's waiting room: the `waiting` query's entries (and the `waiting` view's, keyed by uid). */
+export interface WaitingEntry {
+    /** The uid. */
+    readonly uid: string;
+    /** The display name (the uid when the token gave none). */
+    readonly name: string;
+    /** The avatar URL. */
+    readonly avatar?: string;
+    /** The role the token gives in the room. */
+    readonly role: Role | (string & {});
+    /** The token's `attrs`. */
+    readonly attributes?: {
+        readonly [key: string]: string;
+    };
+    /** When the user began to wait, in milliseconds since the epoch. */
+    readonly waitingSince: number;
+}
+/** A page of the `waiting` query. */
+export interface WaitingPage {
+    /** Whether the room's waiting room is on. */
+    readonly admissionRequired: boolean;
+    /** How many wait in all. */
+    readonly total: number;
+    /** Who waits, in arrival order, from the page's start. */
+    readonly waiting: readonly WaitingEntry[];
+    /** The `after` of the next page; null on the last. */
+    readonly next: number | null;
+    /** The room's sequence number the page was read at. */
+    readonly seq: number;
+}
+/** Reads a `waiting` message, or undefined when it lacks what every one has. */
+export declare function readWaitingStatus(message: JsonObject): WaitingStatus | undefined;
+/** Reads the answer to a `waiting` query; entries without a uid are left out. */
+export declare function readWaitingPage(message: JsonObject): WaitingPage;
 /** The answer to a request that changes something (`ack`). */
 export interface Acknowledgement {
     /** The room, when the request was about one. */

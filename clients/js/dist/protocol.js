@@ -1,3 +1,45 @@
+/** Reads a `waiting` message, or undefined when it lacks what every one has. */
+export function readWaitingStatus(message) {
+    const { room, position, waitingSince, expiresAt } = message;
+    if (typeof room !== "string" || typeof position !== "number")
+        return undefined;
+    return {
+        room,
+        position,
+        waitingSince: typeof waitingSince === "number" ? waitingSince : 0,
+        expiresAt: typeof expiresAt === "number" ? expiresAt : 0,
+    };
+}
+/** Reads the answer to a `waiting` query; entries without a uid are left out. */
+export function readWaitingPage(message) {
+    const entries = Array.isArray(message.waiting) ? message.waiting : [];
+    const waiting = entries.flatMap((entry) => {
+        if (typeof entry !== "object" || entry === null || Array.isArray(entry))
+            return [];
+        if (typeof entry.uid !== "string")
+            return [];
+        const attributes = entry.attributes;
+        return [
+            {
+                uid: entry.uid,
+                name: typeof entry.name === "string" ? entry.name : entry.uid,
+                ...(typeof entry.avatar === "string" ? { avatar: entry.avatar } : {}),
+                role: typeof entry.role === "string" ? entry.role : "participant",
+                ...(typeof attributes === "object" && attributes !== null && !Array.isArray(attributes)
+                    ? { attributes: attributes }
+                    : {}),
+                waitingSince: typeof entry.waitingSince === "number" ? entry.waitingSince : 0,
+            },
+        ];
+    });
+    return {
+        admissionRequired: message.admissionRequired === true,
+        total: typeof message.total === "number" ? message.total : waiting.length,
+        waiting,
+        next: typeof message.next === "number" ? message.next : null,
+        seq: typeof message.seq === "number" ? message.seq : 0,
+    };
+}
 /** Reads an `event` message, or undefined when it lacks what every event has. */
 export function readEvent(message) {
     const { room, seq, event } = message;

@@ -12,7 +12,8 @@ export interface RequestOptions {
 }
 /**
  * Requests waiting for their answer, by id: ids count up from 1 per tracker; each request fails with a timeout
- * error when no answer comes within `timeoutMs`, and all fail at once when the connection closes.
+ * error when no answer comes within `timeoutMs` (but while held: a join in the waiting room waits as long as the
+ * gateway keeps it there), and all fail at once when the connection closes.
  */
 export declare class RequestTracker {
     private readonly timeoutMs;
@@ -34,6 +35,13 @@ export declare class RequestTracker {
         id: number;
         answer: Promise<ServerMessage>;
     };
+    /**
+     * Holds a request without a timeout: the gateway answered that it waits (a join in the waiting room, which gets
+     * its answer when a moderator lets it in or turns it away). Its `ack` starts the timeout again, for the roster
+     * that follows. False when no request has that id.
+     * @param id the request's id.
+     */
+    hold(id: number): boolean;
     /**
      * An `ack` arrived: it completes its request, unless the request waits for a roster too.
      * @param id the message's id.
@@ -62,5 +70,12 @@ export declare class RequestTracker {
      * @param error why.
      */
     failAll(error: RollcallError): void;
+    /**
+     * Fails the requests about a room that wait for its roster (a join, a view change): its subscription ended.
+     * @param room the room id.
+     * @param error why.
+     */
+    rejectRoom(room: string, error: RollcallError): void;
+    private timeout;
     private take;
 }

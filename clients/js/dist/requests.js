@@ -1,7 +1,8 @@
 import { RollcallError } from "./errors.js";
 /**
  * Requests waiting for their answer, by id: ids count up from 1 per tracker; each request fails with a timeout
- * error when no answer comes within `timeoutMs`, and all fail at once when the connection closes.
+ * error when no answer comes within `timeoutMs` (but while held: a join in the waiting room waits as long as the
+ * gateway keeps it there), and all fail at once when the connection closes.
  */
 export class RequestTracker {
     /**
@@ -25,11 +26,6 @@ export class RequestTracker {
     create(type, options = {}) {
         const id = ++this.lastId;
         const answer = new Promise((resolve, reject) => {
-            const timer = setTimeout(() => {
-                if (this.pending.delete(id)) {
-                    reject(new RollcallError("timeout", `no answer to ${type} within ${this.timeoutMs} ms`));
-                }
-            }, this.timeoutMs);
             this.pending.set(id, {
                 type,
                 room: options.room,
@@ -37,10 +33,24 @@ export class RequestTracker {
                 acknowledgement: undefined,
                 resolve,
                 reject,
-                timer,
+                timer: this.timeout(id, type),
             });
         });
         return { id, answer };
+    }
+    /**
+     * Holds a request without a timeout: the gateway answered that it waits (a join in the waiting room, which gets
+     * its answer when a moderator lets it in or turns it away). Its `ack` starts the timeout again, for the roster
+     * that follows. False when no request has that id.
+     * @param id the request's id.
+     */
+    hold(id) {
+        const request = this.pending.get(id);
+        if (request === undefined)
+            return false;
+        clearTimeout(request.timer);
+        request.timer = undefined;
+        return true;
     }
     /**
      * An `ack` arrived: it completes its request, unless the request waits for a roster too.
@@ -53,6 +63,8 @@ export class RequestTracker {
             return;
         if (request.completesOnRoster) {
             request.acknowledgement = message;
+            if (request.timer === undefined)
+                request.timer = this.timeout(id, request.type);
         }
         else {
             this.resolve(id, message);
@@ -105,6 +117,26 @@ export class RequestTracker {
         this.pending.clear();
         for (const request of requests)
             request.reject(error);
+    }
+    /**
+     * Fails the requests about a room that wait for its roster (a join, a view change): its subscription ended.
+     * @param room the room id.
+     * @param error why.
+     */
+    rejectRoom(room, error) {
+        for (const [id, request] of Array.from(this.pending)) {
+            if (request.room === room && request.completesOnRoster)
+                this.reject(id, error);
+        }
+    }
+    timeout(id, type) {
+        return setTimeout(() => {
+            const request = this.pending.get(id);
+            if (request === undefined)
+                return;
+            this.pending.delete(id);
+            request.reject(new RollcallError("timeout", `no answer to ${type} within ${this.timeoutMs} ms`));
+        }, this.timeoutMs);
     }
     take(id) {
         const request = this.pending.get(id);

@@ -23,5 +23,5 @@ export { applyMergePatch, diffMergePatch } from "./merge-patch.js";
 export { canonicalJson, compareUtf8, rosterChecksum } from "./checksum.js";
 export { isJsonObject, jsonEqual, parseJson } from "./json.js";
 export type { JsonObject, JsonValue } from "./json.js";
-export type { Acknowledgement, AttendanceRecord, EventMode, Identity, MeetingMessage, ModeratorAction, Participant, QueryName, Role, RoomEvent, RoomRights, RoomSignal, RoomState, RosterView, ServerMessage, ViewFilter, } from "./protocol.js";
+export type { Acknowledgement, AttendanceRecord, EventMode, Identity, MeetingMessage, ModeratorAction, Participant, QueryName, Role, RoomEvent, RoomRights, RoomSignal, RoomState, RosterView, ServerMessage, ViewFilter, WaitingEntry, WaitingPage, WaitingStatus, } from "./protocol.js";
 export type { WebSocketCloseEvent, WebSocketConstructor, WebSocketLike, WebSocketMessageEvent } from "./connection.js";

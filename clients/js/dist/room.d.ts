@@ -1,6 +1,6 @@
 import { RollcallError } from "./errors.js";
 import type { JsonObject, JsonValue } from "./json.js";
-import type { Acknowledgement, EventMode, ModeratorAction, QueryName, RoomRights, RosterView, ServerMessage } from "./protocol.js";
+import type { Acknowledgement, EventMode, ModeratorAction, QueryName, RoomRights, RosterView, ServerMessage, WaitingPage, WaitingStatus } from "./protocol.js";
 import type { FollowUp } from "./room-mirror.js";
 import type { RosterStore } from "./roster-store.js";
 import type { JoinOptions, ParticipantStateUpdate, RoomChannel, RoomSubscriptionEvents, UnsubscribeReason } from "./room-types.js";
@@ -29,6 +29,9 @@ export declare class RoomSubscription {
     private ended;
     private readonly emitter;
     private currentRights;
+    private currentWait;
+    private readonly admission;
+    private settleAdmission;
     /**
      * Creates a subscription; the client does so in `join`.
      * @param channel how requests reach the gateway.
@@ -44,6 +47,23 @@ export declare class RoomSubscription {
      * @param answer the join's `ack`.
      */
     joined(answer: ServerMessage): void;
+    /**
+     * Where the join stands in the room's waiting room, from the gateway's last `waiting` answer; null when it does
+     * not wait (never did, or was admitted).
+     */
+    get waiting(): WaitingStatus | null;
+    /** The join's place in the waiting room's queue (from 1); null when it does not wait. */
+    get waitingPosition(): number | null;
+    /**
+     * A `waiting` answer to this subscription's join: keeps it and tells `waiting` listeners; the client calls this.
+     * @param message the message.
+     */
+    waited(message: ServerMessage): void;
+    /**
+     * Settles once the join is let in (resolves) or the subscription ends first (rejects with why): for a join whose
+     * connection dropped while it waited, which the client makes again after the reconnect.
+     */
+    whenAdmitted(): Promise<void>;
     /** The roster view mirrored. */
     get view(): RosterView;
     /**
@@ -121,6 +141,50 @@ export declare class RoomSubscription {
     /** Unlocks the room (moderators, bots with `lock`). */
     unlock(reason?: string): Promise<Acknowledgement>;
     /**
+     * Turns the waiting room on (moderators, bots with `admit`): a join into the call by a user who may not bypass it
+     * waits until admitted; who is in stays. The roster's `room.admission` (`admissionRequired`) says it is on.
+     */
+    requireAdmission(reason?: string): Promise<Acknowledgement>;
+    /** Turns the waiting room off, letting everyone waiting in (moderators, bots with `admit`). */
+    openAdmission(reason?: string): Promise<Acknowledgement>;
+    /**
+     * Lets a waiting user into the call: its join goes on (moderators, bots with `admit`). Rejects with
+     * `ERR_NOT_FOUND` when the user does not wait.
+     * @param uid the waiting user.
+     */
+    admit(uid: string): Promise<Acknowledgement>;
+    /** Lets everyone waiting into the call, in arrival order (moderators, bots with `admit`). */
+    admitAll(): Promise<Acknowledgement>;
+    /**
+     * Turns a waiting user away: its join rejects with `ERR_ADMISSION_DENIED`, the reason in the message
+     * (moderators, bots with `admit`). Rejects with `ERR_NOT_FOUND` when the user does not wait.
+     * @param uid the waiting user.
+     * @param options the reason the user is told.
+     */
+    deny(uid: string, options?: {
+        reason?: string;
+    }): Promise<Acknowledgement>;
+    /**
+     * Turns everyone waiting away (moderators, bots with `admit`).
+     * @param options the reason they are told.
+     */
+    denyAll(options?: {
+        reason?: string;
+    }): Promise<Acknowledgement>;
+    /**
+     * Who waits in the waiting room, a page at a time in arrival order (the `waiting` query: moderators, bots with
+     * `admit`; `ERR_FORBIDDEN` for anyone else).
+     * @param page `limit` (1-1000, 100 by default) and `after` (the `next` of the page before).
+     */
+    listWaiting(page?: {
+        limit?: number;
+        after?: number;
+    }): Promise<WaitingPage>;
+    /** Whether the room's waiting room is on (the roster's room entry carries `admission` while it is). */
+    get admissionRequired(): boolean;
+    /** How many wait in the waiting room (the roster's room entry carries `waiting` while anyone does). */
+    get waitingCount(): number;
+    /**
      * Hard-mutes a participant (moderators, bots with `mute`): muted, and unable to unmute itself for `durationMs`,
      * or until `ask_unmute` or a permission change gives the right back.
      * @param uid the participant.
@@ -148,8 +212,8 @@ export declare class RoomSubscription {
      */
     moderate(action: ModeratorAction, target?: string, reason?: string): Promise<Acknowledgement>;
     /**
-     * Asks a question about this room (`members`, `operators`, `muted`, `banned`, `history`, `attendance`); resolves
-     * with the whole `result` message.
+     * Asks a question about this room (`members`, `operators`, `muted`, `banned`, `history`, `attendance`,
+     * `waiting`); resolves with the whole `result` message.
      * @param query the query.
      * @param parameters more parameters, such as `after` and `limit` for `history`.
      */

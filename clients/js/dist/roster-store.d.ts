@@ -10,7 +10,7 @@ export interface RosterSnapshot {
     readonly seq: number;
     /** The room entry (`callType`, `recording`, `activeSpeaker`, `participantCount`, ...). */
     readonly state: RoomState;
-    /** The participants of the view in join order (each keeps its place). */
+    /** The participants of the view in join order (each keeps its place; the `waiting` view's in arrival order). */
     readonly participants: readonly Participant[];
     /** The participants by uid. */
     readonly byUid: {

@@ -167,6 +167,11 @@ function joinOrder(a, b) {
     const orderB = typeof b.order === "number" ? b.order : Number.MAX_SAFE_INTEGER;
     if (orderA !== orderB)
         return orderA - orderB;
+    // The `waiting` view's entries have no join order: they keep their arrival order.
+    const sinceA = typeof a.waitingSince === "number" ? a.waitingSince : 0;
+    const sinceB = typeof b.waitingSince === "number" ? b.waitingSince : 0;
+    if (sinceA !== sinceB)
+        return sinceA - sinceB;
     return a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0;
 }
 /** The changes a patch made, from its `participants` member. */

@@ -19,12 +19,14 @@ interface Pending {
     acknowledgement: ServerMessage | undefined;
     readonly resolve: (message: ServerMessage) => void;
     readonly reject: (error: RollcallError) => void;
-    readonly timer: ReturnType<typeof setTimeout>;
+    /** The timeout; none while the request is held (a join in the waiting room). */
+    timer: ReturnType<typeof setTimeout> | undefined;
 }
 
 /**
  * Requests waiting for their answer, by id: ids count up from 1 per tracker; each request fails with a timeout
- * error when no answer comes within `timeoutMs`, and all fail at once when the connection closes.
+ * error when no answer comes within `timeoutMs` (but while held: a join in the waiting room waits as long as the
+ * gateway keeps it there), and all fail at once when the connection closes.
  */
 export class RequestTracker {
     private readonly pending = new Map<number, Pending>();
@@ -49,11 +51,6 @@ export class RequestTracker {
     create(type: string, options: RequestOptions = {}): { id: number; answer: Promise<ServerMessage> } {
         const id = ++this.lastId;
         const answer = new Promise<ServerMessage>((resolve, reject) => {
-            const timer = setTimeout(() => {
-                if (this.pending.delete(id)) {
-                    reject(new RollcallError("timeout", `no answer to ${type} within ${this.timeoutMs} ms`));
-                }
-            }, this.timeoutMs);
             this.pending.set(id, {
                 type,
                 room: options.room,
@@ -61,10 +58,24 @@ export class RequestTracker {
                 acknowledgement: undefined,
                 resolve,
                 reject,
-                timer,
+                timer: this.timeout(id, type),
             });
         });
         return { id, answer };
+    }
+
+    /**
+     * Holds a request without a timeout: the gateway answered that it waits (a join in the waiting room, which gets
+     * its answer when a moderator lets it in or turns it away). Its `ack` starts the timeout again, for the roster
+     * that follows. False when no request has that id.
+     * @param id the request's id.
+     */
+    hold(id: number): boolean {
+        const request = this.pending.get(id);
+        if (request === undefined) return false;
+        clearTimeout(request.timer);
+        request.timer = undefined;
+        return true;
     }
 
     /**
@@ -77,6 +88,7 @@ export class RequestTracker {
         if (request === undefined) return;
         if (request.completesOnRoster) {
             request.acknowledgement = message;
+            if (request.timer === undefined) request.timer = this.timeout(id, request.type);
         } else {
             this.resolve(id, message);
         }
@@ -128,6 +140,26 @@ export class RequestTracker {
         for (const request of requests) clearTimeout(request.timer);
         this.pending.clear();
         for (const request of requests) request.reject(error);
+    }
+
+    /**
+     * Fails the requests about a room that wait for its roster (a join, a view change): its subscription ended.
+     * @param room the room id.
+     * @param error why.
+     */
+    rejectRoom(room: string, error: RollcallError): void {
+        for (const [id, request] of Array.from(this.pending)) {
+            if (request.room === room && request.completesOnRoster) this.reject(id, error);
+        }
+    }
+
+    private timeout(id: number, type: string): ReturnType<typeof setTimeout> {
+        return setTimeout(() => {
+            const request = this.pending.get(id);
+            if (request === undefined) return;
+            this.pending.delete(id);
+            request.reject(new RollcallError("timeout", `no answer to ${type} within ${this.timeoutMs} ms`));
+        }, this.timeoutMs);
     }
 
     private take(id: number): Pending | undefined {

@@ -66,5 +66,8 @@ export type {
     RosterView,
     ServerMessage,
     ViewFilter,
+    WaitingEntry,
+    WaitingPage,
+    WaitingStatus,
 } from "./protocol.js";
 export type { WebSocketCloseEvent, WebSocketConstructor, WebSocketLike, WebSocketMessageEvent } from "./connection.js";

@@ -1,7 +1,7 @@
 import type { ClientMessageType, ParticipantStateFlag, UNSUBSCRIBE_REASONS } from "./constants.js";
 import type { RollcallError } from "./errors.js";
 import type { JsonObject } from "./json.js";
-import type { EventMode, RoomEvent, RoomSignal, RosterView, ServerMessage } from "./protocol.js";
+import type { EventMode, RoomEvent, RoomSignal, RosterView, ServerMessage, WaitingStatus } from "./protocol.js";
 import type { RequestOptions } from "./requests.js";
 import type { RoomSubscription } from "./room.js";
 
@@ -29,6 +29,11 @@ export interface JoinOptions {
     events?: EventMode;
     /** `audio` or `video`, taken from the join that starts the call. */
     callType?: "audio" | "video";
+    /**
+     * Called while the join waits in the room's waiting room: with the gateway's first `waiting` answer and again
+     * whenever the position changes (the subscription's `waiting` event; `join` resolves once a moderator admits).
+     */
+    onWaiting?: (status: WaitingStatus, subscription: RoomSubscription) => void;
 }
 
 /** What a room subscription tells its listeners. */
@@ -44,6 +49,11 @@ export interface RoomSubscriptionEvents {
     resumed: { readonly recovered: boolean };
     /** The roster could not be trusted (a missed patch, a checksum mismatch); the client rejoins. */
     drift: { readonly detail: string; readonly resume: boolean };
+    /** The join waits in the waiting room: where it stands, at first and whenever the position changes (a rejoin after
+     * a reconnect keeps the place). */
+    waiting: WaitingStatus;
+    /** A moderator let the waiting join in: the roster is there (`waitingPosition` is null again). */
+    admitted: undefined;
     /** The connection dropped; the client reconnects and resumes. */
     connectionLost: undefined;
     /** The gateway took the subscription out of the room (`replaced`: the same user and device joined from another

@@ -2,7 +2,7 @@ import type { ClientMessageType } from "./constants.js";
 import { Emitter } from "./emitter.js";
 import { RollcallError } from "./errors.js";
 import type { JsonObject, JsonValue } from "./json.js";
-import { readAcknowledgement, viewJson } from "./protocol.js";
+import { readAcknowledgement, readWaitingPage, readWaitingStatus, viewJson } from "./protocol.js";
 import type {
     Acknowledgement,
     EventMode,
@@ -12,6 +12,8 @@ import type {
     RoomSignal,
     RosterView,
     ServerMessage,
+    WaitingPage,
+    WaitingStatus,
 } from "./protocol.js";
 import { RoomMirror } from "./room-mirror.js";
 import type { FollowUp, MirrorChange } from "./room-mirror.js";
@@ -56,6 +58,9 @@ export class RoomSubscription {
     private ended = false;
     private readonly emitter = new Emitter<RoomSubscriptionEvents>();
     private currentRights: RoomRights | undefined;
+    private currentWait: WaitingStatus | null = null;
+    private readonly admission: Promise<void>;
+    private settleAdmission: { resolve(): void; reject(error: RollcallError): void } | undefined;
 
     /**
      * Creates a subscription; the client does so in `join`.
@@ -76,6 +81,13 @@ export class RoomSubscription {
         this.device = device;
         this.events = this.mirror.events;
         this.roster = this.mirror.roster;
+        this.admission = new Promise<void>((resolve, reject) => {
+            this.settleAdmission = { resolve, reject };
+        });
+        // Nobody need wait for it: a join that never waited completes without it.
+        this.admission.catch(() => undefined);
+        const onWaiting = options.onWaiting;
+        if (onWaiting !== undefined) this.emitter.on("waiting", (status) => onWaiting(status, this));
     }
 
     /** What the user may do in the room, from the answer to the last join (undefined before it). */
@@ -92,6 +104,44 @@ export class RoomSubscription {
         if (typeof rights === "object" && rights !== null && !Array.isArray(rights)) {
             this.currentRights = rights as unknown as RoomRights;
         }
+        this.settleAdmission?.resolve();
+        this.settleAdmission = undefined;
+        if (this.currentWait !== null && !this.ended) {
+            this.currentWait = null;
+            this.emitter.emit("admitted", undefined);
+        }
+    }
+
+    /**
+     * Where the join stands in the room's waiting room, from the gateway's last `waiting` answer; null when it does
+     * not wait (never did, or was admitted).
+     */
+    get waiting(): WaitingStatus | null {
+        return this.currentWait;
+    }
+
+    /** The join's place in the waiting room's queue (from 1); null when it does not wait. */
+    get waitingPosition(): number | null {
+        return this.currentWait?.position ?? null;
+    }
+
+    /**
+     * A `waiting` answer to this subscription's join: keeps it and tells `waiting` listeners; the client calls this.
+     * @param message the message.
+     */
+    waited(message: ServerMessage): void {
+        const status = readWaitingStatus(message);
+        if (this.ended || status === undefined) return;
+        this.currentWait = status;
+        this.emitter.emit("waiting", status);
+    }
+
+    /**
+     * Settles once the join is let in (resolves) or the subscription ends first (rejects with why): for a join whose
+     * connection dropped while it waited, which the client makes again after the reconnect.
+     */
+    whenAdmitted(): Promise<void> {
+        return this.admission;
     }
 
     /** The roster view mirrored. */
@@ -226,6 +276,74 @@ export class RoomSubscription {
     }
 
     /**
+     * Turns the waiting room on (moderators, bots with `admit`): a join into the call by a user who may not bypass it
+     * waits until admitted; who is in stays. The roster's `room.admission` (`admissionRequired`) says it is on.
+     */
+    requireAdmission(reason?: string): Promise<Acknowledgement> {
+        return this.moderate("require_admission", undefined, reason);
+    }
+
+    /** Turns the waiting room off, letting everyone waiting in (moderators, bots with `admit`). */
+    openAdmission(reason?: string): Promise<Acknowledgement> {
+        return this.moderate("open_admission", undefined, reason);
+    }
+
+    /**
+     * Lets a waiting user into the call: its join goes on (moderators, bots with `admit`). Rejects with
+     * `ERR_NOT_FOUND` when the user does not wait.
+     * @param uid the waiting user.
+     */
+    admit(uid: string): Promise<Acknowledgement> {
+        return this.moderate("admit", uid);
+    }
+
+    /** Lets everyone waiting into the call, in arrival order (moderators, bots with `admit`). */
+    admitAll(): Promise<Acknowledgement> {
+        return this.moderate("admit_all");
+    }
+
+    /**
+     * Turns a waiting user away: its join rejects with `ERR_ADMISSION_DENIED`, the reason in the message
+     * (moderators, bots with `admit`). Rejects with `ERR_NOT_FOUND` when the user does not wait.
+     * @param uid the waiting user.
+     * @param options the reason the user is told.
+     */
+    deny(uid: string, options: { reason?: string } = {}): Promise<Acknowledgement> {
+        return this.moderate("deny", uid, options.reason);
+    }
+
+    /**
+     * Turns everyone waiting away (moderators, bots with `admit`).
+     * @param options the reason they are told.
+     */
+    denyAll(options: { reason?: string } = {}): Promise<Acknowledgement> {
+        return this.moderate("deny_all", undefined, options.reason);
+    }
+
+    /**
+     * Who waits in the waiting room, a page at a time in arrival order (the `waiting` query: moderators, bots with
+     * `admit`; `ERR_FORBIDDEN` for anyone else).
+     * @param page `limit` (1-1000, 100 by default) and `after` (the `next` of the page before).
+     */
+    async listWaiting(page: { limit?: number; after?: number } = {}): Promise<WaitingPage> {
+        const parameters: JsonObject = {};
+        if (page.limit !== undefined) parameters.limit = page.limit;
+        if (page.after !== undefined) parameters.after = page.after;
+        return readWaitingPage(await this.query("waiting", parameters));
+    }
+
+    /** Whether the room's waiting room is on (the roster's room entry carries `admission` while it is). */
+    get admissionRequired(): boolean {
+        return this.roster.getSnapshot().state.admission === true;
+    }
+
+    /** How many wait in the waiting room (the roster's room entry carries `waiting` while anyone does). */
+    get waitingCount(): number {
+        const waiting = this.roster.getSnapshot().state.waiting;
+        return typeof waiting === "number" ? waiting : 0;
+    }
+
+    /**
      * Hard-mutes a participant (moderators, bots with `mute`): muted, and unable to unmute itself for `durationMs`,
      * or until `ask_unmute` or a permission change gives the right back.
      * @param uid the participant.
@@ -266,8 +384,8 @@ export class RoomSubscription {
     }
 
     /**
-     * Asks a question about this room (`members`, `operators`, `muted`, `banned`, `history`, `attendance`); resolves
-     * with the whole `result` message.
+     * Asks a question about this room (`members`, `operators`, `muted`, `banned`, `history`, `attendance`,
+     * `waiting`); resolves with the whole `result` message.
      * @param query the query.
      * @param parameters more parameters, such as `after` and `limit` for `history`.
      */
@@ -406,6 +524,10 @@ export class RoomSubscription {
     end(error: RollcallError | undefined): void {
         if (this.ended) return;
         this.ended = true;
+        this.settleAdmission?.reject(
+            error ?? new RollcallError("closed", `the subscription to ${this.room} ended before its join was let in`),
+        );
+        this.settleAdmission = undefined;
         this.channel.forget(this);
         this.emitter.emit("ended", error);
         this.emitter.clear();

@@ -15,7 +15,7 @@ export interface RosterSnapshot {
     readonly seq: number;
     /** The room entry (`callType`, `recording`, `activeSpeaker`, `participantCount`, ...). */
     readonly state: RoomState;
-    /** The participants of the view in join order (each keeps its place). */
+    /** The participants of the view in join order (each keeps its place; the `waiting` view's in arrival order). */
     readonly participants: readonly Participant[];
     /** The participants by uid. */
     readonly byUid: { readonly [uid: string]: Participant | undefined };
@@ -232,6 +232,10 @@ function joinOrder(a: Participant, b: Participant): number {
     const orderA = typeof a.order === "number" ? a.order : Number.MAX_SAFE_INTEGER;
     const orderB = typeof b.order === "number" ? b.order : Number.MAX_SAFE_INTEGER;
     if (orderA !== orderB) return orderA - orderB;
+    // The `waiting` view's entries have no join order: they keep their arrival order.
+    const sinceA = typeof a.waitingSince === "number" ? a.waitingSince : 0;
+    const sinceB = typeof b.waitingSince === "number" ? b.waitingSince : 0;
+    if (sinceA !== sinceB) return sinceA - sinceB;
     return a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0;
 }
 

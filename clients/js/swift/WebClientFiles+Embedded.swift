@@ -55,6 +55,7 @@ extension WebClientFiles {
         ("dashboard-dom.js", PackageResources.dashboard_dom_js),
         ("dashboard-room.js", PackageResources.dashboard_room_js),
         ("dashboard-token.js", PackageResources.dashboard_token_js),
+        ("dashboard-waiting.js", PackageResources.dashboard_waiting_js),
         ("dashboard.js", PackageResources.dashboard_js),
     ]
 

@@ -173,6 +173,52 @@ describe("against a running gateway", () => {
         await closeAll();
     });
 
+    test("the waiting room: a join waits past the request timeout, is admitted or denied, and waits again in its place after a reconnect", async () => {
+        const host = await connected(mint("host", { rooms: ["lobby"], role: "moderator" }), { url: gateway.url });
+        const hostRoom = await host.join("lobby");
+        assert.ok(hostRoom.rights?.actions.includes("admit"));
+        await hostRoom.requireAdmission();
+        await eventually(() => hostRoom.admissionRequired, "the waiting room on in the roster");
+        const gus = await connected(mint("gus", { name: "Gus", groups: ["lobby"] }), { url: gateway.url, requestTimeoutMs: 300 });
+        const positions = [];
+        const gusJoin = gus.join("lobby", { onWaiting: (status) => positions.push(status.position) });
+        await eventually(() => gus.rooms.get("lobby")?.waitingPosition === 1, "Gus waiting first");
+        const hal = await connected(mint("hal", { name: "Hal", groups: ["lobby"] }), { url: gateway.url });
+        const halJoin = hal.join("lobby");
+        await eventually(() => hal.rooms.get("lobby")?.waitingPosition === 2, "Hal waiting second");
+        await eventually(() => hostRoom.waitingCount === 2, "two waiting in the host's roster");
+        const page = await hostRoom.listWaiting();
+        assert.deepEqual(page.waiting.map((entry) => [entry.uid, entry.name]), [["gus", "Gus"], ["hal", "Hal"]]);
+        assert.equal(page.admissionRequired, true);
+        // The waiting view: the same entries as a live roster, in arrival order; for those who may admit only.
+        const desk = await connected(mint("desk", { rooms: ["lobby"], role: "moderator" }), { url: gateway.url });
+        const deskRoom = await desk.join("lobby", { as: "observer", view: { filter: "waiting" } });
+        assert.deepEqual(deskRoom.roster.getSnapshot().participants.map((entry) => entry.uid), ["gus", "hal"]);
+        await assert.rejects(gus.query("waiting", { room: "lobby" }), (error) => error.serverCode === "ERR_FORBIDDEN");
+        // Gus's connection drops, which ends its wait (Hal moves up); the reconnect joins again and waits again,
+        // behind Hal, and the first join is still open, past its request timeout.
+        const since = gus.rooms.get("lobby").waiting.waitingSince;
+        gus.dropConnection("test cut");
+        await eventually(() => hal.rooms.get("lobby")?.waitingPosition === 1, "Hal moved up");
+        await eventually(() => gus.rooms.get("lobby")?.waitingPosition === 2, "Gus waiting again, second", 10_000);
+        assert.ok(gus.rooms.get("lobby").waiting.waitingSince >= since);
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        await hostRoom.admit("gus");
+        const gusRoom = await gusJoin;
+        assert.equal(gusRoom.waitingPosition, null);
+        assert.ok(gusRoom.roster.participant("gus"));
+        assert.deepEqual(positions, [1, 2]);
+        await hostRoom.deny("hal", { reason: "invite only" });
+        await assert.rejects(halJoin, (error) => error.serverCode === "ERR_ADMISSION_DENIED" && error.message.includes("invite only"));
+        assert.equal(hal.rooms.size, 0);
+        await eventually(() => hostRoom.waitingCount === 0, "nobody waiting");
+        await eventually(() => deskRoom.roster.getSnapshot().participants.length === 0, "the waiting view empty");
+        await hostRoom.openAdmission();
+        await eventually(() => !hostRoom.admissionRequired, "the waiting room off");
+        assert.ok(await hal.join("lobby"));
+        await closeAll();
+    });
+
     test("a uid with an emoji joins, and every roster verifies its checksum", async () => {
         const fox = await connected(mint("🦊-fox", { name: "Fox 🦊 𝒜", groups: ["emoji"] }), { url: gateway.url });
         const foxRoom = await fox.join("emoji");
