@@ -108,6 +108,11 @@ describe("against a running gateway", () => {
         const ops = await connected(mint("ops", { rooms: ["views"], role: "admin" }), { url: gateway.url });
         const watched = await ops.join("views", { as: "observer", view: { filter: "raised_hands" } });
         await eventually(() => watched.roster.getSnapshot().participants.length === 1, "one raised hand");
+        // The raised-hands view counts everyone in the call, and its total is its one hand.
+        assert.equal(watched.viewTotal, 1);
+        assert.deepEqual(watched.counts, {
+            inCall: 2, muted: 0, video: 2, presenting: 0, handsRaised: 1, roles: { moderator: 1, participant: 1 },
+        });
         await watched.changeView({ filter: "all" });
         assert.deepEqual(watched.view, { filter: "all" });
         await eventually(() => watched.roster.getSnapshot().participants.map((p) => p.uid).join() === "dave,erin", "everyone");
