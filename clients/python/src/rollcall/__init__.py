@@ -9,6 +9,7 @@
 from .checksum import canonical_json, roster_checksum
 from .client import Client
 from .connection import AuthMode, Connection
+from .counts import ViewCounts
 from .errors import (
     BadRequestError,
     BannedError,
@@ -72,6 +73,7 @@ from .protocol import (
     SERVER_MESSAGE_TYPES,
     STATE_FIELDS,
     UNSUBSCRIBE_REASONS,
+    VIEW_COUNTS,
     VIEW_FILTERS,
     ClientMessageType,
     CloseCode,
@@ -80,6 +82,7 @@ from .protocol import (
     ParticipantFlagDefinition,
     ServerMessageType,
     UnsubscribeReason,
+    ViewCount,
     ViewFilter,
 )
 from .reconnect import NEVER, ReconnectPolicy
@@ -101,6 +104,7 @@ __all__ = [
     "SERVER_MESSAGE_TYPES",
     "STATE_FIELDS",
     "UNSUBSCRIBE_REASONS",
+    "VIEW_COUNTS",
     "VIEW_FILTERS",
     "Ack",
     "AsyncServerAPI",
@@ -175,6 +179,8 @@ __all__ = [
     "Unsubscribed",
     "UnsubscribedError",
     "View",
+    "ViewCount",
+    "ViewCounts",
     "ViewFilter",
     "ViewSort",
     "apply_merge_patch",
