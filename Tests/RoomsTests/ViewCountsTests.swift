@@ -142,6 +142,19 @@ import TokenAuth
         #expect(mirror.matchesServer())
     }
 
+    @Test("a replica read back from its checkpoint gives the same counts and room entry")
+    func aCheckpointGivesTheSameCounts() throws {
+        let room = try Room()
+        let state = try #require(room.harness.gateway.roomState("r"))
+        let read = try RoomReplica(checkpoint: RoomReplica(state: state).checkpoint)
+        #expect(read.state.viewCounts == state.viewCounts)
+        #expect(read.state.viewCounts.inCall == 5)
+        let spec = RosterViewSpec(filter: .raisedHands)
+        #expect(
+            RosterView.render(read.state, spec: spec, speaker: nil, capacity: 100)
+                == RosterView.render(state, spec: spec, speaker: nil, capacity: 100))
+    }
+
     @Test("the counts are those of the participants' flags, by the flags' own definitions")
     func theCountsFollowTheFlagDefinitions() {
         var state = RoomState(id: "r")
