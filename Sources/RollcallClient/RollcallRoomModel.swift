@@ -22,6 +22,11 @@ public final class RollcallRoomModel {
     public private(set) var participants: [RosterParticipant] = []
     /// The room entry of the roster (`callType`, `recording`, `activeSpeaker`, `participantCount`, …).
     public private(set) var roomState: JSONObject = JSONObject()
+    /// What every view counts (the room entry's `counts`): in the call, hands raised, muted, on video, presenting,
+    /// by role.
+    public var counts: RollcallViewCounts { RollcallViewCounts(self.roomState["counts"]?.objectValue) }
+    /// How many entries match the view's filter before its `offset` and `limit` (the room entry's `total`).
+    public var viewTotal: Int? { self.roomState["total"]?.intValue.map { Int($0) } }
     /// What the user may do here (from the join's answer): gate buttons on it.
     public private(set) var rights: RollcallRights?
     /// The roster's sequence number.

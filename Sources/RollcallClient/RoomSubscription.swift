@@ -88,6 +88,12 @@ public final class RoomSubscription: @unchecked Sendable {
     /// Who waits to present while the floor queues (the room entry's `floorQueue`), in order: the first may start
     /// once fewer than `presenterFloor` present. Empty when nobody waits or the floor does not queue.
     public var floorQueue: [String] { self.roomState["floorQueue"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+    /// What every view counts, whatever its filter (the room entry's `counts`): in the call, hands raised, muted, on
+    /// video, presenting, and by role; all zeros before the first snapshot.
+    public var counts: RollcallViewCounts { RollcallViewCounts(self.roomState["counts"]?.objectValue) }
+    /// How many entries match the view's filter before its `offset` and `limit` (the room entry's `total`), for
+    /// "page 3 of 20"; nil before the first snapshot.
+    public var viewTotal: Int? { self.roomState["total"]?.intValue.map { Int($0) } }
 
     /// A copy of the roster mirror, nil before the first snapshot.
     public var roster: RosterStore? { self.lock.withLock { self.mirror.store } }

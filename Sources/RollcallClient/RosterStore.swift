@@ -64,6 +64,14 @@ public struct RosterStore: Sendable {
     /// The room entry (`callType`, `recording`, `activeSpeaker`, ...).
     public var roomState: JSONObject { self.roster["room"]?.objectValue ?? JSONObject() }
 
+    /// What every view counts (the room entry's `counts`): who is in the call, muted, on video, presenting, with a
+    /// hand raised, and by role.
+    public var counts: RollcallViewCounts { RollcallViewCounts(self.roomState["counts"]?.objectValue) }
+
+    /// How many entries match the view's filter (and query) before its `offset` and `limit` (the room entry's
+    /// `total`): a page of `limit` is one of `(total + limit - 1) / limit`. Nil from a gateway that does not send it.
+    public var viewTotal: Int? { self.roomState["total"]?.intValue.map { Int($0) } }
+
     /// The participants in join order.
     public var participants: [RosterParticipant] {
         guard let entries = self.roster["participants"]?.objectValue else { return [] }

@@ -25,6 +25,12 @@ import Testing
         #expect(Self.strings(vectors["viewFilters"]) == RollcallViewFilter.allCases.map(\.rawValue))
     }
 
+    @Test("the view counts the client reads are the vectors' counts")
+    func theViewCountsAreTheVectors() throws {
+        let counts = try #require(try Self.vectors()["viewCounts"]?.arrayValue)
+        #expect(counts.compactMap { $0["name"]?.stringValue } == RollcallViewCounts.names)
+    }
+
     @Test func everyErrorCodeIsKnownAndAnUnknownOneIsPassedThrough() throws {
         let codes = try #require(try Self.vectors()["errorCodes"]?.arrayValue).compactMap { $0["code"]?.stringValue }
         #expect(codes == RollcallServerErrorCode.allCases.map(\.rawValue))

@@ -208,6 +208,36 @@ import Testing
         }
     }
 
+    @Test("a view's counts and total read from the vectors' rosters, and follow the vectors' patches")
+    func countsAndTotalFollowTheVectors() throws {
+        let cases = try #require(try Self.vectors("roster-checksum.json")["cases"]?.arrayValue)
+        let page = try #require(cases.first { $0["name"]?.stringValue?.hasPrefix("a raised_hands view") == true })
+        var mirror = RoomMirror(room: "r")
+        _ = mirror.handle(Self.snapshot(try #require(page["roster"]?.objectValue), seq: 1))
+        let store = try #require(mirror.store)
+        #expect(
+            store.counts
+                == RollcallViewCounts(
+                    inCall: 2, handsRaised: 1, muted: 1, video: 2, presenting: 1,
+                    roles: ["moderator": 1, "participant": 1]))
+        #expect(store.viewTotal == 1 && store.counts.count(role: "viewer") == 0)
+        let empty = try #require(cases.first { $0["name"]?.stringValue?.hasPrefix("an empty room: counts") == true })
+        var emptyMirror = RoomMirror(room: "r")
+        _ = emptyMirror.handle(Self.snapshot(try #require(empty["roster"]?.objectValue), seq: 1))
+        #expect(emptyMirror.store?.counts == RollcallViewCounts() && emptyMirror.store?.viewTotal == 0)
+        // The last viewer leaves and the last hand goes down: their counts come as nulls and read 0.
+        let diffs = try #require(try Self.vectors("merge-patch.json")["diff"]?.arrayValue)
+        let leave = try #require(diffs.first { $0["name"]?.stringValue?.hasPrefix("the last viewer leaves") == true })
+        let before = try #require(leave["before"]?.objectValue)
+        let after = try #require(leave["after"]?.objectValue)
+        var patched = RoomMirror(room: "r")
+        _ = patched.handle(Self.snapshot(before, seq: 10))
+        #expect(patched.store?.counts.count(role: "viewer") == 1 && patched.store?.counts.handsRaised == 1)
+        _ = patched.handle(Self.patch(before, after, from: 10, to: 11))
+        #expect(patched.store?.counts.count(role: "viewer") == 0 && patched.store?.counts.handsRaised == 0)
+        #expect(patched.store?.counts.inCall == 2 && patched.store?.viewTotal == 2)
+    }
+
     @Test func eachDiffVectorAppliedAsAPatchReachesItsRosterAndReportsWhoChanged() throws {
         let cases = try #require(try Self.vectors("merge-patch.json")["diff"]?.arrayValue)
         #expect(!cases.isEmpty)

@@ -45,7 +45,8 @@ import TokenAuth
         let raisedAt = JSONValue.int(harness.clock.now - 50)
         #expect(
             patches.first?["patch"] == [
-                "participants": ["u-bob": ["audioMuted": true, "handRaised": true, "raisedAt": raisedAt]]
+                "room": ["counts": ["muted": 1, "handsRaised": 1]],
+                "participants": ["u-bob": ["audioMuted": true, "handRaised": true, "raisedAt": raisedAt]],
             ])
     }
 

@@ -100,6 +100,35 @@ import Testing
         let filters = Self.strings(try Self.vectors()["viewFilters"])
         #expect(filters == RosterViewSpec.Filter.allCases.map(\.rawValue))
     }
+
+    @Test("the views' counts and the roles are those the server counts, each flag's by its own definition")
+    func theViewCountsAreTheServers() throws {
+        let vectors = try Self.vectors()
+        let counts = try #require(vectors["viewCounts"]?.arrayValue)
+        let served: [JSONValue] =
+            [["name": "inCall"]]
+            + ParticipantFlag.ordered.compactMap { flag in
+                flag.viewCount.map {
+                    ["name": .string($0.name), "flag": .string(flag.rawValue), "whenSet": .bool($0.whenSet)]
+                }
+            }
+        #expect(counts == served)
+        #expect(Self.strings(vectors["roles"]) == ParticipantRole.allCases.map(\.rawValue))
+        // A room where every count is above zero lists them all, in that order, and every role.
+        var state = RoomState(id: "r")
+        for (index, role) in ParticipantRole.allCases.enumerated() {
+            for value in [false, true] {
+                var participant = Participant(
+                    uid: "\(role)-\(value)", name: "P", avatar: nil, role: role, joinedAt: 0, order: index)
+                participant.devices = [ParticipantDevice(deviceID: "d", joinedAt: 0)]
+                for flag in ParticipantFlag.ordered { participant.flags[flag] = value }
+                state.participants[participant.uid] = participant
+            }
+        }
+        let object = state.viewCounts.object
+        #expect(object.entries.map(\.key) == counts.compactMap { $0["name"]?.stringValue } + ["roles"])
+        #expect(object["roles"]?.objectValue?.entries.map(\.key) == Self.strings(vectors["roles"]))
+    }
 }
 
 extension ProtocolVectorTests {

@@ -214,13 +214,16 @@ import TokenAuth
         try #require(patches.count == 1)
         let bytes = JSONWriter.bytes(patches[0]).count
         let body = JSONWriter.bytes(patches[0]["patch"]!).count
-        #expect(patches[0]["patch"] == ["participants": ["u-500": ["audioMuted": true]]])
-        #expect(body < 64, "\(body) bytes of patch")
-        #expect(bytes < 160, "\(bytes) bytes of message")
-        // The gateway encoded exactly that one message, once.
+        // The participant's entry and, in the same patch, the room's counts.
+        #expect(
+            patches[0]["patch"] == ["room": ["counts": ["muted": 1]], "participants": ["u-500": ["audioMuted": true]]])
+        #expect(body < 80, "\(body) bytes of patch")
+        #expect(bytes < 176, "\(bytes) bytes of message")
+        // The gateway encoded that message once, and one for the participants' own view (`speakers`), which
+        // carries the counts only, to the thousand of them.
         let after = harness.gateway.statistics
-        #expect(after.patches - before.patches == 1)
-        #expect(after.patchBytes - before.patchBytes == bytes)
+        #expect(after.patches - before.patches == 2)
+        #expect(after.patchDeliveries - before.patchDeliveries == 1 + 1_000)
         #expect(mirror.participants["u-500"]?["audioMuted"] == true)
     }
 }

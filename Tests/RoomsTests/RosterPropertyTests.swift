@@ -435,7 +435,27 @@ final class RandomRosterCall {
                     \(expected.map { "\($0)" } ?? "nothing")
                     """)
             }
+            try self.checkCountsAndTotal(of: observer, store: store)
             self.checks += 1
+        }
+    }
+
+    /// The mirror's room entry counts what the participants' entries show (tallied apart from the server's
+    /// `RoomState.viewCounts`), and its total is the size of the view without its window.
+    private func checkCountsAndTotal(of observer: RosterObserver, store: RosterStore) throws {
+        let gateway = self.harness.gateway
+        guard let state = gateway.roomState("r") else { return }
+        let room = store.roster["room"]
+        guard room?["counts"] == .object(RoomRecordTests.tally(state)) else {
+            throw self.fail("\(observer.uid) (\(observer.spec)) counts \(room?["counts"].map { "\($0)" } ?? "nothing")")
+        }
+        var whole = observer.spec
+        whole.offset = nil
+        whole.limit = nil
+        let total = gateway.renderedView(room: "r", spec: whole)?["participants"]?.objectValue?.count
+        guard room?["total"] == total.map({ .int(Int64($0)) }) else {
+            throw self.fail(
+                "\(observer.uid) (\(observer.spec)) has total \(room?["total"].map { "\($0)" } ?? "nothing")")
         }
     }
 

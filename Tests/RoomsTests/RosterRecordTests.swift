@@ -150,7 +150,7 @@ struct RosterRecordTests {
             }
             return records
         }
-        let room = RoomRecord(RoomState(id: "r"), speaker: nil, capacity: 10)
+        let room = RoomRecord(RoomState(id: "r"), speaker: nil, capacity: 10, total: 0)
         let channel = ViewChannel(spec: RosterViewSpec(), room: room, records: records(), sequence: 0)
         for step in 0..<200 {
             let index = Int.random(in: participants.indices, using: &generator.random)

@@ -72,9 +72,9 @@ struct ViewsRoom {
         let removed = RosterMirror.patches(try mirror.sync())
         #expect(removed.first?["patch"]?["participants"] == ["u-ann": nil])
         #expect(Set(mirror.participants.keys) == ["u-jo"])
-        // A change outside the view sends that view nothing.
+        // A change outside the view sends that view only the room's counts (three of four on video now).
         room.send("u-bob", ["type": "state", "room": "r", "videoPaused": true])
-        #expect(RosterMirror.patches(try mirror.sync()).isEmpty)
+        #expect(RosterMirror.patches(try mirror.sync()).map { $0["patch"] } == [["room": ["counts": ["video": 3]]]])
         #expect(mirror.matchesServer(RosterViewSpec(filter: .muted)))
     }
 
@@ -90,11 +90,14 @@ struct ViewsRoom {
         #expect(Set(mirror.participants.keys) == ["u-ann"])
         // No leave and no join: the room's log did not move.
         #expect(room.harness.sequence("r") == sequence)
-        // Patches of the new view only: a mute is outside it, a raised hand inside.
+        // Patches of the new view only: a mute is outside it (only the room's counts change), a raised hand
+        // inside (the entry, the counts and the view's total).
         room.send("u-jo", ["type": "state", "room": "r", "audioMuted": true])
-        #expect(RosterMirror.patches(try mirror.sync()).isEmpty)
+        #expect(RosterMirror.patches(try mirror.sync()).map { $0["patch"] } == [["room": ["counts": ["muted": 2]]]])
         room.send("u-jo", ["type": "state", "room": "r", "handRaised": true])
-        #expect(RosterMirror.patches(try mirror.sync()).count == 1)
+        let raised = RosterMirror.patches(try mirror.sync())
+        #expect(raised.count == 1)
+        #expect(raised.first?["patch"]?["room"] == ["total": 2, "counts": ["handsRaised": 2]])
         #expect(Set(mirror.participants.keys) == ["u-ann", "u-jo"])
         #expect(mirror.matchesServer(RosterViewSpec(filter: .raisedHands)))
     }
@@ -113,11 +116,12 @@ struct ViewsRoom {
             transport.sendCalls, transport.deliveries, room.harness.gateway.statistics
         )
         room.harness.advance(milliseconds: 50)
-        // One send per view: the muted view's patch to its three subscribers, the whole roster's to one.
-        #expect(transport.sendCalls - calls == 2)
-        #expect(transport.deliveries - deliveries == 4)
-        #expect(room.harness.gateway.statistics.patches - statistics.patches == 2)
-        #expect(room.harness.gateway.statistics.patchDeliveries - statistics.patchDeliveries == 4)
+        // One send per view: the muted view's patch to its three subscribers, the whole roster's to one, and the
+        // room's counts to the participants' own view (`speakers`, the four in the call).
+        #expect(transport.sendCalls - calls == 3)
+        #expect(transport.deliveries - deliveries == 8)
+        #expect(room.harness.gateway.statistics.patches - statistics.patches == 3)
+        #expect(room.harness.gateway.statistics.patchDeliveries - statistics.patchDeliveries == 8)
         for mirror in muted {
             #expect(RosterMirror.patches(try mirror.sync()).count == 1)
             #expect(mirror.store.roster == muted[0].store.roster)

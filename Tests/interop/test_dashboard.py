@@ -224,6 +224,7 @@ def test_dashboard_shows_every_room_live_and_survives_drops_and_restarts(rollcal
             await browser.wait_for(cell("alice", "sharing"), "●", "Alice sharing")
             await browser.wait_for(cell("alice", "video-off"), "●", "Alice's video off")
             await browser.wait_for(cell("bob", "speaking"), "●", "Bob speaking")
+            await wait_until(browser, f"{room_field('summary')}.includes('1 hand raised')", "the room's raised hands")
 
             # The operator reads the attendance: everyone who joined, Bob's one raised hand, a click away.
             attendance = f"section.room[data-room=\"{ROOM}\"] [data-field=\"attendance\"]"

@@ -41,6 +41,18 @@ public enum ParticipantFlag: String, Hashable, Sendable, CaseIterable {
         }
     }
 
+    /// The member of the roster views' `counts` that counts the flag (`RoomState.viewCounts`), and the value that
+    /// counts: `video` counts who has the camera on, so `videoPaused` false. Nil for a flag the views do not count.
+    var viewCount: (name: String, whenSet: Bool)? {
+        switch self {
+        case .audioMuted: return ("muted", true)
+        case .videoPaused: return ("video", false)
+        case .presenting: return ("presenting", true)
+        case .handRaised: return ("handsRaised", true)
+        case .pinned: return nil
+        }
+    }
+
     /// Whether subscribers in the `notable` event mode see the flag change (the spotlight).
     var isNotable: Bool {
         switch self {

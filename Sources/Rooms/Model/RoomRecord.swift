@@ -25,12 +25,19 @@ struct RoomRecord: Equatable {
     var activeSpeaker: String?
     var metadata: [String: String]
     var capacity: Int
-    /// Listed participants (joined and not hidden).
-    var participantCount: Int
+    /// What the views count (`counts`), over the listed participants (joined and not hidden): the same for every
+    /// view of the room.
+    var counts: RosterCounts
+    /// How many entries match the view's filter (and query) before its offset and limit: each view its own.
+    var total: Int
     var activeMeeting: MeetingMessage?
 
-    /// The room entry of `state`, with `speaker` as the held active speaker.
-    init(_ state: RoomState, speaker: String?, capacity: Int) {
+    /// Listed participants (joined and not hidden).
+    var participantCount: Int { self.counts.inCall }
+
+    /// The room entry of `state`, with `speaker` as the held active speaker, `total` entries in the view before its
+    /// window, and `counts` the state's `viewCounts` (computed once for all the views of a round).
+    init(_ state: RoomState, speaker: String?, capacity: Int, total: Int, counts: RosterCounts) {
         self.callType = state.callType
         self.startedAt = state.startedAt
         self.initiator = state.initiator
@@ -43,8 +50,14 @@ struct RoomRecord: Equatable {
         self.activeSpeaker = speaker
         self.metadata = state.metadata
         self.capacity = capacity
-        self.participantCount = state.listedCount
+        self.counts = counts
+        self.total = total
         self.activeMeeting = state.activeMeeting
+    }
+
+    /// The room entry of `state`, its counts computed here.
+    init(_ state: RoomState, speaker: String?, capacity: Int, total: Int) {
+        self.init(state, speaker: speaker, capacity: capacity, total: total, counts: state.viewCounts)
     }
 
     /// The entry as a JSON object: `RosterView.roomEntry`.
@@ -63,6 +76,8 @@ struct RoomRecord: Equatable {
         object["capacity"] = .int(Int64(self.capacity))
         object["participantCount"] = .int(Int64(self.participantCount))
         if self.waitingCount > 0 { object["waiting"] = .int(Int64(self.waitingCount)) }
+        object["total"] = .int(Int64(self.total))
+        object["counts"] = .object(self.counts.object)
         if let meeting = self.activeMeeting { object["activeMeeting"] = .object(Self.meetingEntry(meeting)) }
         return object
     }
@@ -117,6 +132,8 @@ struct RoomRecord: Equatable {
         if self.waitingCount > 0 && self.waitingCount != old.waitingCount {
             patch["waiting"] = .int(Int64(self.waitingCount))
         }
+        if self.total != old.total { patch["total"] = .int(Int64(self.total)) }
+        if let counts = self.counts.patch(from: old.counts) { patch["counts"] = .object(counts) }
         if let meeting = self.activeMeeting, meeting != old.activeMeeting {
             if let before = old.activeMeeting {
                 if let inner = Self.meetingPatch(from: before, to: meeting) { patch["activeMeeting"] = .object(inner) }
@@ -173,6 +190,8 @@ struct RoomRecord: Equatable {
         Self.string(Keys.callType, self.callType, into: &output)
         output.append(contentsOf: Keys.capacity)
         JSONWriter.appendInteger(Int64(self.capacity), to: &output)
+        output.append(contentsOf: Keys.counts)
+        self.counts.writeCanonical(into: &output)
         if let limit = self.presenterLimit {
             output.append(contentsOf: Keys.floor)
             JSONWriter.appendInteger(Int64(limit), to: &output)
@@ -198,6 +217,8 @@ struct RoomRecord: Equatable {
             output.append(contentsOf: Keys.startedAt)
             JSONWriter.appendInteger(startedAt, to: &output)
         }
+        output.append(contentsOf: Keys.total)
+        JSONWriter.appendInteger(Int64(self.total), to: &output)
         if self.waitingCount > 0 {
             output.append(contentsOf: Keys.waiting)
             JSONWriter.appendInteger(Int64(self.waitingCount), to: &output)
@@ -224,6 +245,7 @@ struct RoomRecord: Equatable {
         static let admission = encoded("admission")
         static let callType = encoded("callType")
         static let capacity = encoded("capacity")
+        static let counts = encoded("counts")
         static let floor = encoded("floor")
         static let floorQueue = encoded("floorQueue")
         static let initiator = encoded("initiator")
@@ -235,6 +257,7 @@ struct RoomRecord: Equatable {
         static let sessionId = encoded("sessionId")
         static let startedAt = encoded("startedAt")
         static let text = encoded("text")
+        static let total = encoded("total")
         static let waiting = encoded("waiting")
         static let trueBytes = Array("true".utf8)
         static let falseBytes = Array("false".utf8)

@@ -240,12 +240,14 @@ final class RosterPublisher {
         self.publish(room)
         let state = room.state
         var records: [String: RosterRecord] = [:]
-        for uid in RosterView.members(state, spec: spec, speaker: room.heldSpeaker) {
+        let window = RosterView.window(state, spec: spec, speaker: room.heldSpeaker)
+        for uid in window.members {
             records[uid] = RosterRecord(uid, in: state, form: spec.filter.entryForm)
         }
         let channel = ViewChannel(
             spec: spec,
-            room: RoomRecord(state, speaker: room.heldSpeaker, capacity: self.configuration.roomCapacity),
+            room: RoomRecord(
+                state, speaker: room.heldSpeaker, capacity: self.configuration.roomCapacity, total: window.total),
             records: records, sequence: state.sequence)
         room.channels[spec] = channel
         return channel
@@ -264,10 +266,14 @@ final class RosterPublisher {
         var hashes: [String: UInt64] = [:]
         var otherFormEntries: [RosterRecord.FormKind: [String: RosterRecord]] = [:]
         var otherFormHashes: [RosterRecord.FormKind: [String: UInt64]] = [:]
-        let roomEntry = RoomRecord(state, speaker: room.heldSpeaker, capacity: self.configuration.roomCapacity)
+        // The room entry is the same for every view but for its `total`; the counts are computed once here.
+        var roomEntry = RoomRecord(
+            state, speaker: room.heldSpeaker, capacity: self.configuration.roomCapacity, total: 0)
         for spec in room.channels.keys.sorted(by: { $0.description < $1.description }) {
             let channel = room.channels[spec]!
-            let members = RosterView.members(state, spec: spec, speaker: room.heldSpeaker)
+            let window = RosterView.window(state, spec: spec, speaker: room.heldSpeaker)
+            let members = window.members
+            roomEntry.total = window.total
             let memberSet = Set(members)
             var candidates = room.dirtyUIDs
             if room.everythingDirty {

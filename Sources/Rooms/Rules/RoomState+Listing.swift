@@ -18,6 +18,17 @@ extension RoomState {
         return participant.isJoined && !participant.permissions.hidden
     }
 
+    /// The counts every roster view carries (the room entry's `counts`), over the participants the lists show: those
+    /// in the call and not hidden, whom `listedCount` counts (`inCall` is that number). One walk over the
+    /// participants, done once per round of patches for all the views.
+    var viewCounts: RosterCounts {
+        var counts = RosterCounts()
+        for participant in self.participants.values where participant.isJoined && !participant.permissions.hidden {
+            counts.add(participant)
+        }
+        return counts
+    }
+
     /// The promoted uids the lists show, in order.
     public var listedOperators: [String] {
         self.operators.filter { !self.isHidden($0) }.sorted()

@@ -13,14 +13,23 @@ struct RosterView: Equatable {
     /// Renders `spec`'s view of `state` with `speaker` as the (held) active speaker.
     static func render(_ state: RoomState, spec: RosterViewSpec, speaker: String?, capacity: Int) -> RosterView {
         var participants: [String: JSONObject] = [:]
-        for uid in Self.members(state, spec: spec, speaker: speaker) {
+        let window = Self.window(state, spec: spec, speaker: speaker)
+        for uid in window.members {
             participants[uid] = Self.entry(uid, in: state, form: spec.filter.entryForm)
         }
-        return RosterView(room: Self.roomEntry(state, speaker: speaker, capacity: capacity), participants: participants)
+        return RosterView(
+            room: Self.roomEntry(state, speaker: speaker, capacity: capacity, total: window.total),
+            participants: participants)
     }
 
-    /// The uids in the view, in join order.
+    /// The uids in the view, in its order.
     static func members(_ state: RoomState, spec: RosterViewSpec, speaker: String?) -> [String] {
+        Self.window(state, spec: spec, speaker: speaker).members
+    }
+
+    /// The uids in the view, in its order, and how many match its filter and query before its offset and limit
+    /// (the room entry's `total`; for `banned`, the banned users the lists show).
+    static func window(_ state: RoomState, spec: RosterViewSpec, speaker: String?) -> (members: [String], total: Int) {
         var uids: [String]
         if spec.filter == .banned {
             uids = state.listedBanned
@@ -40,9 +49,10 @@ struct RosterView: Equatable {
             }
             Self.sort(&uids, by: spec.effectiveSort, in: state)
         }
+        let total = uids.count
         if let offset = spec.offset { uids.removeFirst(min(offset, uids.count)) }
         if let limit = spec.limit, uids.count > limit { uids.removeLast(uids.count - limit) }
-        return uids
+        return (uids, total)
     }
 
     /// Puts uids (in join order) in a view's order; ties keep join order.
@@ -91,7 +101,8 @@ struct RosterView: Equatable {
         return participant.wireObject(.roster(isOperator: state.isOperator(uid)))
     }
 
-    static func roomEntry(_ state: RoomState, speaker: String?, capacity: Int) -> JSONObject {
+    /// The room entry of a view with `total` entries before its window.
+    static func roomEntry(_ state: RoomState, speaker: String?, capacity: Int, total: Int) -> JSONObject {
         var object = JSONObject()
         object["callType"] = .string(state.callType)
         if let startedAt = state.startedAt { object["startedAt"] = .int(startedAt) }
@@ -109,6 +120,8 @@ struct RosterView: Equatable {
         object["capacity"] = .int(Int64(capacity))
         object["participantCount"] = .int(Int64(state.listedCount))
         if !state.waiting.isEmpty { object["waiting"] = .int(Int64(state.waiting.count)) }
+        object["total"] = .int(Int64(total))
+        object["counts"] = .object(state.viewCounts.object)
         if let meeting = state.activeMeeting, case .object(var entry) = ServerMessages.meeting(meeting) {
             // A view holds no nulls: a null in a merge patch removes the member, so it could not be sent.
             if meeting.text == nil { entry["text"] = nil }

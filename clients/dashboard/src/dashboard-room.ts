@@ -139,6 +139,8 @@ export class RoomCard {
         if (!snapshot.ready) return;
         const state = snapshot.state;
         const parts = [`seq ${snapshot.seq}`, `${state.participantCount ?? snapshot.participants.length} in the call`];
+        const hands = snapshot.counts.handsRaised;
+        if (hands > 0) parts.push(hands === 1 ? "1 hand raised" : `${hands} hands raised`);
         if (state.recording === true) parts.push("recording");
         if (typeof state.activeSpeaker === "string") parts.push(`speaking: ${state.activeSpeaker}`);
         if (state.admission === true) parts.push("waiting room on");

@@ -89,3 +89,12 @@ export declare type ParticipantStateFlag = {
 export declare const VIEW_FILTERS: readonly ["all", "operators", "muted", "moderator_muted", "restricted", "banned", "raised_hands", "presenters", "speakers", "left", "search", "waiting"];
 /** A roster view filter. */
 export declare type ViewFilter = (typeof VIEW_FILTERS)[number];
+/**
+ * The counts every roster view's room entry carries (`room.counts`, docs/PROTOCOL.md "The room entry"), in the
+ * entry's order; besides them, `roles` counts by role (`PARTICIPANT_ROLES`). A count at zero is left out.
+ */
+export declare const VIEW_COUNTS: readonly ["inCall", "muted", "video", "presenting", "handsRaised"];
+/** A count of `room.counts`. */
+export declare type ViewCount = (typeof VIEW_COUNTS)[number];
+/** The participant roles, as `room.counts.roles` and the entries' `role` name them. */
+export declare const PARTICIPANT_ROLES: readonly ["admin", "moderator", "participant", "viewer", "bot"];

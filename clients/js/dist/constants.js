@@ -183,3 +183,10 @@ export const VIEW_FILTERS = [
     "search",
     "waiting",
 ];
+/**
+ * The counts every roster view's room entry carries (`room.counts`, docs/PROTOCOL.md "The room entry"), in the
+ * entry's order; besides them, `roles` counts by role (`PARTICIPANT_ROLES`). A count at zero is left out.
+ */
+export const VIEW_COUNTS = ["inCall", "muted", "video", "presenting", "handsRaised"];
+/** The participant roles, as `room.counts.roles` and the entries' `role` name them. */
+export const PARTICIPANT_ROLES = ["admin", "moderator", "participant", "viewer", "bot"];

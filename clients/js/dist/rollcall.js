@@ -10,7 +10,7 @@ export { RoomSubscription } from "./room.js";
 export { MAX_DRIFT_STREAK, RoomMirror } from "./room-mirror.js";
 export { RosterStore } from "./roster-store.js";
 export { RollcallError } from "./errors.js";
-export { CLIENT_MESSAGE_TYPES, CLOSE_CODES, EVENT_NAMES, FINAL_CLOSE_CODES, LEAVE_REASONS, PARTICIPANT_FLAGS, SERVER_ERROR_CODES, SERVER_MESSAGE_TYPES, UNSUBSCRIBE_REASONS, VIEW_FILTERS, } from "./constants.js";
+export { CLIENT_MESSAGE_TYPES, CLOSE_CODES, EVENT_NAMES, FINAL_CLOSE_CODES, LEAVE_REASONS, PARTICIPANT_FLAGS, SERVER_ERROR_CODES, SERVER_MESSAGE_TYPES, PARTICIPANT_ROLES, UNSUBSCRIBE_REASONS, VIEW_COUNTS, VIEW_FILTERS, } from "./constants.js";
 export { ReconnectPolicy } from "./reconnect-policy.js";
 export { applyMergePatch, diffMergePatch } from "./merge-patch.js";
 export { canonicalJson, compareUtf8, rosterChecksum } from "./checksum.js";

@@ -1,6 +1,6 @@
 import { RollcallError } from "./errors.js";
 import type { JsonObject, JsonValue } from "./json.js";
-import type { Acknowledgement, EventMode, ModeratorAction, QueryName, RoomRights, RosterView, ServerMessage, WaitingPage, WaitingStatus } from "./protocol.js";
+import type { Acknowledgement, EventMode, ModeratorAction, QueryName, RoomRights, RosterView, ServerMessage, ViewCounts, WaitingPage, WaitingStatus } from "./protocol.js";
 import type { FollowUp } from "./room-mirror.js";
 import type { RosterStore } from "./roster-store.js";
 import type { JoinOptions, ParticipantStateUpdate, RoomChannel, RoomSubscriptionEvents, UnsubscribeReason } from "./room-types.js";
@@ -66,6 +66,13 @@ export declare class RoomSubscription {
     whenAdmitted(): Promise<void>;
     /** The roster view mirrored. */
     get view(): RosterView;
+    /** What every view counts, whatever its filter (the room entry's `counts`): "23 hands raised". */
+    get counts(): ViewCounts;
+    /**
+     * How many entries match the view's filter before its `offset` and `limit` (the room entry's `total`), for
+     * "page 3 of 20"; undefined before the first snapshot.
+     */
+    get viewTotal(): number | undefined;
     /**
      * The sequence number up to which the subscription has every event it takes: its last event's, or a later
      * snapshot's, patch's or resume's (messages arrive in log order). A rejoin sends it as `resumeEvents`.

@@ -90,6 +90,17 @@ export class RoomSubscription {
     get view() {
         return this.mirror.view;
     }
+    /** What every view counts, whatever its filter (the room entry's `counts`): "23 hands raised". */
+    get counts() {
+        return this.roster.getSnapshot().counts;
+    }
+    /**
+     * How many entries match the view's filter before its `offset` and `limit` (the room entry's `total`), for
+     * "page 3 of 20"; undefined before the first snapshot.
+     */
+    get viewTotal() {
+        return this.roster.getSnapshot().total;
+    }
     /**
      * The sequence number up to which the subscription has every event it takes: its last event's, or a later
      * snapshot's, patch's or resume's (messages arrive in log order). A rejoin sends it as `resumeEvents`.

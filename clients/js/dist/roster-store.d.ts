@@ -1,5 +1,5 @@
 import type { JsonObject } from "./json.js";
-import type { Participant, RoomState, RosterView } from "./protocol.js";
+import type { Participant, RoomState, RosterView, ViewCounts } from "./protocol.js";
 /** An immutable picture of a roster view at one sequence number; the same object until the roster changes. */
 export interface RosterSnapshot {
     /** The room id. */
@@ -10,6 +10,13 @@ export interface RosterSnapshot {
     readonly seq: number;
     /** The room entry (`callType`, `recording`, `activeSpeaker`, `participantCount`, ...). */
     readonly state: RoomState;
+    /** What every view counts (the room entry's `counts`, zeros filled in): "23 hands raised". */
+    readonly counts: ViewCounts;
+    /**
+     * How many entries match the view's filter before its `offset` and `limit` (the room entry's `total`): "page 3
+     * of `Math.ceil(total / limit)`". Undefined before the first snapshot.
+     */
+    readonly total: number | undefined;
     /** The participants of the view in join order (each keeps its place; the `waiting` view's in arrival order). */
     readonly participants: readonly Participant[];
     /** The participants by uid. */

@@ -2,6 +2,7 @@ import { rosterChecksum } from "./checksum.js";
 import { reportListenerError } from "./emitter.js";
 import { isJsonObject, jsonEqual } from "./json.js";
 import { applyMergePatch } from "./merge-patch.js";
+import { VIEW_COUNTS } from "./constants.js";
 /**
  * A live mirror of one room's roster view: it applies the snapshot, then every patch, as docs/PROTOCOL.md says
  * (RFC 7386 merge patches, `from`/`seq` continuity, the checksum after each one), and tells listeners.
@@ -160,7 +161,36 @@ function makeSnapshot(room, ready, seq, roster, checksum, view) {
         .map((uid) => byUid[uid])
         .filter((entry) => isJsonObject(entry))
         .sort(joinOrder);
-    return Object.freeze({ room, ready, seq, state, participants: Object.freeze(participants), byUid, checksum, view });
+    const counts = viewCounts(state);
+    const total = typeof state.total === "number" ? state.total : undefined;
+    return Object.freeze({
+        room,
+        ready,
+        seq,
+        state,
+        counts,
+        total,
+        participants: Object.freeze(participants),
+        byUid,
+        checksum,
+        view,
+    });
+}
+/** The room entry's `counts` with the zeros it leaves out filled in. */
+function viewCounts(state) {
+    const entry = isJsonObject(state.counts) ? state.counts : {};
+    const counts = {};
+    for (const name of VIEW_COUNTS)
+        counts[name] = typeof entry[name] === "number" ? entry[name] : 0;
+    const roles = {};
+    const entryRoles = entry.roles;
+    if (isJsonObject(entryRoles)) {
+        for (const [role, count] of Object.entries(entryRoles)) {
+            if (typeof count === "number" && count > 0)
+                roles[role] = count;
+        }
+    }
+    return Object.freeze({ ...counts, roles: Object.freeze(roles) });
 }
 function joinOrder(a, b) {
     const orderA = typeof a.order === "number" ? a.order : Number.MAX_SAFE_INTEGER;

@@ -218,3 +218,15 @@ export const VIEW_FILTERS = [
 
 /** A roster view filter. */
 export type ViewFilter = (typeof VIEW_FILTERS)[number];
+
+/**
+ * The counts every roster view's room entry carries (`room.counts`, docs/PROTOCOL.md "The room entry"), in the
+ * entry's order; besides them, `roles` counts by role (`PARTICIPANT_ROLES`). A count at zero is left out.
+ */
+export const VIEW_COUNTS = ["inCall", "muted", "video", "presenting", "handsRaised"] as const;
+
+/** A count of `room.counts`. */
+export type ViewCount = (typeof VIEW_COUNTS)[number];
+
+/** The participant roles, as `room.counts.roles` and the entries' `role` name them. */
+export const PARTICIPANT_ROLES = ["admin", "moderator", "participant", "viewer", "bot"] as const;

@@ -122,6 +122,32 @@ export interface Participant extends Readonly<Record<ParticipantFlag, boolean>> 
     readonly [field: string]: JsonValue | readonly JsonValue[] | undefined;
 }
 
+/** The room entry's `counts` as the gateway sends it: a count at zero, and `roles` with none, are left out. */
+export type ViewCountsEntry = {
+    readonly inCall?: number;
+    readonly muted?: number;
+    readonly video?: number;
+    readonly presenting?: number;
+    readonly handsRaised?: number;
+    readonly roles?: { readonly [role: string]: number };
+};
+
+/** What every roster view counts (`RosterSnapshot.counts`), read from the room entry with zeros filled in. */
+export interface ViewCounts {
+    /** Participants in the call (observers and hidden participants are not counted). */
+    readonly inCall: number;
+    /** With audio muted, by themselves or by a moderator. */
+    readonly muted: number;
+    /** With the camera on (`videoPaused` false). */
+    readonly video: number;
+    /** Sharing their screen. */
+    readonly presenting: number;
+    /** With a hand raised. */
+    readonly handsRaised: number;
+    /** By role; a role nobody in the call has is absent. */
+    readonly roles: { readonly [role: string]: number };
+}
+
 /** The room entry of a roster (`roster.room`). */
 export interface RoomState {
     /** `audio` or `video`. */
@@ -148,6 +174,10 @@ export interface RoomState {
     readonly capacity?: number;
     /** How many are in the call. */
     readonly participantCount?: number;
+    /** How many entries match the view's filter (and query) before its `offset` and `limit`: a page knows its total. */
+    readonly total?: number;
+    /** What every view counts, whatever its filter, over the participants in the call (zeros left out). */
+    readonly counts?: ViewCountsEntry;
     /** What moderators, bots and the backend attached to the room. */
     readonly metadata?: { readonly [key: string]: string };
     /** Any field a newer gateway adds. */

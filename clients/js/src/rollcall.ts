@@ -31,7 +31,9 @@ export {
     PARTICIPANT_FLAGS,
     SERVER_ERROR_CODES,
     SERVER_MESSAGE_TYPES,
+    PARTICIPANT_ROLES,
     UNSUBSCRIBE_REASONS,
+    VIEW_COUNTS,
     VIEW_FILTERS,
 } from "./constants.js";
 export type {
@@ -42,6 +44,7 @@ export type {
     RoomEventName,
     ServerErrorCode,
     ServerMessageType,
+    ViewCount,
 } from "./constants.js";
 export { ReconnectPolicy } from "./reconnect-policy.js";
 export type { ReconnectOptions } from "./reconnect-policy.js";
@@ -65,6 +68,8 @@ export type {
     RoomState,
     RosterView,
     ServerMessage,
+    ViewCounts,
+    ViewCountsEntry,
     ViewFilter,
     WaitingEntry,
     WaitingPage,

@@ -12,6 +12,7 @@ import type {
     RoomSignal,
     RosterView,
     ServerMessage,
+    ViewCounts,
     WaitingPage,
     WaitingStatus,
 } from "./protocol.js";
@@ -147,6 +148,19 @@ export class RoomSubscription {
     /** The roster view mirrored. */
     get view(): RosterView {
         return this.mirror.view;
+    }
+
+    /** What every view counts, whatever its filter (the room entry's `counts`): "23 hands raised". */
+    get counts(): ViewCounts {
+        return this.roster.getSnapshot().counts;
+    }
+
+    /**
+     * How many entries match the view's filter before its `offset` and `limit` (the room entry's `total`), for
+     * "page 3 of 20"; undefined before the first snapshot.
+     */
+    get viewTotal(): number | undefined {
+        return this.roster.getSnapshot().total;
     }
 
     /**

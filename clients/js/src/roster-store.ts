@@ -3,7 +3,8 @@ import { reportListenerError } from "./emitter.js";
 import { isJsonObject, jsonEqual } from "./json.js";
 import type { JsonObject, JsonValue } from "./json.js";
 import { applyMergePatch } from "./merge-patch.js";
-import type { Participant, RoomState, RosterView } from "./protocol.js";
+import { VIEW_COUNTS } from "./constants.js";
+import type { Participant, RoomState, RosterView, ViewCounts } from "./protocol.js";
 
 /** An immutable picture of a roster view at one sequence number; the same object until the roster changes. */
 export interface RosterSnapshot {
@@ -15,6 +16,13 @@ export interface RosterSnapshot {
     readonly seq: number;
     /** The room entry (`callType`, `recording`, `activeSpeaker`, `participantCount`, ...). */
     readonly state: RoomState;
+    /** What every view counts (the room entry's `counts`, zeros filled in): "23 hands raised". */
+    readonly counts: ViewCounts;
+    /**
+     * How many entries match the view's filter before its `offset` and `limit` (the room entry's `total`): "page 3
+     * of `Math.ceil(total / limit)`". Undefined before the first snapshot.
+     */
+    readonly total: number | undefined;
     /** The participants of the view in join order (each keeps its place; the `waiting` view's in arrival order). */
     readonly participants: readonly Participant[];
     /** The participants by uid. */
@@ -225,7 +233,35 @@ function makeSnapshot(
         .map((uid) => byUid[uid])
         .filter((entry): entry is Participant => isJsonObject(entry))
         .sort(joinOrder);
-    return Object.freeze({ room, ready, seq, state, participants: Object.freeze(participants), byUid, checksum, view });
+    const counts = viewCounts(state);
+    const total = typeof state.total === "number" ? state.total : undefined;
+    return Object.freeze({
+        room,
+        ready,
+        seq,
+        state,
+        counts,
+        total,
+        participants: Object.freeze(participants),
+        byUid,
+        checksum,
+        view,
+    });
+}
+
+/** The room entry's `counts` with the zeros it leaves out filled in. */
+function viewCounts(state: RoomState): ViewCounts {
+    const entry = isJsonObject(state.counts) ? (state.counts as JsonObject) : {};
+    const counts: { [count: string]: number } = {};
+    for (const name of VIEW_COUNTS) counts[name] = typeof entry[name] === "number" ? (entry[name] as number) : 0;
+    const roles: { [role: string]: number } = {};
+    const entryRoles = entry.roles;
+    if (isJsonObject(entryRoles)) {
+        for (const [role, count] of Object.entries(entryRoles)) {
+            if (typeof count === "number" && count > 0) roles[role] = count;
+        }
+    }
+    return Object.freeze({ ...counts, roles: Object.freeze(roles) }) as unknown as ViewCounts;
 }
 
 function joinOrder(a: Participant, b: Participant): number {

@@ -11,9 +11,12 @@ import {
     FINAL_CLOSE_CODES,
     LEAVE_REASONS,
     PARTICIPANT_FLAGS,
+    PARTICIPANT_ROLES,
+    RosterStore,
     SERVER_ERROR_CODES,
     SERVER_MESSAGE_TYPES,
     UNSUBSCRIBE_REASONS,
+    VIEW_COUNTS,
     VIEW_FILTERS,
     applyMergePatch,
     canonicalJson,
@@ -134,6 +137,37 @@ test("the client's protocol constants are the shared vectors' (Tests/Vectors/pro
     assert.deepEqual([...UNSUBSCRIBE_REASONS], protocol.unsubscribeReasons);
     assert.deepEqual([...LEAVE_REASONS], protocol.leaveReasons);
     assert.deepEqual([...VIEW_FILTERS], protocol.viewFilters);
+    assert.deepEqual([...VIEW_COUNTS], protocol.viewCounts.map((count) => count.name));
+    assert.deepEqual([...PARTICIPANT_ROLES], protocol.roles);
+});
+
+test("a view's counts and total are read from the vectors' rosters, zeros filled in, and follow their patches", () => {
+    const { cases } = vectors("roster-checksum.json");
+    const page = cases.find((vector) => vector.name.startsWith("a raised_hands view"));
+    const store = new RosterStore("r");
+    store.applySnapshot({ type: "snapshot", room: "r", seq: 1, roster: page.roster, checksum: page.checksum });
+    assert.deepEqual(store.getSnapshot().counts, {
+        inCall: 2, muted: 1, video: 2, presenting: 1, handsRaised: 1, roles: { moderator: 1, participant: 1 },
+    });
+    assert.equal(store.getSnapshot().total, 1);
+    const empty = cases.find((vector) => vector.name.startsWith("an empty room: counts"));
+    const emptyStore = new RosterStore("r");
+    emptyStore.applySnapshot({ type: "snapshot", room: "r", seq: 1, roster: empty.roster, checksum: empty.checksum });
+    assert.deepEqual(emptyStore.getSnapshot().counts, { inCall: 0, muted: 0, video: 0, presenting: 0, handsRaised: 0, roles: {} });
+    assert.equal(emptyStore.getSnapshot().total, 0);
+    // The last viewer leaves and the last hand goes down: those counts arrive as nulls and read 0.
+    const leave = vectors("merge-patch.json").diff.find((vector) => vector.name.startsWith("the last viewer leaves"));
+    const patched = new RosterStore("r");
+    patched.applySnapshot({ type: "snapshot", room: "r", seq: 10, roster: leave.before, checksum: rosterChecksum(leave.before) });
+    assert.equal(patched.getSnapshot().counts.roles.viewer, 1);
+    const outcome = patched.applyPatch({
+        type: "patch", room: "r", from: 10, seq: 11, patch: leave.patch, checksum: rosterChecksum(leave.after),
+    });
+    assert.deepEqual(outcome, { kind: "applied" });
+    assert.equal(patched.getSnapshot().counts.roles.viewer, undefined);
+    assert.equal(patched.getSnapshot().counts.handsRaised, 0);
+    assert.equal(patched.getSnapshot().counts.inCall, 2);
+    assert.equal(patched.getSnapshot().total, 2);
 });
 
 function snakeCase(name) {

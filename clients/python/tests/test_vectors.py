@@ -16,11 +16,13 @@ from rollcall import (
     SERVER_MESSAGE_TYPES,
     STATE_FIELDS,
     UNSUBSCRIBE_REASONS,
+    VIEW_COUNTS,
     VIEW_FILTERS,
     CloseCode,
     Participant,
     RosterStore,
     ServerError,
+    ViewCounts,
     apply_merge_patch,
     canonical_json,
     merge_patch_diff,
@@ -28,6 +30,7 @@ from rollcall import (
     server_error,
 )
 from rollcall.protocol import attribute_name
+from rollcall.tokens import ROLES
 
 
 def test_every_roster_checksum_vector_matches() -> None:
@@ -41,6 +44,47 @@ def test_a_store_started_from_each_vector_accepts_its_checksum() -> None:
     for case in load_vectors("roster-checksum.json")["cases"]:
         message = {"type": "snapshot", "room": "r", "seq": 1, "roster": case["roster"], "checksum": case["checksum"]}
         assert RosterStore.from_snapshot(message).checksum == case["checksum"], case["name"]
+
+
+def test_a_views_counts_and_total_read_from_the_vectors_and_follow_their_patches() -> None:
+    cases = {case["name"]: case for case in load_vectors("roster-checksum.json")["cases"]}
+    page = next(case for name, case in cases.items() if name.startswith("a raised_hands view"))
+    store = RosterStore.from_snapshot(
+        {"type": "snapshot", "room": "r", "seq": 1, "roster": page["roster"], "checksum": page["checksum"]}
+    )
+    assert store.counts == ViewCounts(
+        in_call=2, hands_raised=1, muted=1, video=2, presenting=1, roles={"moderator": 1, "participant": 1}
+    )
+    assert store.view_total == 1
+    empty = next(case for name, case in cases.items() if name.startswith("an empty room: counts"))
+    empty_store = RosterStore.from_snapshot(
+        {"type": "snapshot", "room": "r", "seq": 1, "roster": empty["roster"], "checksum": empty["checksum"]}
+    )
+    assert empty_store.counts == ViewCounts()
+    assert empty_store.view_total == 0
+    # The last viewer leaves and the last hand goes down: those counts arrive as nulls and read 0.
+    leave = next(
+        case for case in load_vectors("merge-patch.json")["diff"] if case["name"].startswith("the last viewer leaves")
+    )
+    before = copy.deepcopy(leave["before"])
+    patched = RosterStore.from_snapshot(
+        {"type": "snapshot", "room": "r", "seq": 10, "roster": before, "checksum": roster_checksum(before)}
+    )
+    assert patched.counts.count_of("viewer") == 1
+    patched.apply_patch(
+        {
+            "type": "patch",
+            "room": "r",
+            "from": 10,
+            "seq": 11,
+            "patch": leave["patch"],
+            "checksum": roster_checksum(leave["after"]),
+        }
+    )
+    assert patched.counts.count_of("viewer") == 0
+    assert patched.counts.hands_raised == 0
+    assert patched.counts.in_call == 2
+    assert patched.view_total == 2
 
 
 def test_every_merge_patch_application_vector_matches() -> None:
@@ -75,6 +119,8 @@ def test_the_clients_protocol_constants_are_the_shared_vectors() -> None:
     assert set(SERVER_MESSAGE_TYPES) == set(protocol["messageTypes"]["server"])
     assert sorted(EVENT_NAMES) == sorted(protocol["events"])
     assert list(VIEW_FILTERS) == protocol["viewFilters"]
+    assert list(VIEW_COUNTS) == [count["name"] for count in protocol["viewCounts"]]
+    assert list(ROLES) == protocol["roles"]
     assert list(UNSUBSCRIBE_REASONS) == protocol["unsubscribeReasons"]
     assert list(LEAVE_REASONS) == protocol["leaveReasons"]
     assert [(name, *flag) for name, flag in PARTICIPANT_FLAGS.items()] == [

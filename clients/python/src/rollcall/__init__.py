@@ -9,6 +9,7 @@
 from .checksum import canonical_json, roster_checksum
 from .client import Client
 from .connection import AuthMode, Connection
+from .counts import ViewCounts
 from .errors import (
     AdmissionDeniedError,
     BadRequestError,
@@ -77,6 +78,7 @@ from .protocol import (
     SERVER_MESSAGE_TYPES,
     STATE_FIELDS,
     UNSUBSCRIBE_REASONS,
+    VIEW_COUNTS,
     VIEW_FILTERS,
     ClientMessageType,
     CloseCode,
@@ -85,6 +87,7 @@ from .protocol import (
     ParticipantFlagDefinition,
     ServerMessageType,
     UnsubscribeReason,
+    ViewCount,
     ViewFilter,
 )
 from .reconnect import NEVER, ReconnectPolicy
@@ -107,6 +110,7 @@ __all__ = [
     "SERVER_MESSAGE_TYPES",
     "STATE_FIELDS",
     "UNSUBSCRIBE_REASONS",
+    "VIEW_COUNTS",
     "VIEW_FILTERS",
     "Ack",
     "AdmissionDeniedError",
@@ -183,6 +187,8 @@ __all__ = [
     "Unsubscribed",
     "UnsubscribedError",
     "View",
+    "ViewCount",
+    "ViewCounts",
     "ViewFilter",
     "ViewSort",
     "WaitExpiredError",

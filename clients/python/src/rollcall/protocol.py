@@ -122,6 +122,12 @@ ViewFilter = Literal[
 
 VIEW_FILTERS: tuple[str, ...] = get_args(ViewFilter)
 
+ViewCount = Literal["inCall", "muted", "video", "presenting", "handsRaised"]
+"""A count of a roster view's room entry (`room.counts`, docs/PROTOCOL.md "The room entry"), in the entry's order;
+besides them `roles` counts by role."""
+
+VIEW_COUNTS: tuple[str, ...] = get_args(ViewCount)
+
 
 
 class ParticipantFlagDefinition(NamedTuple):

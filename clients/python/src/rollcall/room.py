@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from .counts import ViewCounts
 from .errors import ConnectionClosed, NotConnected, RequestTimeout, RollcallError, UnsubscribedError
 from .events import (
     Ack,
@@ -129,6 +130,20 @@ class Room:
         """The roster's room entry (`callType`, `recording`, `activeSpeaker`, `capacity`, `participantCount`)."""
         store = self._mirror.store
         return store.room_state if store is not None else {}
+
+    @property
+    def counts(self) -> ViewCounts:
+        """What every view counts, whatever its filter (the room entry's `counts`): in the call, hands raised,
+        muted, on video, presenting, by role; all zeros before the first snapshot."""
+        store = self._mirror.store
+        return store.counts if store is not None else ViewCounts()
+
+    @property
+    def view_total(self) -> int | None:
+        """How many entries match the view's filter before its `offset` and `limit` (the room entry's `total`), for
+        "page 3 of 20"; None before the first snapshot."""
+        store = self._mirror.store
+        return store.view_total if store is not None else None
 
     @property
     def seq(self) -> int:

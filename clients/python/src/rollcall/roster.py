@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .checksum import checksum_hex, entry_hash
+from .counts import ViewCounts
 from .errors import RollcallError
 from .merge_patch import apply_merge_patch
 from .participant import Participant
@@ -129,6 +130,19 @@ class RosterStore:
         """The room entry: `callType`, `recording`, `activeSpeaker`, `capacity`, `participantCount`, ..."""
         room = self._roster.get("room")
         return room if isinstance(room, dict) else {}
+
+    @property
+    def counts(self) -> ViewCounts:
+        """What every view counts (the room entry's `counts`): in the call, hands raised, muted, on video,
+        presenting, by role."""
+        return ViewCounts.from_entry(self.room_state.get("counts"))
+
+    @property
+    def view_total(self) -> int | None:
+        """How many entries match the view's filter before its `offset` and `limit` (the room entry's `total`): a
+        page of `limit` is one of `ceil(total / limit)`. None from a gateway that does not send it."""
+        total = self.room_state.get("total")
+        return total if isinstance(total, int) and not isinstance(total, bool) else None
 
     @property
     def participants(self) -> list[Participant]:
