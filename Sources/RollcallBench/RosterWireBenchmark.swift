@@ -15,6 +15,10 @@ public enum RosterWireBenchmark {
         public var mutePatchFrames: Int
         /// The size of the mute's merge patch itself (the `patch` member), in bytes.
         public var mutePatchObjectBytes: Int
+        /// With the waiting room on: the patch a subscriber gets when a user arrives in it (the count moves), and
+        /// when a moderator admits the user (the user's entry, the count gone, the counts and total moved).
+        public var arrivalPatchBytes: Int
+        public var admissionPatchBytes: Int
         public var stormJoins: Int
         public var stormMilliseconds: Int64
         public var windowMilliseconds: Int64
@@ -31,6 +35,7 @@ public enum RosterWireBenchmark {
               one mute as a patch           \(self.mutePatchBytes) bytes in \(self.mutePatchFrames) frame(s)  \
             (\(self.snapshotBytes / max(1, self.mutePatchBytes))x smaller; the merge patch itself \
             \(self.mutePatchObjectBytes) bytes)
+              one arrival in the waiting room \(self.arrivalPatchBytes) bytes; its admission \(self.admissionPatchBytes) bytes
             storm of \(self.stormJoins) joins over \(self.stormMilliseconds) ms, per subscriber:
               coalesced (\(self.windowMilliseconds) ms window)    \(self.stormFrames) frames, \(self.stormBytes) bytes
               without coalescing            \(self.stormFramesWithoutCoalescing) frames, \
@@ -48,6 +53,8 @@ public enum RosterWireBenchmark {
                         ("mutePatchBytes", .int(Int64(self.mutePatchBytes))),
                         ("mutePatchFrames", .int(Int64(self.mutePatchFrames))),
                         ("mutePatchObjectBytes", .int(Int64(self.mutePatchObjectBytes))),
+                        ("arrivalPatchBytes", .int(Int64(self.arrivalPatchBytes))),
+                        ("admissionPatchBytes", .int(Int64(self.admissionPatchBytes))),
                         ("stormJoins", .int(Int64(self.stormJoins))),
                         ("stormMilliseconds", .int(self.stormMilliseconds)),
                         ("windowMilliseconds", .int(self.windowMilliseconds)),
@@ -97,14 +104,14 @@ public enum RosterWireBenchmark {
         stormMilliseconds: Int64 = 1000,
         windowMilliseconds: Int64 = 50
     ) throws -> Report {
-        let (snapshotBytes, muteBytes, muteFrames, muteObjectBytes) = try Self.mute(
-            participants: participants, window: windowMilliseconds)
+        let large = try Self.largeRoom(participants: participants, window: windowMilliseconds)
         let (stormFrames, stormBytes) = try Self.storm(
             joins: stormJoins, over: stormMilliseconds, window: windowMilliseconds)
         let (plainFrames, plainBytes) = try Self.storm(joins: stormJoins, over: stormMilliseconds, window: 0)
         return Report(
-            participants: participants, snapshotBytes: snapshotBytes, mutePatchBytes: muteBytes,
-            mutePatchFrames: muteFrames, mutePatchObjectBytes: muteObjectBytes, stormJoins: stormJoins,
+            participants: participants, snapshotBytes: large.snapshotBytes, mutePatchBytes: large.muteBytes,
+            mutePatchFrames: large.muteFrames, mutePatchObjectBytes: large.muteObjectBytes,
+            arrivalPatchBytes: large.arrivalBytes, admissionPatchBytes: large.admissionBytes, stormJoins: stormJoins,
             stormMilliseconds: stormMilliseconds,
             windowMilliseconds: windowMilliseconds, stormFrames: stormFrames, stormBytes: stormBytes,
             stormFramesWithoutCoalescing: plainFrames, stormBytesWithoutCoalescing: plainBytes
@@ -159,7 +166,18 @@ public enum RosterWireBenchmark {
         var now: Int64 = 1_764_460_800_000
     }
 
-    private static func mute(participants: Int, window: Int64) throws -> (Int, Int, Int, Int) {
+    /// What one subscriber of a large room receives: its snapshot, one mute, and with the waiting room on one arrival
+    /// and its admission.
+    private struct LargeRoom {
+        var snapshotBytes: Int
+        var muteBytes: Int
+        var muteFrames: Int
+        var muteObjectBytes: Int
+        var arrivalBytes = 0
+        var admissionBytes = 0
+    }
+
+    private static func largeRoom(participants: Int, window: Int64) throws -> LargeRoom {
         let setup = try Setup(window: window)
         var ids: [SessionID] = []
         for index in 0..<participants {
@@ -183,9 +201,24 @@ public enum RosterWireBenchmark {
         setup.advance(window + 1)
         let patch = (try? JSONParser.parse(setup.transport.last[observer] ?? []))?["patch"]
         let patchBytes = patch.map { JSONWriter.bytes($0).count } ?? 0
-        return (
-            snapshotBytes, setup.transport.bytes[observer] ?? 0, setup.transport.frames[observer] ?? 0, patchBytes
-        )
+        var room = LargeRoom(
+            snapshotBytes: snapshotBytes, muteBytes: setup.transport.bytes[observer] ?? 0,
+            muteFrames: setup.transport.frames[observer] ?? 0, muteObjectBytes: patchBytes)
+        // The waiting room: a moderator turns it on, a guest arrives, the moderator admits the guest.
+        let host = try setup.open("host", room: "big", role: .moderator)
+        setup.send(host, #"{"type":"join","room":"big","as":"observer","events":"none","view":{"filter":"speakers"}}"#)
+        setup.send(host, #"{"type":"action","room":"big","action":"require_admission"}"#)
+        setup.advance(window + 1)
+        let guest = try setup.open("guest", room: "big", role: .participant)
+        setup.transport.reset()
+        setup.send(guest, #"{"type":"join","room":"big","events":"none","view":{"filter":"speakers"}}"#)
+        setup.advance(window + 1)
+        room.arrivalBytes = setup.transport.bytes[observer] ?? 0
+        setup.transport.reset()
+        setup.send(host, #"{"type":"action","room":"big","action":"admit","target":"guest"}"#)
+        setup.advance(window + 1)
+        room.admissionBytes = setup.transport.bytes[observer] ?? 0
+        return room
     }
 
     private static func storm(joins: Int, over milliseconds: Int64, window: Int64) throws -> (Int, Int) {

@@ -71,6 +71,7 @@ extension RandomRosterCall {
         self.harness = try RoomsNodeHarness(clock: self.harness.clock, store: store, configure: self.configure)
         self.harness.gateway.storeCheckpointInterval = self.ledger.storeCheckpointInterval
         self.devices = [:]
+        self.waitingDevices = [:]
         self.watchingHost = nil
         for index in self.observers.indices { self.observers[index].session = nil }
         self.ledger.restarts += 1

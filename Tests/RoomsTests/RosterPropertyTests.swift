@@ -79,6 +79,11 @@ final class RandomRosterCall {
     var generator: SplitMix64
     /// Participant sessions by "uid/device".
     var devices: [String: SessionID] = [:]
+    /// Joins waiting in the waiting room, by "uid/device": a device once admitted, closed once turned away.
+    var waitingDevices: [String: SessionID] = [:]
+    /// How many waiting joins were admitted and turned away (or ran out), so the test can insist on both.
+    var admittedJoins = 0
+    var refusedWaits = 0
     var observers: [RosterObserver] = []
     /// The host watching as an observer and acting from there (RosterPropertyTests+Semantics).
     var watchingHost: SessionID?
@@ -202,6 +207,7 @@ final class RandomRosterCall {
         let user = self.pick(Self.users)
         let device = self.pick(["web", "phone"])
         let key = "\(user.uid)/\(device)"
+        if self.waitingDevices[key] != nil { return }
         if let session = self.devices[key] {
             self.harness.send(session, ["type": "state", "room": "r", "handRaised": .bool(self.random(2) == 0)])
             return
@@ -216,6 +222,8 @@ final class RandomRosterCall {
         let answer = self.harness.transport.messages[session] ?? []
         if answer.first?["type"] == "ack" {
             self.devices[key] = session
+        } else if answer.first?["type"] == "waiting" {
+            self.waitingDevices[key] = session
         } else {
             // Banned, most likely: the connection stays open but is in no room.
             self.harness.close(session, cleanly: true)
@@ -263,6 +271,8 @@ final class RandomRosterCall {
             "mute", "mute", "mute_all", "spotlight", "unspotlight", "promote", "demote", "lower_hand",
             "ban", "unban", "unban", "remove", "hard_mute", "ask_unmute", "lower_all_hands", "permissions", "metadata",
             "lock", "unlock", "unlock", "floor", "floor_queue", "open_floor", "stop_share", "hand_floor",
+            "require_admission", "require_admission", "require_admission", "open_admission", "admit", "admit",
+            "admit", "admit_all", "deny", "deny", "deny_all",
         ]
         let action = self.pick(actions)
         let target = JSONValue.string(self.pick(Self.users.dropFirst().map(\.uid)))
@@ -282,7 +292,8 @@ final class RandomRosterCall {
             fields = [("type", "metadata"), ("room", "r"), ("metadata", ["topic": value])]
         case "floor_queue":
             fields += [("action", "floor"), ("queue", true), ("limit", .int(Int64(1 + self.random(2))))]
-        case "mute_all", "lower_all_hands", "lock", "unlock", "floor", "open_floor":
+        case "mute_all", "lower_all_hands", "lock", "unlock", "floor", "open_floor", "require_admission",
+            "open_admission", "admit_all", "deny_all":
             fields.append(("action", .string(action)))
         default:
             fields += [("action", .string(action)), ("target", target)]
@@ -364,6 +375,26 @@ final class RandomRosterCall {
     /// Drains every session; observers feed their stores.
     func deliver() throws {
         try self.recordEvents()
+        // A waiting join answered: admitted (its ack, then its snapshot) it is a device, turned away it closes.
+        for (key, session) in self.waitingDevices.sorted(by: { $0.key < $1.key }) {
+            let answers = self.harness.transport.messages[session] ?? []
+            if answers.contains(where: { $0["type"] == "ack" }) {
+                self.waitingDevices[key] = nil
+                if self.devices[key] == nil {
+                    self.devices[key] = session
+                    self.admittedJoins += 1
+                    continue
+                }
+            } else if answers.contains(where: { $0["type"] == "error" }) {
+                self.waitingDevices[key] = nil
+                self.refusedWaits += 1
+            } else if self.harness.closeCode(session) == nil {
+                continue
+            } else {
+                self.waitingDevices[key] = nil
+            }
+            self.harness.close(session, cleanly: true)
+        }
         for session in self.devices.values { _ = self.harness.drainWithPatches(session) }
         for (key, session) in self.devices where self.harness.closeCode(session) != nil {
             self.devices[key] = nil
@@ -491,6 +522,8 @@ final class RandomRosterCall {
         var recovered = 0
         var snapshots = 0
         var semantics = SemanticsCounts()
+        var admitted = 0
+        var refused = 0
         for index in 0..<count {
             let seed = UInt64(slice * count + index + 1)
             let call = try RandomRosterCall(seed: seed)
@@ -501,12 +534,16 @@ final class RandomRosterCall {
             recovered += call.recoveredResumes
             snapshots += call.snapshotResumes
             semantics.add(call.semanticsCounts)
+            admitted += call.admittedJoins
+            refused += call.refusedWaits
         }
         // The traffic must exercise the mirrors, the patches and both kinds of resume.
         #expect(checks > count * 20)
         #expect(livePatches > count * 10)
         #expect(recovered > count / 10)
         #expect(snapshots > 0)
+        // The waiting room: joins that waited and were let in or turned away.
+        #expect(admitted + refused > 0, "admitted \(admitted), refused \(refused)")
         // Hidden recorders acting, a host moderating while watching, refreshes that change a role or drop the room.
         #expect(semantics.hiddenActions > count / 2, "\(semantics)")
         #expect(semantics.watchingHostActions > count / 2, "\(semantics)")
