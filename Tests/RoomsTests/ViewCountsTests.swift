@@ -155,6 +155,33 @@ import TokenAuth
                 == RosterView.render(state, spec: spec, speaker: nil, capacity: 100))
     }
 
+    @Test("two cluster nodes give the same counts and totals, and a mute through one moves them on the other")
+    func twoClusterNodesAgreeOnTheCounts() throws {
+        let cluster = try ClusterHarness()
+        let host = try cluster.a.connect("u-host", rooms: ["r": .moderator])
+        try cluster.a.join(host, "r")
+        let ann = try cluster.b.connect("u-ann", rooms: ["r": .participant])
+        try cluster.b.join(ann, "r")
+        let watchA = try cluster.a.connect("o-a", rooms: ["r": .viewer])
+        let watchB = try cluster.b.connect("o-b", rooms: ["r": .viewer])
+        _ = cluster.b.request(ann, ["type": "state", "room": "r", "audioMuted": true, "handRaised": true])
+        cluster.advance(milliseconds: 1_000)
+        // A page of one raised hand: its total is every raised hand.
+        let join: JSONValue = [
+            "type": "join", "id": "w", "room": "r", "as": "observer", "view": ["filter": "raised_hands", "limit": 1],
+            "events": "none",
+        ]
+        let roomA = try #require(cluster.a.request(watchA, join).first(type: "snapshot")?["roster"]?["room"])
+        let roomB = try #require(cluster.b.request(watchB, join).first(type: "snapshot")?["roster"]?["room"])
+        #expect(roomA["counts"] == roomB["counts"])
+        #expect(roomA["counts"]?["muted"] == 1)
+        #expect(roomA["counts"]?["handsRaised"] == 1)
+        #expect(roomA["counts"]?["inCall"] == 2)
+        #expect(roomA["total"] == 1)
+        #expect(roomB["total"] == 1)
+        #expect(cluster.a.state("r")?.viewCounts == cluster.b.state("r")?.viewCounts)
+    }
+
     @Test("the counts are those of the participants' flags, by the flags' own definitions")
     func theCountsFollowTheFlagDefinitions() {
         var state = RoomState(id: "r")
