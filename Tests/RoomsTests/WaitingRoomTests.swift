@@ -327,6 +327,27 @@ import TokenAuth
         #expect(restarted.drain(dave).first(type: "ack")?["id"] == "join")
     }
 
+    @Test func theWaitingRoomsEntriesReachTheStoreForWebhooksButNoSubscriberAndNoHistory() throws {
+        let store = InMemoryRoomStore()
+        let room = try Room(store: store)
+        _ = room.harness.drain(room.bob)
+        _ = try room.arrive("u-carol", attributes: ["company": "acme"])
+        _ = room.act("admit", target: "u-carol", by: room.alice)
+        room.harness.advance(milliseconds: 1_000)
+        let stored = store.committedEntries(of: "r").filter { $0.eventName.hasPrefix("waiting.") }
+        #expect(stored.map(\.eventName) == ["waiting.entered", "waiting.admitted"])
+        let entered = try JSONParser.parse(try #require(stored.first?.message))
+        #expect(entered["data"]?["entry"]?["attributes"]?["company"] == "acme")
+        #expect(entered["data"]?["entry"]?["name"] == "U-CAROL")
+        // Bob, who takes every event, got none of them, and the history leaves them out.
+        #expect(
+            !room.harness.drain(room.bob).events.contains { $0["event"]?.stringValue?.hasPrefix("waiting.") == true })
+        let history = room.harness.request(room.alice, ["type": "query", "query": "history", "room": "r"])
+        let names = history.first(type: "result")?["events"]?.arrayValue?.compactMap { $0["event"]?.stringValue } ?? []
+        #expect(names.contains("participant.joined"))
+        #expect(!names.contains { $0.hasPrefix("waiting.") })
+    }
+
     @Test func theWaitingRoomReadBackFromACheckpointIsTheSame() throws {
         let room = try Room()
         _ = try room.arrive("u-carol", attributes: ["company": "acme"])

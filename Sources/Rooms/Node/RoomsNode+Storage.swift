@@ -108,7 +108,8 @@ extension RoomsNode {
     ///   - eventNames: only these event names; nil for every event.
     ///   - limit: the most events to return.
     ///   - viewer: the user who reads the history, who gets only the events it may receive (none about a hidden
-    ///     participant but itself); nil for every event (the server API).
+    ///     participant but itself, none of the waiting room's, which are for webhooks and the server API); nil for
+    ///     every event (the server API).
     /// - Returns: the events as sent live, and the first sequence number memory retains (0 when none).
     /// - Throws: `ERR_UNAVAILABLE` when the store cannot be read.
     public func storedHistory(
@@ -127,6 +128,7 @@ extension RoomsNode {
                 throw .storeUnreadable
             }
             for item in stored where item.entry.sequence < firstInMemory {
+                if viewer != nil && item.entry.event.isForOperatorsOnly { continue }
                 if let value = try? JSONParser.parse(item.message, limits: Self.storedMessageLimits),
                     viewer == nil || Self.storedEvent(value, item.entry, in: room, reaches: viewer)
                 {
@@ -136,7 +138,9 @@ extension RoomsNode {
         }
         if let room {
             for entry in room.log.retained(after: after) where events.count < limit {
-                if let viewer, !room.event(entry.sequence, reaches: viewer) { continue }
+                if let viewer, !room.event(entry.sequence, reaches: viewer) || entry.event.isForOperatorsOnly {
+                    continue
+                }
                 let message =
                     room.messages[entry.sequence] ?? ServerMessages.event(entry, room: room.state)
                 if let names = eventNames, let value = try? JSONParser.parse(message, limits: Self.storedMessageLimits)
