@@ -112,6 +112,9 @@ final class HostedRoom {
     var unheldWaitingSince: [String: Int64] = [:]
     /// Whether this node proposed the end of waits that ran out and waits for the answer.
     var waitExpiryProposed = false
+    /// When the waits are next looked at (`RoomsNode.endOverdueWaits`): twice a second while anyone waits, not at
+    /// every tick.
+    var nextWaitCheck: Int64 = 0
     /// Roster views by spec; the whole-roster view always exists.
     var channels: [RosterViewSpec: ViewChannel] = [:]
     /// What changed since the last flush.

@@ -174,12 +174,17 @@ extension RoomsNode {
         self.record([ProposedEvent(.waitingLeft(uid: uid, reason: .left), actor: uid)], in: room)
     }
 
+    /// How often the waits of a room with someone waiting are looked at: a wait ends at most this much after its
+    /// bound.
+    static let waitCheckIntervalMilliseconds: Int64 = 500
+
     /// Ends the waits that ran out, and in a single process the waits no connection holds any more (after a
     /// restart) once the reconnect grace period has passed. In a cluster the node that holds a wait ends it; one
     /// that nobody holds (its node went away) is ended by any node a grace period after it ran out, the first
     /// proposal at the room's sequence number winning.
     func endOverdueWaits(of room: HostedRoom, now: Int64) {
-        guard !room.state.waiting.isEmpty, !room.waitExpiryProposed else { return }
+        guard !room.state.waiting.isEmpty, !room.waitExpiryProposed, now >= room.nextWaitCheck else { return }
+        room.nextWaitCheck = now + Self.waitCheckIntervalMilliseconds
         let maximumWait = self.configuration.maximumWaitMilliseconds
         let grace = self.configuration.reconnectGraceMilliseconds
         var ends: [ProposedEvent] = []
