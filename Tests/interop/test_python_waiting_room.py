@@ -8,12 +8,13 @@ import sys
 
 import pytest
 from test_call_end_to_end import PROJECT_ROOT, rollcall, run  # noqa: F401
-from test_python_client import FAST, client, key
+from test_python_client import API_SECRET, FAST, client, key
 from test_python_examples import development_key, lines_until, next_line
 
 from rollcall import (
     AdmissionDeniedError,
     Admitted,
+    AsyncServerAPI,
     Client,
     ForbiddenError,
     SnapshotReplaced,
@@ -150,7 +151,8 @@ def test_the_bot_admits_the_attendees_its_rule_lets_in_while_a_seat_is_free_and_
 
 
 def test_a_wait_nobody_answers_runs_out_and_the_join_raises_wait_expired(rollcall):
-    server = rollcall(**{"rooms.waiting_max_ms": 1500})
+    server = rollcall(**{"rooms.waiting_max_ms": 1500, "api.keys": f"ops:{API_SECRET}"})
+    api = AsyncServerAPI(server.url.replace("ws://", "http://").rsplit("/v1/ws", 1)[0], API_SECRET, timeout=5)
 
     async def scenario():
         host = client(server, "host", rooms=[ROOM], role="moderator")
@@ -176,6 +178,12 @@ def test_a_wait_nobody_answers_runs_out_and_the_join_raises_wait_expired(rollcal
             waiting = await host_room.waiting()
             assert [(entry.uid, dict(entry.attributes)) for entry in waiting] == [
                 ("guest", {}), ("erin", {"ticket": "late"})]
+            # The server API lists the same, a page at a time.
+            first = await api.waiting(ROOM, limit=1)
+            assert first.admission_required and first.total == 2 and first.next == 1
+            assert [entry.uid for entry in first.entries] == ["guest"]
+            second = await api.waiting(ROOM, after=first.next)
+            assert [entry.uid for entry in second.entries] == ["erin"] and second.next is None
             await eventually(lambda: erin.rooms[ROOM].waiting_position == 2, "Erin's position")
             # Nobody answers: both waits run out after 1.5 s, three times the clients' request timeout.
             with pytest.raises(WaitExpiredError) as expired:

@@ -17,6 +17,7 @@ from urllib.parse import quote, urlencode
 
 from .errors import ConnectError, HTTPError, server_error
 from .events import Ack
+from .waiting_room import WaitingPage
 
 
 class ServerAPI:
@@ -90,6 +91,34 @@ class ServerAPI:
             limit: actions on the page.
         """
         return self._call("GET", "/audit" + _query(room=room, before=before, limit=limit))
+
+    def waiting(self, room: str, *, after: int | None = None, limit: int | None = None) -> WaitingPage:
+        """Who waits in a room's waiting room, a page in arrival order.
+
+        Args:
+            room: the room.
+            after: the `next` of the page before (a position from 1).
+            limit: entries on the page, 1 to 1,000 (the gateway's default 100).
+
+        Raises:
+            NotFoundError: the room does not exist.
+        """
+        return WaitingPage.from_result(
+            self._call("GET", f"/rooms/{quote(room, safe='')}/waiting" + _query(after=after, limit=limit)))
+
+    def attendance(self, room: str, *, after: int | None = None, limit: int | None = None) -> dict[str, Any]:
+        """Who attended the room's current (or last) call, with their totals:
+        `{"room", "seq", "asOf", "callStartedAt", "participants", "next"}` (docs/API.md).
+
+        Args:
+            room: the room.
+            after: the `next` of the page before (a place in the join order).
+            limit: records on the page, 1 to 1,000.
+
+        Raises:
+            NotFoundError: the room does not exist.
+        """
+        return self._call("GET", f"/rooms/{quote(room, safe='')}/attendance" + _query(after=after, limit=limit))
 
     def room(self, room: str) -> dict[str, Any]:
         """A room's state and roster, as a snapshot of the whole-roster view holds it, plus `subscribers`.
@@ -179,8 +208,10 @@ class ServerAPI:
         Args:
             room: the room.
             action: `mute`, `mute_all`, `lower_hand`, `lower_all_hands`, `spotlight`, `unspotlight`, `remove`,
-                `ban`, `unban`, `promote`, `demote`, `end_session`, `lock` or `unlock`.
-            target: the uid, for every action but `mute_all`, `lower_all_hands`, `end_session`, `lock`, `unlock`.
+                `ban`, `unban`, `promote`, `demote`, `end_session`, `lock`, `unlock`, the presenter floor's
+                `floor`, `open_floor`, `stop_share`, `hand_floor`, or the waiting room's `require_admission`,
+                `open_admission`, `admit`, `admit_all`, `deny`, `deny_all` (docs/API.md).
+            target: the uid, for the actions on one participant (`admit` and `deny`: a user who waits).
             reason: shown with the event.
         """
         body: dict[str, Any] = {"action": action}
@@ -266,6 +297,14 @@ class AsyncServerAPI:
     async def room(self, room: str) -> dict[str, Any]:
         """A room's state and roster (see `ServerAPI.room`)."""
         return await asyncio.to_thread(self.sync.room, room)
+
+    async def waiting(self, room: str, *, after: int | None = None, limit: int | None = None) -> WaitingPage:
+        """Who waits in a room's waiting room (see `ServerAPI.waiting`)."""
+        return await asyncio.to_thread(self.sync.waiting, room, after=after, limit=limit)
+
+    async def attendance(self, room: str, *, after: int | None = None, limit: int | None = None) -> dict[str, Any]:
+        """Who attended the room's call, with their totals (see `ServerAPI.attendance`)."""
+        return await asyncio.to_thread(self.sync.attendance, room, after=after, limit=limit)
 
     async def publish_meeting(
         self, room: str, session_id: str, *, call_type: str = "video", active: bool = True, text: str | None = None
