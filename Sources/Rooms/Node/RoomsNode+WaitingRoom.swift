@@ -137,12 +137,17 @@ extension RoomsNode {
     /// Notes what an applied entry means for the joins waiting here; they are answered once the entry's request
     /// has its own answer (`runPendingCloses`).
     func noteWaitingRoomEffects(of entry: RoomLogEntry, in room: HostedRoom) {
+        guard !room.waitingJoins.isEmpty else { return }
+        room.waitingJoinsNeedAnswers = true
+        // Why a wait held here ended, for its answer (only for users waiting here: nothing to keep for others).
         switch entry.event {
-        case .waitingDenied(let uid): room.waitingOutcomes[uid] = .denied(reason: entry.reason)
-        case .waitingLeft(let uid, let reason): room.waitingOutcomes[uid] = reason == .expired ? .expired : .left
-        default: break
+        case .waitingDenied(let uid) where room.waitingJoins.contains(where: { $0.claims.subject == uid }):
+            room.waitingOutcomes[uid] = .denied(reason: entry.reason)
+        case .waitingLeft(let uid, let reason) where room.waitingJoins.contains(where: { $0.claims.subject == uid }):
+            room.waitingOutcomes[uid] = reason == .expired ? .expired : .left
+        default:
+            break
         }
-        if !room.waitingJoins.isEmpty { room.waitingJoinsNeedAnswers = true }
     }
 
     /// A connection that waited in the room went: its join is dropped, and when no other connection here waits
