@@ -88,4 +88,38 @@ struct CtlControlsTests {
         #expect(try harness.http("GET", "/v1/api/rooms/nobody-here/attendance").status == 404)
         #expect(try harness.http("GET", "/v1/api/rooms/standup/attendance?limit=0").status == 400)
     }
+
+    @Test("ctl builds the waiting request, and the server API turns the waiting room on, lists and admits who waits")
+    func waitingRoom() throws {
+        #expect(built(["waiting", "r"])?.path == "/v1/api/rooms/r/waiting")
+        #expect(
+            built(["waiting", "r"], ["--after": "2", "--limit": "5"])?.path == "/v1/api/rooms/r/waiting?after=2&limit=5"
+        )
+        #expect(built(["waiting"]) == nil)
+
+        let harness = try OperationsHarness()
+        defer { harness.stop() }
+        let alice = try harness.participant("alice", room: "webinar", role: .moderator)
+        defer { _ = alice }
+        let on = try harness.http("POST", "/v1/api/rooms/webinar/actions", body: #"{"action":"require_admission"}"#)
+        #expect(try harness.json(on)["changed"] == true)
+        let carol = try TestWebSocket(
+            address: harness.address, path: "/v1/ws?token=\(try harness.token("carol", room: "webinar"))")
+        _ = try carol.next(type: "welcome")
+        try carol.send(["type": "join", "id": "j", "room": "webinar"])
+        #expect(try carol.next(type: "waiting")["position"] == 1)
+        let page = try harness.json(try harness.http("GET", "/v1/api/rooms/webinar/waiting?limit=10"))
+        #expect(page["waiting"]?.arrayValue?.compactMap { $0["uid"]?.stringValue } == ["carol"])
+        #expect(page["admissionRequired"] == true)
+        #expect(page["next"] == .null)
+        let admit = try harness.http(
+            "POST", "/v1/api/rooms/webinar/actions", body: #"{"action":"admit","target":"carol"}"#)
+        #expect(try harness.json(admit)["changed"] == true)
+        #expect(try carol.next(type: "ack")["id"] == "j")
+        _ = try carol.next(type: "snapshot")
+        let missing = try harness.http(
+            "POST", "/v1/api/rooms/webinar/actions", body: #"{"action":"deny","target":"carol"}"#)
+        #expect(missing.status == 404)
+        #expect(try harness.http("GET", "/v1/api/rooms/nobody-here/waiting").status == 404)
+    }
 }
