@@ -38,9 +38,14 @@ final class ConnectionAdmission: Sendable {
     /// Counts a new connection from `address` (nil: not counted per address) as open and in its handshake, or
     /// refuses it and counts nothing.
     func admit(_ address: SocketAddress?) -> Refusal? {
-        if self.pending.add(1, ordering: .relaxed).newValue > self.maximumPending {
-            self.pending.subtract(1, ordering: .relaxed)
-            return .tooManyPendingHandshakes
+        // Takes a slot only while one is free, so the count never reads above the limit, even for a moment.
+        var taken = self.pending.load(ordering: .relaxed)
+        while true {
+            guard taken < self.maximumPending else { return .tooManyPendingHandshakes }
+            let (exchanged, current) = self.pending.compareExchange(
+                expected: taken, desired: taken + 1, ordering: .relaxed)
+            if exchanged { break }
+            taken = current
         }
         guard let address else { return nil }
         let key = Self.key(address)
